@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    environment: 'node',
+    pool: 'forks',
+    testTimeout: 20_000,
+    hookTimeout: 20_000,
+    // Unhandled rejections fail the run: a test suite that tolerates them hides the bugs we promise not to have.
+    dangerouslyIgnoreUnhandledErrors: false,
+  },
+});
