@@ -1,0 +1,179 @@
+/**
+ * The one place that reads the environment. Every variable the project knows is in SCHEMA;
+ * a bad configuration is reported all at once, in plain words, without echoing secrets.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { parseEnv } from 'node:util';
+import { z } from 'zod';
+
+export type Environment = Record<string, string | undefined>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** Variables whose values are never shown, not even in an error about them. */
+export const SECRET_VARIABLES = new Set(['DIRECTORY_TOKEN', 'DISCORD_TOKEN']);
+
+const optionalText = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+
+function integer(min: number, max: number, fallback: number, unit = '') {
+  return z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v.trim() === '') return fallback;
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < min || n > max) {
+        ctx.addIssue({ code: 'custom', message: `expected a whole number from ${min} to ${max}${unit}` });
+        return z.NEVER;
+      }
+      return n;
+    });
+}
+
+function rate(fallback: string) {
+  return z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const value = v === undefined || v.trim() === '' ? fallback : v.trim();
+      const match = /^(\d+)\/(\d+)$/.exec(value);
+      const max = Number(match?.[1]);
+      const windowMs = Number(match?.[2]);
+      if (!match || max < 1 || windowMs < 1) {
+        ctx.addIssue({ code: 'custom', message: 'expected REQUESTS/MILLISECONDS, for example 5/5000' });
+        return z.NEVER;
+      }
+      return { max, windowMs };
+    });
+}
+
+function url(fallback: string) {
+  return z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const value = v === undefined || v.trim() === '' ? fallback : v.trim();
+      try {
+        const parsed = new URL(value);
+        if (parsed.protocol === 'http:' || parsed.protocol === 'https:') return value.replace(/\/+$/, '');
+      } catch {
+        // reported below
+      }
+      ctx.addIssue({ code: 'custom', message: 'expected an http(s) URL' });
+      return z.NEVER;
+    });
+}
+
+function oneOf<const T extends readonly [string, ...string[]]>(values: T, fallback: T[number]) {
+  return z
+    .string()
+    .optional()
+    .transform((v, ctx): T[number] => {
+      const value = v === undefined || v.trim() === '' ? fallback : v.trim();
+      if (!(values as readonly string[]).includes(value)) {
+        ctx.addIssue({ code: 'custom', message: `expected one of ${values.join(', ')}` });
+        return z.NEVER;
+      }
+      return value as T[number];
+    });
+}
+
+export const SCHEMA = z.object({
+  DIRECTORY_API_URL: url('https://api.boticord.top'),
+  DIRECTORY_API_VERSION: oneOf(['v1', 'v2'], 'v2'),
+  DIRECTORY_TOKEN: optionalText,
+  DIRECTORY_TOKEN_KIND: oneOf(['Bot', 'PrivateBot', 'Profile'], 'Bot'),
+  DIRECTORY_TIMEOUT_MS: integer(100, 120_000, 10_000, ' (milliseconds)'),
+  DIRECTORY_MAX_RETRIES: integer(0, 10, 2),
+  DIRECTORY_RATE_LIMIT: rate('5/5000'),
+  DIRECTORY_ROUTE_RATE_LIMIT: rate('1/2000'),
+  DIRECTORY_RATE_LIMIT_MARGIN_MS: integer(0, 10_000, 100, ' (milliseconds)'),
+  LOG_LEVEL: oneOf(LOG_LEVELS, 'info'),
+});
+
+export interface Config {
+  directory: {
+    baseUrl: string;
+    version: 'v1' | 'v2';
+    token: string | undefined;
+    tokenKind: 'Bot' | 'PrivateBot' | 'Profile';
+    timeoutMs: number;
+    maxRetries: number;
+    rateLimits: {
+      global: { max: number; windowMs: number };
+      routes: { max: number; windowMs: number };
+      marginMs: number;
+    };
+  };
+  logLevel: (typeof LOG_LEVELS)[number];
+}
+
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+function shown(name: string, env: Environment): string {
+  const value = env[name];
+  if (value === undefined) return '';
+  if (SECRET_VARIABLES.has(name)) return ' (value hidden)';
+  const cut = value.length > 40 ? `${value.slice(0, 40)}…` : value;
+  return ` (got ${JSON.stringify(cut)})`;
+}
+
+/** Parses the environment; throws one ConfigError naming every bad variable. */
+export function loadConfig(env: Environment): Config {
+  const result = SCHEMA.safeParse(env);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => {
+      const name = String(issue.path[0] ?? '(environment)');
+      return `${name}: ${issue.message}${shown(name, env)}`;
+    });
+    throw new ConfigError(problems);
+  }
+  const e = result.data;
+  return {
+    directory: {
+      baseUrl: e.DIRECTORY_API_URL,
+      version: e.DIRECTORY_API_VERSION,
+      token: e.DIRECTORY_TOKEN,
+      tokenKind: e.DIRECTORY_TOKEN_KIND,
+      timeoutMs: e.DIRECTORY_TIMEOUT_MS,
+      maxRetries: e.DIRECTORY_MAX_RETRIES,
+      rateLimits: {
+        global: e.DIRECTORY_RATE_LIMIT,
+        routes: e.DIRECTORY_ROUTE_RATE_LIMIT,
+        marginMs: e.DIRECTORY_RATE_LIMIT_MARGIN_MS,
+      },
+    },
+    logLevel: e.LOG_LEVEL,
+  };
+}
+
+/**
+ * The process environment, with a `.env` file in the working directory filled in underneath
+ * (variables already set win). The only read of process.env in the project.
+ */
+export function readEnvironment(cwd: string = process.cwd()): Environment {
+  const env: Environment = { ...process.env };
+  const file = `${cwd}/.env`;
+  if (existsSync(file)) {
+    const fromFile = parseEnv(readFileSync(file, 'utf8'));
+    for (const [key, value] of Object.entries(fromFile)) {
+      if (env[key] === undefined) env[key] = value;
+    }
+  }
+  return env;
+}
+
+/** Every secret value in a configuration, for log scrubbing. */
+export function secretsOf(config: Config): string[] {
+  return [config.directory.token].filter((s): s is string => typeof s === 'string' && s.length > 0);
+}

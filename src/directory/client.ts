@@ -1,0 +1,548 @@
+/**
+ * The typed client for the whole directory interface (v1 and v2). Every method validates its
+ * input before anything is sent, checks the v2 token-kind table, goes through the rate limiter
+ * and the retrying transport, and returns our own types or throws one of errors.ts.
+ */
+import type { z } from 'zod';
+import { authorizationFor, ENDPOINTS, type Endpoint, type EndpointName, routeOf } from './endpoints.js';
+import {
+  BadRequestError,
+  type DirectoryError,
+  ForbiddenError,
+  InvalidArgumentError,
+  InvalidResponseError,
+  isDirectoryError,
+  NotFoundError,
+  RateLimitedError,
+  UnauthorizedError,
+  UnavailableError,
+} from './errors.js';
+import { type BucketLimit, type Priority, RateLimiter } from './rate-limiter.js';
+import { assertRef, assertSnowflake, buildPath, SHORT_CODE_PATTERN } from './refs.js';
+import {
+  botReferenceListSchema,
+  botSchema,
+  commentListSchema,
+  errorBodySchema,
+  fastifyErrorSchema,
+  linkListSchema,
+  okSchema,
+  profileCommentsSchema,
+  profileSchema,
+  serverSchema,
+  serverUpSchema,
+  tokenInfoSchema,
+  validateBotSchema,
+} from './schemas.js';
+import { retryAfterFromHeaders, Transport, type TransportResponse } from './transport.js';
+import type {
+  ApiVersion,
+  BotReference,
+  BotStatsUpdate,
+  DirectoryBot,
+  DirectoryComment,
+  DirectoryProfile,
+  DirectoryServer,
+  LinkDomainCode,
+  OkResult,
+  ProfileComments,
+  ServerUpdate,
+  ServerUpResult,
+  ShortLink,
+  TokenInfo,
+  TokenKind,
+  ValidateBotResult,
+} from './types.js';
+
+export const DEFAULT_BASE_URL = 'https://api.boticord.top';
+/** The directory's published limits. */
+export const DEFAULT_RATE_LIMITS = {
+  global: { max: 5, windowMs: 5_000 },
+  routes: { max: 1, windowMs: 2_000 },
+  marginMs: 100,
+} as const;
+
+export interface RequestEvent {
+  method: EndpointName;
+  route: string;
+  /** HTTP status, or the error code when no answer came. */
+  status: number | string;
+  durationMs: number;
+  attempts: number;
+}
+
+export interface DirectoryClientOptions {
+  /** Origin (and optional path prefix) without the version, e.g. https://api.boticord.top */
+  baseUrl?: string;
+  version?: ApiVersion;
+  token?: string | undefined;
+  tokenKind?: TokenKind;
+  /** Per-attempt timeout in ms (headers and body). Default 10 s. */
+  timeoutMs?: number;
+  /** Retries after the first attempt, where retrying is safe. Default 2. */
+  maxRetries?: number;
+  /** Keep-alive connections to the directory. Default 8. */
+  connections?: number;
+  /** Client-side rate limits; false turns them off (only for tests of the server's own limits). */
+  rateLimits?: false | { global?: BucketLimit; routes?: BucketLimit; marginMs?: number };
+  userAgent?: string;
+  now?: () => number;
+  random?: () => number;
+  /** Called after every request, for logs and metrics. */
+  onRequest?: (event: RequestEvent) => void;
+}
+
+export interface RequestOptions {
+  /** 'interactive' (a person waits) goes before 'background'. Default: interactive. */
+  priority?: Priority;
+  /** Fail at once with RateLimited if the rate-limit wait would pass this time. */
+  deadline?: Date | number;
+  signal?: AbortSignal;
+}
+
+const EXCERPT_LENGTH = 200;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export class DirectoryClient {
+  readonly version: ApiVersion;
+  readonly tokenKind: TokenKind;
+  readonly baseUrl: URL;
+  readonly limiter: RateLimiter | undefined;
+  readonly #token: string | undefined;
+  readonly #transport: Transport;
+  readonly #now: () => number;
+  readonly #onRequest: ((event: RequestEvent) => void) | undefined;
+
+  constructor(options: DirectoryClientOptions = {}) {
+    let baseUrl: URL;
+    try {
+      baseUrl = new URL(options.baseUrl ?? DEFAULT_BASE_URL);
+    } catch {
+      throw new InvalidArgumentError('baseUrl must be an absolute http(s) URL');
+    }
+    if (baseUrl.protocol !== 'http:' && baseUrl.protocol !== 'https:') {
+      throw new InvalidArgumentError('baseUrl must be an absolute http(s) URL');
+    }
+    this.baseUrl = baseUrl;
+    this.version = options.version ?? 'v2';
+    this.tokenKind = options.tokenKind ?? 'Bot';
+    this.#token = options.token === '' ? undefined : options.token;
+    this.#now = options.now ?? Date.now;
+    this.#onRequest = options.onRequest;
+    const limits =
+      options.rateLimits === false ? undefined : { ...DEFAULT_RATE_LIMITS, ...options.rateLimits };
+    this.limiter = limits
+      ? new RateLimiter({
+          global: limits.global,
+          routes: limits.routes,
+          marginMs: limits.marginMs,
+          now: this.#now,
+        })
+      : undefined;
+    const routeWindow = limits?.routes.windowMs ?? DEFAULT_RATE_LIMITS.routes.windowMs;
+    const globalWindow = limits?.global.windowMs ?? DEFAULT_RATE_LIMITS.global.windowMs;
+    this.#transport = new Transport({
+      baseUrl,
+      timeoutMs: options.timeoutMs ?? 10_000,
+      maxRetries: options.maxRetries ?? 2,
+      connections: options.connections ?? 8,
+      limiter: this.limiter,
+      fallbackRetryAfterMs: (bucket) => (bucket ? routeWindow : globalWindow),
+      userAgent: options.userAgent ?? 'directory-bot (+https://github.com/; typed directory client)',
+      now: this.#now,
+      random: options.random ?? Math.random,
+    });
+  }
+
+  // ---- bots ----
+
+  getBot(ref: string, options?: RequestOptions): Promise<DirectoryBot> {
+    const endpoint = ENDPOINTS.getBot;
+    return this.#call(
+      endpoint,
+      { ref: assertRef(ref, 'bot reference', endpoint.name) },
+      undefined,
+      botSchema,
+      options,
+    );
+  }
+
+  getBotComments(botId: string, options?: RequestOptions): Promise<DirectoryComment[]> {
+    const endpoint = ENDPOINTS.getBotComments;
+    return this.#call(
+      endpoint,
+      { id: assertSnowflake(botId, 'bot ID', endpoint.name) },
+      undefined,
+      commentListSchema,
+      options,
+    );
+  }
+
+  /** POST /stats. Background priority unless told otherwise. */
+  postBotStats(stats: BotStatsUpdate, options?: RequestOptions): Promise<OkResult> {
+    const endpoint = ENDPOINTS.postBotStats;
+    const body: Record<string, number> = {};
+    for (const key of ['servers', 'shards', 'users'] as const) {
+      const value = stats[key];
+      if (!Number.isSafeInteger(value) || value < 0) {
+        throw new InvalidArgumentError(`${key} must be a whole number of at least 0`, {
+          method: endpoint.name,
+        });
+      }
+      body[key] = value;
+    }
+    return this.#call(endpoint, {}, body, okSchema, { priority: 'background', ...options });
+  }
+
+  // ---- servers ----
+
+  getServer(ref: string, options?: RequestOptions): Promise<DirectoryServer> {
+    const endpoint = ENDPOINTS.getServer;
+    return this.#call(
+      endpoint,
+      { ref: assertRef(ref, 'server reference', endpoint.name) },
+      undefined,
+      serverSchema,
+      options,
+    );
+  }
+
+  getServerComments(serverId: string, options?: RequestOptions): Promise<DirectoryComment[]> {
+    const endpoint = ENDPOINTS.getServerComments;
+    return this.#call(
+      endpoint,
+      { id: assertSnowflake(serverId, 'server ID', endpoint.name) },
+      undefined,
+      commentListSchema,
+      options,
+    );
+  }
+
+  /** POST /server: update a server's statistics and, with `up: true`, raise it if possible. */
+  postServer(update: ServerUpdate, options?: RequestOptions): Promise<ServerUpResult> {
+    const endpoint = ENDPOINTS.postServer;
+    const method = endpoint.name;
+    const body: Record<string, string | number> = {
+      serverID: assertSnowflake(update.serverId, 'serverId', method),
+      up: update.up ? 1 : 0,
+      status: update.botPresent ? 1 : 0,
+    };
+    const optionalText = (key: string, value: string | undefined, max: number): void => {
+      if (value === undefined) return;
+      if (typeof value !== 'string' || value.length > max) {
+        throw new InvalidArgumentError(`${key} must be text of at most ${max} characters`, { method });
+      }
+      body[key] = value;
+    };
+    const optionalCount = (key: string, value: number | undefined): void => {
+      if (value === undefined) return;
+      if (!Number.isSafeInteger(value) || value < 0) {
+        throw new InvalidArgumentError(`${key} must be a whole number of at least 0`, { method });
+      }
+      body[key] = value;
+    };
+    optionalText('serverName', update.name, 200);
+    optionalText('serverAvatar', update.avatar, 2048);
+    optionalCount('serverMembersAllCount', update.membersAll);
+    optionalCount('serverMembersOnlineCount', update.membersOnline);
+    if (update.ownerId !== undefined) body.serverOwnerID = assertSnowflake(update.ownerId, 'ownerId', method);
+    optionalText('serverOwnerTag', update.ownerTag, 64);
+    body.upUserID = assertSnowflake(update.upUserId, 'upUserId', method);
+    body.upChannelID = assertSnowflake(update.upChannelId, 'upChannelId', method);
+    if (typeof update.upChannelName !== 'string' || update.upChannelName.length === 0) {
+      throw new InvalidArgumentError('upChannelName must not be empty', { method });
+    }
+    optionalText('upChannelName', update.upChannelName, 200);
+    return this.#call(endpoint, {}, body, (receivedAt) => serverUpSchema(receivedAt), options);
+  }
+
+  /** GET /v2/server/{serverId}/validateBot/{botId} (v2 only). */
+  validateBot(serverId: string, botId: string, options?: RequestOptions): Promise<ValidateBotResult> {
+    const endpoint = ENDPOINTS.validateBot;
+    return this.#call(
+      endpoint,
+      {
+        serverId: assertSnowflake(serverId, 'server ID', endpoint.name),
+        botId: assertSnowflake(botId, 'bot ID', endpoint.name),
+      },
+      undefined,
+      validateBotSchema,
+      options,
+    );
+  }
+
+  // ---- profiles ----
+
+  getProfile(userId: string, options?: RequestOptions): Promise<DirectoryProfile> {
+    const endpoint = ENDPOINTS.getProfile;
+    return this.#call(
+      endpoint,
+      { id: assertSnowflake(userId, 'user ID', endpoint.name) },
+      undefined,
+      profileSchema,
+      options,
+    );
+  }
+
+  getProfileComments(userId: string, options?: RequestOptions): Promise<ProfileComments> {
+    const endpoint = ENDPOINTS.getProfileComments;
+    return this.#call(
+      endpoint,
+      { id: assertSnowflake(userId, 'user ID', endpoint.name) },
+      undefined,
+      profileCommentsSchema,
+      options,
+    );
+  }
+
+  getDeveloperBots(userId: string, options?: RequestOptions): Promise<BotReference[]> {
+    const endpoint = ENDPOINTS.getDeveloperBots;
+    return this.#call(
+      endpoint,
+      { id: assertSnowflake(userId, 'user ID', endpoint.name) },
+      undefined,
+      botReferenceListSchema,
+      options,
+    );
+  }
+
+  // ---- short links (Profile token) ----
+
+  getLinks(filter: { code?: string } = {}, options?: RequestOptions): Promise<ShortLink[]> {
+    const endpoint = ENDPOINTS.getLinks;
+    const body: Record<string, string> = {};
+    if (filter.code !== undefined) body.code = assertLinkCode(filter.code, endpoint.name);
+    return this.#call(endpoint, {}, body, linkListSchema, options);
+  }
+
+  createLink(
+    link: { code: string; link: string; domain?: LinkDomainCode },
+    options?: RequestOptions,
+  ): Promise<OkResult> {
+    const endpoint = ENDPOINTS.createLink;
+    const body: Record<string, string | number> = {
+      code: assertLinkCode(link.code, endpoint.name),
+      link: assertHttpUrl(link.link, endpoint.name),
+    };
+    if (link.domain !== undefined) body.domain = assertDomain(link.domain, [1, 3], endpoint.name);
+    return this.#call(endpoint, {}, body, okSchema, options);
+  }
+
+  deleteLink(link: { code: string; domain?: LinkDomainCode }, options?: RequestOptions): Promise<OkResult> {
+    const endpoint = ENDPOINTS.deleteLink;
+    const body: Record<string, string | number> = { code: assertLinkCode(link.code, endpoint.name) };
+    if (link.domain !== undefined) body.domain = assertDomain(link.domain, [1, 2, 3], endpoint.name);
+    return this.#call(endpoint, {}, body, okSchema, options);
+  }
+
+  /** GET /v2/token: what the directory says of the configured token (v2 only). */
+  checkToken(options?: RequestOptions): Promise<TokenInfo> {
+    return this.#call(ENDPOINTS.checkToken, {}, undefined, tokenInfoSchema, options);
+  }
+
+  /** Closes the connection pool and fails every request still waiting for the rate limiter. */
+  async close(): Promise<void> {
+    this.limiter?.close(new UnavailableError('the directory client was closed', { reason: 'network' }));
+    await this.#transport.close();
+  }
+
+  // ---- internals ----
+
+  async #call<S extends z.ZodType>(
+    endpoint: Endpoint,
+    params: Record<string, string>,
+    body: Record<string, unknown> | undefined,
+    schema: S | ((receivedAt: number) => S),
+    options: RequestOptions = {},
+  ): Promise<z.output<S>> {
+    // Everything that can fail without the network fails here, before anything is sent.
+    const authorization = authorizationFor(endpoint, this.version, this.#token, this.tokenKind);
+    const path = `/${this.version}${buildPath(endpoint.path, params)}`;
+    const context = { method: endpoint.name, route: routeOf(endpoint) };
+    const deadline = options.deadline instanceof Date ? options.deadline.getTime() : options.deadline;
+    const started = this.#now();
+    let response: TransportResponse;
+    try {
+      response = await this.#transport.request({
+        method: endpoint.method,
+        path,
+        headers: authorization === undefined ? {} : { authorization },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        bucket: endpoint.bucket,
+        priority: options.priority ?? 'interactive',
+        deadline,
+        signal: options.signal,
+        methodName: endpoint.name,
+      });
+    } catch (err) {
+      const mapped = this.#networkError(err, context, options.signal);
+      this.#emit(endpoint, mapped.code, started, 1);
+      throw mapped;
+    }
+    this.#emit(endpoint, response.status, started, response.attempts);
+    if (response.status >= 200 && response.status < 300) {
+      const json = this.#parseJson(response, context);
+      const resolved = typeof schema === 'function' ? schema(response.receivedAt) : schema;
+      const parsed = resolved.safeParse(json);
+      if (!parsed.success) {
+        const where = parsed.error.issues
+          .slice(0, 3)
+          .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+          .join('; ');
+        throw new InvalidResponseError(`the directory's answer to ${endpoint.name} does not fit: ${where}`, {
+          ...context,
+          status: response.status,
+          excerpt: this.#excerpt(response.text),
+        });
+      }
+      return parsed.data;
+    }
+    throw this.#statusError(response, context);
+  }
+
+  #emit(endpoint: Endpoint, status: number | string, started: number, attempts: number): void {
+    this.#onRequest?.({
+      method: endpoint.name,
+      route: routeOf(endpoint),
+      status,
+      durationMs: this.#now() - started,
+      attempts,
+    });
+  }
+
+  #parseJson(response: TransportResponse, context: { method: string; route: string }): unknown {
+    try {
+      return JSON.parse(response.text) as unknown;
+    } catch {
+      throw new InvalidResponseError(`the directory's answer to ${context.method} is not JSON`, {
+        ...context,
+        status: response.status,
+        excerpt: this.#excerpt(response.text),
+      });
+    }
+  }
+
+  /** The first characters of a body, with the token scrubbed in case a proxy echoes it. */
+  #excerpt(text: string): string {
+    let excerpt = text.length > EXCERPT_LENGTH ? `${text.slice(0, EXCERPT_LENGTH)}…` : text;
+    if (this.#token) excerpt = excerpt.split(this.#token).join('[REDACTED]');
+    return excerpt.replace(/\s+/g, ' ').trim();
+  }
+
+  #errorMessage(text: string): string | undefined {
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+    const usual = errorBodySchema.safeParse(json);
+    if (usual.success && usual.data.error.message) return usual.data.error.message;
+    const fastify = fastifyErrorSchema.safeParse(json);
+    if (fastify.success && (fastify.data.message || fastify.data.error)) {
+      return fastify.data.message ?? fastify.data.error;
+    }
+    if (isRecord(json) && typeof json.message === 'string') return json.message;
+    return undefined;
+  }
+
+  #statusError(response: TransportResponse, context: { method: string; route: string }): DirectoryError {
+    const { status } = response;
+    const message = this.#errorMessage(response.text);
+    const ctx = { ...context, status };
+    switch (true) {
+      case status === 400:
+        return new BadRequestError(message ?? 'Bad request', ctx);
+      case status === 401:
+        return new UnauthorizedError(message ?? 'Unauthorized', ctx);
+      case status === 403:
+        return new ForbiddenError(message ?? 'Forbidden', ctx);
+      case status === 404:
+        return new NotFoundError(message ?? 'Not found', ctx);
+      case status === 429: {
+        const fromBody = /retry in (\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|seconds?)/i.exec(message ?? '');
+        const retryAfterMs =
+          retryAfterFromHeaders(response.headers, response.receivedAt) ??
+          (fromBody ? Math.ceil(Number(fromBody[1]) * (fromBody[2]?.startsWith('m') ? 1 : 1000)) : undefined);
+        return new RateLimitedError(message ?? 'Too many requests', { ...ctx, retryAfterMs });
+      }
+      case status >= 500:
+        return new UnavailableError(`the directory answered ${status}${message ? `: ${message}` : ''}`, {
+          ...ctx,
+          reason: 'status',
+        });
+      default:
+        return new InvalidResponseError(`the directory answered an unexpected ${status}`, {
+          ...ctx,
+          excerpt: this.#excerpt(response.text),
+        });
+    }
+  }
+
+  #networkError(
+    err: unknown,
+    context: { method: string; route: string },
+    signal: AbortSignal | undefined,
+  ): DirectoryError {
+    if (isDirectoryError(err)) return err;
+    const code = err instanceof Error && 'code' in err && typeof err.code === 'string' ? err.code : undefined;
+    if (signal?.aborted) {
+      return new UnavailableError(`${context.method} was cancelled`, {
+        ...context,
+        reason: 'timeout',
+        cause: err,
+      });
+    }
+    const timeout =
+      code === 'UND_ERR_HEADERS_TIMEOUT' ||
+      code === 'UND_ERR_BODY_TIMEOUT' ||
+      code === 'UND_ERR_CONNECT_TIMEOUT';
+    return new UnavailableError(
+      timeout
+        ? `the directory did not answer ${context.method} in time`
+        : `could not reach the directory for ${context.method}${code ? ` (${code})` : ''}`,
+      { ...context, reason: timeout ? 'timeout' : 'network', cause: sanitizeCause(err) },
+    );
+  }
+}
+
+/** Keep only the name, code and message of a low-level error: undici errors can carry request options. */
+function sanitizeCause(err: unknown): Error | undefined {
+  if (!(err instanceof Error)) return undefined;
+  const copy = new Error(err.message);
+  copy.name = err.name;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string') (copy as Error & { code?: string }).code = code;
+  return copy;
+}
+
+function assertLinkCode(code: unknown, method: string): string {
+  if (typeof code !== 'string' || !SHORT_CODE_PATTERN.test(code)) {
+    throw new InvalidArgumentError('a link code is 1 to 32 letters, digits, _ or -', { method });
+  }
+  return code;
+}
+
+function assertHttpUrl(value: unknown, method: string): string {
+  if (typeof value === 'string' && value.length <= 2048) {
+    try {
+      const url = new URL(value);
+      if (url.protocol === 'http:' || url.protocol === 'https:') return value;
+    } catch {
+      // falls through to the error below
+    }
+  }
+  throw new InvalidArgumentError('the link must be an http(s) address of at most 2048 characters', {
+    method,
+  });
+}
+
+function assertDomain(value: unknown, allowed: readonly LinkDomainCode[], method: string): LinkDomainCode {
+  if (typeof value !== 'number' || !allowed.includes(value as LinkDomainCode)) {
+    throw new InvalidArgumentError(`domain must be one of ${allowed.join(', ')} here`, { method });
+  }
+  return value as LinkDomainCode;
+}

@@ -1,0 +1,235 @@
+/**
+ * HTTP transport: one undici Pool per client (keep-alive), a per-attempt timeout, and
+ * undici's own retry interceptor with a retry policy of ours:
+ * - GET: retried on network errors, timeouts, 429 and 5xx;
+ * - POST: retried only when the directory cannot have acted on it: 429, 503, or a refused
+ *   connection. A POST that may have reached the server (reset, timeout, 500) is not retried.
+ * Delays honour Retry-After / x-ratelimit-reset when present, otherwise capped exponential
+ * backoff with full jitter. Every attempt, first or retry, takes a slot from the rate limiter.
+ */
+import { type Dispatcher, interceptors, Pool } from 'undici';
+import type { RouteBucket } from './endpoints.js';
+import type { Priority, RateLimiter } from './rate-limiter.js';
+
+export interface TransportOptions {
+  baseUrl: URL;
+  timeoutMs: number;
+  maxRetries: number;
+  connections: number;
+  limiter: RateLimiter | undefined;
+  /** Fallback wait for a 429 that names none, per bucket. */
+  fallbackRetryAfterMs: (bucket: RouteBucket | undefined) => number;
+  userAgent: string;
+  now: () => number;
+  random: () => number;
+}
+
+export interface TransportRequest {
+  method: 'GET' | 'POST';
+  /** Full path after the origin, already encoded, e.g. /v2/bot/123. */
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+  bucket?: RouteBucket | undefined;
+  priority: Priority;
+  deadline: number | undefined;
+  signal: AbortSignal | undefined;
+  methodName: string;
+}
+
+export interface TransportResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  receivedAt: number;
+  attempts: number;
+}
+
+const BACKOFF_BASE_MS = 250;
+const BACKOFF_CAP_MS = 5_000;
+/** A response body larger than this is cut: nothing the directory sends legitimately comes near it. */
+const MAX_BODY_BYTES = 2 * 1024 * 1024;
+
+const GET_RETRY_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_CLOSED',
+]);
+/** Errors where the request cannot have reached the server. */
+const NEVER_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
+
+function header(
+  headers: Record<string, string | string[] | undefined> | undefined,
+  name: string,
+): string | undefined {
+  const value = headers?.[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** Retry-After (seconds or HTTP date), else x-ratelimit-reset-after / x-ratelimit-reset (seconds). */
+export function retryAfterFromHeaders(
+  headers: Record<string, string | string[] | undefined> | undefined,
+  now: number,
+): number | undefined {
+  const retryAfter = header(headers, 'retry-after');
+  if (retryAfter !== undefined) {
+    const seconds = Number(retryAfter);
+    if (Number.isFinite(seconds) && seconds >= 0) return Math.ceil(seconds * 1000);
+    const date = Date.parse(retryAfter);
+    if (Number.isFinite(date)) return Math.max(0, date - now);
+  }
+  for (const name of ['x-ratelimit-reset-after', 'x-ratelimit-reset']) {
+    const value = Number(header(headers, name));
+    if (!Number.isFinite(value) || value < 0) continue;
+    // Some servers send an epoch time in seconds here; anything that large is one.
+    if (value > 1_000_000_000) return Math.max(0, value * 1000 - now);
+    return Math.ceil(value * 1000);
+  }
+  return undefined;
+}
+
+export function isRetryable(method: string, status: number | undefined, code: string | undefined): boolean {
+  if (status !== undefined) {
+    if (status === 429 || status === 503) return true;
+    return method === 'GET' && (status === 500 || status === 502 || status === 504);
+  }
+  if (code === undefined) return false;
+  return method === 'GET' ? GET_RETRY_CODES.has(code) : NEVER_SENT_CODES.has(code);
+}
+
+interface RetryError {
+  statusCode?: number;
+  code?: string;
+  headers?: Record<string, string | string[] | undefined>;
+}
+
+export class Transport {
+  readonly #options: TransportOptions;
+  readonly #pool: Pool;
+  readonly #dispatcher: Dispatcher;
+  readonly #prefix: string;
+
+  constructor(options: TransportOptions) {
+    this.#options = options;
+    this.#pool = new Pool(options.baseUrl.origin, {
+      connections: options.connections,
+      keepAliveTimeout: 30_000,
+      keepAliveMaxTimeout: 60_000,
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+      connect: { timeout: Math.min(options.timeoutMs, 10_000) },
+    });
+    this.#dispatcher = this.#pool.compose(
+      interceptors.retry({ maxRetries: options.maxRetries, throwOnError: false }),
+    );
+    this.#prefix = options.baseUrl.pathname.replace(/\/+$/, '');
+  }
+
+  async request(req: TransportRequest): Promise<TransportResponse> {
+    const { limiter, now } = this.#options;
+    const buckets = req.bucket ? [req.bucket] : [];
+    const acquire = (): Promise<unknown> =>
+      limiter
+        ? limiter.acquire({
+            buckets,
+            priority: req.priority,
+            ...(req.deadline !== undefined ? { deadline: req.deadline } : {}),
+            ...(req.signal ? { signal: req.signal } : {}),
+            method: req.methodName,
+          })
+        : Promise.resolve();
+    await acquire();
+
+    let attempts = 1;
+    const retry = (
+      err: RetryError,
+      state: { state: { counter: number } },
+      cb: (err?: unknown) => void,
+    ): void => {
+      const status = err.statusCode;
+      if (state.state.counter > this.#options.maxRetries || !isRetryable(req.method, status, err.code)) {
+        cb(err);
+        return;
+      }
+      const t = now();
+      let delay = retryAfterFromHeaders(err.headers, t);
+      if (status === 429) {
+        delay ??= this.#options.fallbackRetryAfterMs(req.bucket);
+        // Everyone sharing the bucket waits, not only this request.
+        limiter?.penalize(req.bucket ?? 'global', t + delay);
+      }
+      if (delay === undefined) {
+        const ceiling = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (state.state.counter - 1));
+        delay = Math.round(ceiling / 2 + (this.#options.random() * ceiling) / 2);
+      }
+      if (req.deadline !== undefined && t + delay > req.deadline) {
+        cb(err);
+        return;
+      }
+      const timer = setTimeout(() => {
+        req.signal?.removeEventListener('abort', onAbort);
+        acquire().then(
+          () => {
+            attempts++;
+            cb(null);
+          },
+          (e: unknown) => cb(e),
+        );
+      }, delay);
+      const onAbort = (): void => {
+        clearTimeout(timer);
+        cb(req.signal?.reason);
+      };
+      req.signal?.addEventListener('abort', onAbort, { once: true });
+    };
+
+    const response = await this.#dispatcher.request({
+      origin: this.#options.baseUrl.origin,
+      path: `${this.#prefix}${req.path}`,
+      method: req.method,
+      headers: {
+        accept: 'application/json',
+        'user-agent': this.#options.userAgent,
+        ...(req.body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...req.headers,
+      },
+      ...(req.body !== undefined ? { body: req.body } : {}),
+      ...(req.signal ? { signal: req.signal } : {}),
+      retryOptions: { retry, maxRetries: this.#options.maxRetries, throwOnError: false },
+    } as Dispatcher.RequestOptions);
+    const text = await readLimited(response.body);
+    return { status: response.statusCode, headers: response.headers, text, receivedAt: now(), attempts };
+  }
+
+  async close(): Promise<void> {
+    await this.#pool.close();
+  }
+
+  destroy(): Promise<void> {
+    return this.#pool.destroy();
+  }
+}
+
+async function readLimited(body: Dispatcher.ResponseData['body']): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) {
+      body.destroy();
+      break;
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,61 @@
+/**
+ * pino with secrets removed at the logger, twice over: known fields are redacted by path, and
+ * every line is scrubbed of the configured secret values before it is written, so a token
+ * inside an error message, a stack or a nested request object cannot slip through.
+ */
+import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+
+export type { Logger };
+
+export const REDACT_PATHS = [
+  'token',
+  '*.token',
+  'authorization',
+  'Authorization',
+  '*.authorization',
+  '*.Authorization',
+  'headers.authorization',
+  '*.headers.authorization',
+  '*.*.headers.authorization',
+  'directoryToken',
+  'discordToken',
+  '*.directoryToken',
+  '*.discordToken',
+  'config.directory.token',
+  'config.discord.token',
+];
+
+export const REDACTED = '[REDACTED]';
+
+export interface CreateLoggerOptions {
+  level?: string;
+  /** Secret values to scrub from every line, wherever they appear. */
+  secrets?: readonly string[];
+  destination?: DestinationStream;
+  base?: Record<string, unknown>;
+}
+
+export function scrub(line: string, secrets: readonly string[]): string {
+  let out = line;
+  for (const secret of secrets) {
+    if (secret.length >= 4 && out.includes(secret)) out = out.split(secret).join(REDACTED);
+  }
+  return out;
+}
+
+export function createLogger(options: CreateLoggerOptions = {}): Logger {
+  const secrets = [...(options.secrets ?? [])]
+    .filter((s) => s.length >= 4)
+    // JSON escapes some characters: scrub the escaped form too.
+    .flatMap((s) => [s, JSON.stringify(s).slice(1, -1)])
+    .sort((a, b) => b.length - a.length);
+  const config: LoggerOptions = {
+    level: options.level ?? 'info',
+    base: options.base ?? { pid: process.pid },
+    redact: { paths: REDACT_PATHS, censor: REDACTED },
+    hooks: {
+      streamWrite: (line: string) => scrub(line, secrets),
+    },
+  };
+  return options.destination ? pino(config, options.destination) : pino(config);
+}
