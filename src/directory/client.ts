@@ -159,7 +159,7 @@ export class DirectoryClient {
 
   // ---- bots ----
 
-  getBot(ref: string, options?: RequestOptions): Promise<DirectoryBot> {
+  async getBot(ref: string, options?: RequestOptions): Promise<DirectoryBot> {
     const endpoint = ENDPOINTS.getBot;
     return this.#call(
       endpoint,
@@ -170,7 +170,7 @@ export class DirectoryClient {
     );
   }
 
-  getBotComments(botId: string, options?: RequestOptions): Promise<DirectoryComment[]> {
+  async getBotComments(botId: string, options?: RequestOptions): Promise<DirectoryComment[]> {
     const endpoint = ENDPOINTS.getBotComments;
     return this.#call(
       endpoint,
@@ -182,7 +182,7 @@ export class DirectoryClient {
   }
 
   /** POST /stats. Background priority unless told otherwise. */
-  postBotStats(stats: BotStatsUpdate, options?: RequestOptions): Promise<OkResult> {
+  async postBotStats(stats: BotStatsUpdate, options?: RequestOptions): Promise<OkResult> {
     const endpoint = ENDPOINTS.postBotStats;
     const body: Record<string, number> = {};
     for (const key of ['servers', 'shards', 'users'] as const) {
@@ -199,7 +199,7 @@ export class DirectoryClient {
 
   // ---- servers ----
 
-  getServer(ref: string, options?: RequestOptions): Promise<DirectoryServer> {
+  async getServer(ref: string, options?: RequestOptions): Promise<DirectoryServer> {
     const endpoint = ENDPOINTS.getServer;
     return this.#call(
       endpoint,
@@ -210,7 +210,7 @@ export class DirectoryClient {
     );
   }
 
-  getServerComments(serverId: string, options?: RequestOptions): Promise<DirectoryComment[]> {
+  async getServerComments(serverId: string, options?: RequestOptions): Promise<DirectoryComment[]> {
     const endpoint = ENDPOINTS.getServerComments;
     return this.#call(
       endpoint,
@@ -222,7 +222,7 @@ export class DirectoryClient {
   }
 
   /** POST /server: update a server's statistics and, with `up: true`, raise it if possible. */
-  postServer(update: ServerUpdate, options?: RequestOptions): Promise<ServerUpResult> {
+  async postServer(update: ServerUpdate, options?: RequestOptions): Promise<ServerUpResult> {
     const endpoint = ENDPOINTS.postServer;
     const method = endpoint.name;
     const body: Record<string, string | number> = {
@@ -260,7 +260,7 @@ export class DirectoryClient {
   }
 
   /** GET /v2/server/{serverId}/validateBot/{botId} (v2 only). */
-  validateBot(serverId: string, botId: string, options?: RequestOptions): Promise<ValidateBotResult> {
+  async validateBot(serverId: string, botId: string, options?: RequestOptions): Promise<ValidateBotResult> {
     const endpoint = ENDPOINTS.validateBot;
     return this.#call(
       endpoint,
@@ -276,7 +276,7 @@ export class DirectoryClient {
 
   // ---- profiles ----
 
-  getProfile(userId: string, options?: RequestOptions): Promise<DirectoryProfile> {
+  async getProfile(userId: string, options?: RequestOptions): Promise<DirectoryProfile> {
     const endpoint = ENDPOINTS.getProfile;
     return this.#call(
       endpoint,
@@ -287,7 +287,7 @@ export class DirectoryClient {
     );
   }
 
-  getProfileComments(userId: string, options?: RequestOptions): Promise<ProfileComments> {
+  async getProfileComments(userId: string, options?: RequestOptions): Promise<ProfileComments> {
     const endpoint = ENDPOINTS.getProfileComments;
     return this.#call(
       endpoint,
@@ -298,7 +298,7 @@ export class DirectoryClient {
     );
   }
 
-  getDeveloperBots(userId: string, options?: RequestOptions): Promise<BotReference[]> {
+  async getDeveloperBots(userId: string, options?: RequestOptions): Promise<BotReference[]> {
     const endpoint = ENDPOINTS.getDeveloperBots;
     return this.#call(
       endpoint,
@@ -311,14 +311,14 @@ export class DirectoryClient {
 
   // ---- short links (Profile token) ----
 
-  getLinks(filter: { code?: string } = {}, options?: RequestOptions): Promise<ShortLink[]> {
+  async getLinks(filter: { code?: string } = {}, options?: RequestOptions): Promise<ShortLink[]> {
     const endpoint = ENDPOINTS.getLinks;
     const body: Record<string, string> = {};
     if (filter.code !== undefined) body.code = assertLinkCode(filter.code, endpoint.name);
     return this.#call(endpoint, {}, body, linkListSchema, options);
   }
 
-  createLink(
+  async createLink(
     link: { code: string; link: string; domain?: LinkDomainCode },
     options?: RequestOptions,
   ): Promise<OkResult> {
@@ -331,7 +331,10 @@ export class DirectoryClient {
     return this.#call(endpoint, {}, body, okSchema, options);
   }
 
-  deleteLink(link: { code: string; domain?: LinkDomainCode }, options?: RequestOptions): Promise<OkResult> {
+  async deleteLink(
+    link: { code: string; domain?: LinkDomainCode },
+    options?: RequestOptions,
+  ): Promise<OkResult> {
     const endpoint = ENDPOINTS.deleteLink;
     const body: Record<string, string | number> = { code: assertLinkCode(link.code, endpoint.name) };
     if (link.domain !== undefined) body.domain = assertDomain(link.domain, [1, 2, 3], endpoint.name);
@@ -339,7 +342,7 @@ export class DirectoryClient {
   }
 
   /** GET /v2/token: what the directory says of the configured token (v2 only). */
-  checkToken(options?: RequestOptions): Promise<TokenInfo> {
+  async checkToken(options?: RequestOptions): Promise<TokenInfo> {
     return this.#call(ENDPOINTS.checkToken, {}, undefined, tokenInfoSchema, options);
   }
 

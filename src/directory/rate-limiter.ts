@@ -9,8 +9,10 @@
  *
  * Model: each bucket is a sliding-window log: at most `max` grants in any `windowMs + marginMs`.
  * A sliding log is at least as strict as the server's fixed window that starts at the first
- * request, so a compliant client never meets a 429; the margin absorbs network jitter between
- * the moment we send and the moment the server counts.
+ * request. The server counts a request when it arrives, somewhere between our send and its
+ * answer, so each entry is moved to the time the answer came (`Grant.settle`): the next window
+ * is measured from an upper bound of the server's count, whatever the latency of each request.
+ * The margin covers only what is left (clocks, the server's own processing order).
  *
  * Scheduling: requests are taken by priority class, then in arrival order. Within a class the
  * scheduler is work-conserving (a look-up can pass an up that waits on the /server bucket);
@@ -54,6 +56,15 @@ export interface GrantInfo {
   buckets: readonly string[];
 }
 
+/** A slot taken; `settle` moves it to when the server answered (default: now). */
+export interface Grant extends GrantInfo {
+  settle(at?: number): void;
+}
+
+interface Entry {
+  at: number;
+}
+
 interface Waiter {
   seq: number;
   buckets: string[];
@@ -61,14 +72,14 @@ interface Waiter {
   deadline: number | undefined;
   enqueuedAt: number;
   method: string | undefined;
-  resolve: (info: GrantInfo) => void;
+  resolve: (grant: Grant) => void;
   reject: (err: unknown) => void;
   cleanup: () => void;
 }
 
 interface BucketState {
   limit: BucketLimit;
-  log: number[];
+  log: Entry[];
   blockedUntil: number;
 }
 
@@ -103,10 +114,10 @@ export class RateLimiter {
   }
 
   /** Waits for a slot in the global bucket and every named bucket. */
-  acquire(options: AcquireOptions = {}): Promise<GrantInfo> {
+  acquire(options: AcquireOptions = {}): Promise<Grant> {
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(signal.reason);
-    return new Promise<GrantInfo>((resolve, reject) => {
+    return new Promise<Grant>((resolve, reject) => {
       const onAbort = (): void => {
         this.#remove(waiter);
         reject(signal?.reason);
@@ -202,8 +213,11 @@ export class RateLimiter {
     const sim = new Map<string, number[]>();
     for (const [name, state] of this.#buckets) {
       const window = this.#window(state);
-      state.log = state.log.filter((e) => e > now - window);
-      sim.set(name, [...state.log]);
+      state.log = state.log.filter((e) => e.at > now - window);
+      sim.set(
+        name,
+        state.log.map((e) => e.at),
+      );
     }
     const floor = new Map<string, number>();
     const result = new Map<object, number>();
@@ -239,21 +253,24 @@ export class RateLimiter {
       if (t <= now) {
         // Grant against the real logs only: the simulation decides order, never compliance.
         if (!this.#fitsNow(waiter.buckets, now)) {
-          wake = Math.min(wake, now + 1);
+          wake = Math.min(wake, now + 5);
           continue;
         }
-        for (const b of waiter.buckets) this.#bucket(b).log.push(now);
+        const entry: Entry = { at: now };
+        for (const b of waiter.buckets) this.#bucket(b).log.push(entry);
         this.#remove(waiter);
+        const info: GrantInfo = {
+          waitedMs: now - waiter.enqueuedAt,
+          priority: waiter.priority,
+          buckets: waiter.buckets,
+        };
         waiter.resolve({
-          waitedMs: now - waiter.enqueuedAt,
-          priority: waiter.priority,
-          buckets: waiter.buckets,
+          ...info,
+          settle: (at = this.#now()) => {
+            if (at > entry.at) entry.at = at;
+          },
         });
-        this.onGrant?.({
-          waitedMs: now - waiter.enqueuedAt,
-          priority: waiter.priority,
-          buckets: waiter.buckets,
-        });
+        this.onGrant?.(info);
       } else if (waiter.deadline !== undefined && t > waiter.deadline) {
         this.#remove(waiter);
         const wait = t - now;
@@ -275,7 +292,7 @@ export class RateLimiter {
       const state = this.#bucket(name);
       if (state.blockedUntil > now) return false;
       const window = this.#window(state);
-      if (state.log.filter((e) => e > now - window).length >= state.limit.max) return false;
+      if (state.log.filter((e) => e.at > now - window).length >= state.limit.max) return false;
     }
     return true;
   }

@@ -9,7 +9,7 @@
  */
 import { type Dispatcher, interceptors, Pool } from 'undici';
 import type { RouteBucket } from './endpoints.js';
-import type { Priority, RateLimiter } from './rate-limiter.js';
+import type { Grant, Priority, RateLimiter } from './rate-limiter.js';
 
 export interface TransportOptions {
   baseUrl: URL;
@@ -138,16 +138,18 @@ export class Transport {
   async request(req: TransportRequest): Promise<TransportResponse> {
     const { limiter, now } = this.#options;
     const buckets = req.bucket ? [req.bucket] : [];
-    const acquire = (): Promise<unknown> =>
-      limiter
-        ? limiter.acquire({
+    let grant: Grant | undefined;
+    const acquire = async (): Promise<void> => {
+      grant = limiter
+        ? await limiter.acquire({
             buckets,
             priority: req.priority,
             ...(req.deadline !== undefined ? { deadline: req.deadline } : {}),
             ...(req.signal ? { signal: req.signal } : {}),
             method: req.methodName,
           })
-        : Promise.resolve();
+        : undefined;
+    };
     await acquire();
 
     let attempts = 1;
@@ -156,6 +158,8 @@ export class Transport {
       state: { state: { counter: number } },
       cb: (err?: unknown) => void,
     ): void => {
+      // This attempt's answer (or failure) is in: the server counted it by now at the latest.
+      grant?.settle(now());
       const status = err.statusCode;
       if (state.state.counter > this.#options.maxRetries || !isRetryable(req.method, status, err.code)) {
         cb(err);
@@ -193,20 +197,25 @@ export class Transport {
       req.signal?.addEventListener('abort', onAbort, { once: true });
     };
 
-    const response = await this.#dispatcher.request({
-      origin: this.#options.baseUrl.origin,
-      path: `${this.#prefix}${req.path}`,
-      method: req.method,
-      headers: {
-        accept: 'application/json',
-        'user-agent': this.#options.userAgent,
-        ...(req.body !== undefined ? { 'content-type': 'application/json' } : {}),
-        ...req.headers,
-      },
-      ...(req.body !== undefined ? { body: req.body } : {}),
-      ...(req.signal ? { signal: req.signal } : {}),
-      retryOptions: { retry, maxRetries: this.#options.maxRetries, throwOnError: false },
-    } as Dispatcher.RequestOptions);
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await this.#dispatcher.request({
+        origin: this.#options.baseUrl.origin,
+        path: `${this.#prefix}${req.path}`,
+        method: req.method,
+        headers: {
+          accept: 'application/json',
+          'user-agent': this.#options.userAgent,
+          ...(req.body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...req.headers,
+        },
+        ...(req.body !== undefined ? { body: req.body } : {}),
+        ...(req.signal ? { signal: req.signal } : {}),
+        retryOptions: { retry, maxRetries: this.#options.maxRetries, throwOnError: false },
+      } as Dispatcher.RequestOptions);
+    } finally {
+      grant?.settle(now());
+    }
     const text = await readLimited(response.body);
     return { status: response.statusCode, headers: response.headers, text, receivedAt: now(), attempts };
   }

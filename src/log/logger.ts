@@ -3,7 +3,7 @@
  * every line is scrubbed of the configured secret values before it is written, so a token
  * inside an error message, a stack or a nested request object cannot slip through.
  */
-import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'pino';
 
 export type { Logger };
 

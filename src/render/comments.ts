@@ -1,0 +1,87 @@
+/** A page of comments, with previous / next buttons whose state is in their custom_id. */
+import { type APIEmbed, ButtonStyle, TimestampStyles, time } from 'discord.js';
+import type { DirectoryComment, ProfileComments } from '../directory/types.js';
+import type { Translate } from '../i18n/index.js';
+import { COLORS } from './colors.js';
+import { actionButton, rows } from './components.js';
+import { type CommentsKind, encodeComments } from './custom-id.js';
+import { fitEmbed, LIMITS } from './limits.js';
+import type { RenderedMessage } from './message.js';
+import { safeLine, safeText, userMention } from './text.js';
+
+export const COMMENTS_PER_PAGE = 5;
+const COMMENT_TEXT_LIMIT = 600;
+
+export interface PagedComment extends DirectoryComment {
+  /** For a profile's comments: what the comment is about. */
+  about?: 'bot' | 'server';
+}
+
+export function flattenProfileComments(comments: ProfileComments): PagedComment[] {
+  const all: PagedComment[] = [
+    ...comments.bots.map((c) => ({ ...c, about: 'bot' as const })),
+    ...comments.servers.map((c) => ({ ...c, about: 'server' as const })),
+  ];
+  // Newest first; comments without a time go last.
+  return all.sort((a, b) => (b.at?.getTime() ?? 0) - (a.at?.getTime() ?? 0));
+}
+
+export function voteIcon(vote: number): string {
+  return vote > 0 ? '👍' : vote < 0 ? '👎' : '·';
+}
+
+export function pageCount(total: number): number {
+  return Math.max(1, Math.ceil(total / COMMENTS_PER_PAGE));
+}
+
+export function renderCommentsPage(
+  kind: CommentsKind,
+  id: string,
+  subject: string,
+  comments: readonly PagedComment[],
+  requestedPage: number,
+  t: Translate,
+): RenderedMessage {
+  const pages = pageCount(comments.length);
+  const page = Math.min(Math.max(0, requestedPage), pages - 1);
+  const shown = comments.slice(page * COMMENTS_PER_PAGE, (page + 1) * COMMENTS_PER_PAGE);
+  const lines = shown.map((c) => {
+    const when = c.at ? ` · ${time(c.at, TimestampStyles.RelativeTime)}` : '';
+    const edited = c.isUpdated ? ` · ${t('comments.edited')}` : '';
+    const about = c.about ? ` · ${t(c.about === 'bot' ? 'comments.onBot' : 'comments.onServer')}` : '';
+    const text = safeText(c.text, COMMENT_TEXT_LIMIT).replace(/\n/g, '\n> ');
+    return `${voteIcon(c.vote)} ${userMention(c.userId)}${when}${edited}${about}\n> ${text}`;
+  });
+  const titleKey =
+    kind === 'bot'
+      ? 'comments.titleBot'
+      : kind === 'server'
+        ? 'comments.titleServer'
+        : 'comments.titleProfile';
+  const embed: APIEmbed = {
+    color: COLORS.info,
+    title: safeLine(t(titleKey, { name: subject }), LIMITS.title),
+    description: lines.length > 0 ? lines.join('\n\n') : t('comments.empty'),
+    footer: {
+      text: t('comments.page', {
+        page: page + 1,
+        pages,
+        count: t('plural.comments', { count: comments.length }),
+      }),
+    },
+  };
+  const components =
+    pages > 1
+      ? rows([
+          actionButton(t('comments.previous'), encodeComments({ mode: 'page', kind, id, page: page - 1 }), {
+            disabled: page === 0,
+            style: ButtonStyle.Secondary,
+          }),
+          actionButton(t('comments.next'), encodeComments({ mode: 'page', kind, id, page: page + 1 }), {
+            disabled: page >= pages - 1,
+            style: ButtonStyle.Secondary,
+          }),
+        ])
+      : [];
+  return { embeds: [fitEmbed(embed)], components };
+}

@@ -1,0 +1,48 @@
+/** The /up outcome: success (public), "not yet" (cooldown), not updated, each with its own look. */
+import { type APIEmbed, TimestampStyles, time } from 'discord.js';
+import type { ServerUpResult } from '../directory/types.js';
+import type { Translate } from '../i18n/index.js';
+import { COLORS } from './colors.js';
+import { fitEmbed, LIMITS } from './limits.js';
+import type { RenderedMessage } from './message.js';
+import { directoryMarkdown } from './text.js';
+
+export type UpOutcome = 'success' | 'cooldown' | 'notUpdated';
+
+export function upOutcome(result: ServerUpResult): UpOutcome {
+  if (!result.updated) return 'notUpdated';
+  return result.upSuccessfully ? 'success' : 'cooldown';
+}
+
+const LOOK: Record<UpOutcome, { color: number; icon: string }> = {
+  success: { color: COLORS.success, icon: '⬆️' },
+  cooldown: { color: COLORS.cooldown, icon: '⏳' },
+  notUpdated: { color: COLORS.warning, icon: '⚠️' },
+};
+
+/** `<t:…:R> (<t:…:f>)`, or "now" when the time has passed. */
+export function nextUpText(nextUpAt: Date | null, now: number, t: Translate): string | null {
+  if (!nextUpAt) return null;
+  if (nextUpAt.getTime() <= now) return t('up.nextUpNow');
+  return t('up.nextUpAt', {
+    relative: time(nextUpAt, TimestampStyles.RelativeTime),
+    absolute: time(nextUpAt, TimestampStyles.ShortDateTime),
+  });
+}
+
+export function renderUpResult(result: ServerUpResult, t: Translate, now: number): RenderedMessage {
+  const outcome = upOutcome(result);
+  const look = LOOK[outcome];
+  const next = nextUpText(result.nextUpAt, now, t);
+  const embed: APIEmbed = {
+    color: look.color,
+    title: `${look.icon} ${t(`up.title.${outcome}`)}`,
+    description: directoryMarkdown(result.message, LIMITS.description),
+    fields: [
+      { name: t('up.bumps'), value: String(result.bumps), inline: true },
+      { name: t('up.boost'), value: result.boost ? t('common.yes') : t('common.no'), inline: true },
+      ...(next ? [{ name: t('up.nextUp'), value: next, inline: true }] : []),
+    ],
+  };
+  return { embeds: [fitEmbed(embed)], components: [] };
+}

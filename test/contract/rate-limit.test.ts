@@ -1,0 +1,76 @@
+/**
+ * Rate-limit compliance: a burst against the emulator enforcing the same limits as the client
+ * must see zero 429 answers and reach at least 90% of the ceiling.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { DirectoryClient } from '../../src/directory/client.js';
+import { type Emulator, IDS, startEmulator, TOKENS } from '../emulator/index.js';
+import { clientFor } from './helpers.js';
+
+let emu: Emulator | undefined;
+let client: DirectoryClient | undefined;
+
+afterEach(async () => {
+  await client?.close();
+  await emu?.close();
+});
+
+/** Throughput against the ceiling: the ideal time for n requests over the actual time. */
+function ceilingRatio(n: number, max: number, windowMs: number, elapsedMs: number): number {
+  const ideal = Math.floor((n - 1) / max) * windowMs;
+  return ideal / elapsedMs;
+}
+
+const up = (i: number) => ({
+  serverId: IDS.serverFresh,
+  up: i % 2 === 0,
+  botPresent: true,
+  upUserId: '525366699969478676',
+  upChannelId: '722424773233213461',
+  upChannelName: 'general',
+});
+
+describe('rate-limit compliance', () => {
+  it('a burst of look-ups at the published 5 per 5 s: zero 429, at least 90% of the ceiling', async () => {
+    emu = await startEmulator();
+    client = clientFor(emu, { rateLimits: {} });
+    const n = 11;
+    const started = Date.now();
+    const results = await Promise.all(Array.from({ length: n }, () => client!.getBot('kerdoku')));
+    const elapsed = Date.now() - started;
+    expect(results).toHaveLength(n);
+    expect(emu.requests.filter((r) => r.status === 429)).toHaveLength(0);
+    expect(ceilingRatio(n, 5, 5000, elapsed)).toBeGreaterThanOrEqual(0.9);
+  }, 20_000);
+
+  it('a sustained burst of POST /server at a scaled ceiling: zero 429, at least 90% of it', async () => {
+    const limits = { global: { max: 40, windowMs: 1000 }, routes: { max: 10, windowMs: 1000 } };
+    emu = await startEmulator({ rateLimits: limits, cooldownMs: 1 });
+    client = clientFor(emu, { token: TOKENS.serviceBot, rateLimits: { ...limits, marginMs: 25 } });
+    const n = 41;
+    const started = Date.now();
+    const results = await Promise.all(Array.from({ length: n }, (_, i) => client!.postServer(up(i))));
+    const elapsed = Date.now() - started;
+    expect(results.every((r) => r.updated)).toBe(true);
+    const statuses = emu.requests.map((r) => r.status);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(0);
+    expect(statuses).toHaveLength(n);
+    expect(ceilingRatio(n, 10, 1000, elapsed)).toBeGreaterThanOrEqual(0.9);
+  }, 20_000);
+
+  it('mixed traffic: interactive ups queued after background stats still go first, zero 429', async () => {
+    const limits = { global: { max: 4, windowMs: 1000 }, routes: { max: 4, windowMs: 1000 } };
+    emu = await startEmulator({ rateLimits: limits, cooldownMs: 1 });
+    client = clientFor(emu, { token: TOKENS.serviceBot, rateLimits: { ...limits, marginMs: 25 } });
+    // The global bucket is full for one window; then background stats queue, then ups.
+    const lookups = Array.from({ length: 4 }, () => client!.getBot('kerdoku'));
+    const background = Array.from({ length: 4 }, () =>
+      client!.postBotStats({ servers: 1, shards: 1, users: 1 }),
+    );
+    const interactive = Array.from({ length: 4 }, (_, i) => client!.postServer(up(i)));
+    await Promise.all([...lookups, ...background, ...interactive]);
+    expect(emu.requests.filter((r) => r.status === 429)).toHaveLength(0);
+    const order = emu.requests.map((r) => r.path.replace(/^\/v2/, '').split('/')[1]);
+    expect(order).toEqual([...Array(4).fill('bot'), ...Array(4).fill('server'), ...Array(4).fill('stats')]);
+  }, 20_000);
+});

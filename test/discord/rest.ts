@@ -1,0 +1,587 @@
+// The Discord REST API (v10) subset discord.js needs: gateway discovery, users, applications, guilds,
+// channels, interaction callbacks, interaction webhooks and application commands.
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  channelPayload,
+  type GuildFixture,
+  type MemberFixture,
+  makeMember,
+  makeUser,
+  restGuildPayload,
+  snowflake,
+  type UserFixture,
+} from './fixtures.js';
+import {
+  errors,
+  type FileInfo,
+  type InteractionRecord,
+  type InteractionStore,
+  isRecord,
+  type RouteResult,
+} from './interactions.js';
+import type { RecordedFile, RecordedRestRequest, RestFaultRule } from './types.js';
+
+export interface RestHost {
+  readonly token: string;
+  readonly applicationId: string;
+  readonly botUser: UserFixture;
+  readonly shardCount: number;
+  readonly maxConcurrency: number;
+  readonly restLatencyMs: number;
+  readonly guilds: Map<string, GuildFixture>;
+  readonly users: Map<string, UserFixture>;
+  readonly interactions: InteractionStore;
+  gatewayUrl(): string;
+  record(request: RecordedRestRequest, interaction: InteractionRecord | undefined): void;
+  takeFault(method: string, path: string): RestFaultRule | undefined;
+  /** Commands: key '' for global, else the guild id. */
+  readonly commands: Map<string, Map<string, Record<string, unknown>>>;
+  sessionStarted(): number;
+}
+
+interface ParsedBody {
+  body: unknown;
+  files: RecordedFile[];
+  invalidJson: boolean;
+}
+
+const API_PREFIX = '/api/v10';
+
+function rateLimitHeaders(bucket: string): Record<string, string> {
+  const resetAfter = 1;
+  return {
+    'x-ratelimit-bucket': bucket,
+    'x-ratelimit-limit': '50',
+    'x-ratelimit-remaining': '49',
+    'x-ratelimit-reset': ((Date.now() + resetAfter * 1000) / 1000).toFixed(3),
+    'x-ratelimit-reset-after': resetAfter.toFixed(3),
+    'x-ratelimit-scope': 'user',
+  };
+}
+
+function bucketOf(path: string): string {
+  let h = 0;
+  const generic = path.replace(/\d{17,20}/g, ':id').replace(/\/webhooks\/:id\/[^/]+/, '/webhooks/:id/:token');
+  for (let i = 0; i < generic.length; i += 1) h = (h * 31 + generic.charCodeAt(i)) >>> 0;
+  return h.toString(16).padStart(8, '0');
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+  return Buffer.concat(chunks);
+}
+
+async function parseBody(raw: Buffer, contentType: string): Promise<ParsedBody> {
+  if (raw.length === 0) return { body: undefined, files: [], invalidJson: false };
+  const type = contentType.toLowerCase();
+  if (type.startsWith('application/json')) {
+    try {
+      return { body: JSON.parse(raw.toString('utf8')), files: [], invalidJson: false };
+    } catch {
+      return { body: raw.toString('utf8'), files: [], invalidJson: true };
+    }
+  }
+  if (type.startsWith('multipart/form-data')) {
+    const form = await new Response(new Uint8Array(raw), {
+      headers: { 'content-type': contentType },
+    }).formData();
+    const files: RecordedFile[] = [];
+    let body: unknown;
+    let invalidJson = false;
+    const fields: Record<string, string> = {};
+    for (const [field, value] of form.entries()) {
+      if (typeof value === 'string') {
+        if (field === 'payload_json') {
+          try {
+            body = JSON.parse(value);
+          } catch {
+            invalidJson = true;
+            body = value;
+          }
+        } else {
+          fields[field] = value;
+        }
+      } else {
+        files.push({ field, filename: value.name, contentType: value.type, size: value.size });
+      }
+    }
+    if (body === undefined && Object.keys(fields).length > 0) body = fields;
+    return { body, files, invalidJson };
+  }
+  return { body: raw.toString('utf8'), files: [], invalidJson: false };
+}
+
+function decodePath(pathname: string): string {
+  try {
+    return decodeURIComponent(pathname);
+  } catch {
+    return pathname;
+  }
+}
+
+const notFound = (): RouteResult => ({ status: 404, body: { message: '404: Not Found', code: 0 } });
+const unauthorized = (): RouteResult => ({ status: 401, body: { message: '401: Unauthorized', code: 0 } });
+const methodNotAllowed = (): RouteResult => ({
+  status: 405,
+  body: { message: '405: Method Not Allowed', code: 0 },
+});
+const missingAccess = (): RouteResult => ({ status: 403, body: { message: 'Missing Access', code: 50001 } });
+
+export function createRestHandler(host: RestHost): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    handle(host, req, res).catch((error: unknown) => {
+      if (!res.headersSent) {
+        res.writeHead(500, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ message: '500: Internal Server Error', code: 0, error: String(error) }));
+      } else {
+        res.destroy();
+      }
+    });
+  };
+}
+
+async function handle(host: RestHost, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const at = performance.now();
+  const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+  const method = (req.method ?? 'GET').toUpperCase();
+  const raw = await readBody(req);
+  const parsed = await parseBody(raw, String(req.headers['content-type'] ?? ''));
+  const fullPath = decodePath(url.pathname);
+  const path = fullPath.startsWith(`${API_PREFIX}/`) ? fullPath.slice(API_PREFIX.length) : fullPath;
+  const record: RecordedRestRequest = {
+    method,
+    path,
+    query: url.search.startsWith('?') ? url.search.slice(1) : url.search,
+    headers: { ...req.headers },
+    body: parsed.body,
+    at,
+    status: 0,
+  };
+  if (parsed.files.length > 0) record.files = parsed.files;
+
+  let interaction: InteractionRecord | undefined;
+  let result: RouteResult;
+  const fault = host.takeFault(method, path);
+  if (fault) {
+    interaction = findInteraction(host, path);
+    result = { status: fault.status };
+    if (fault.body !== undefined) result.body = fault.body;
+    if (fault.headers) result.headers = fault.headers;
+  } else if (!fullPath.startsWith(`${API_PREFIX}/`)) {
+    result = notFound();
+  } else if (parsed.invalidJson) {
+    result = { status: 400, body: { message: 'The request body contains invalid JSON.', code: 50109 } };
+  } else {
+    const routed = route(host, method, path, url.searchParams, parsed, req, at);
+    result = routed.result;
+    interaction = routed.interaction;
+  }
+
+  if (host.restLatencyMs > 0) await new Promise((resolve) => setTimeout(resolve, host.restLatencyMs));
+
+  record.status = result.status;
+  if (result.body !== undefined) record.response = result.body;
+  const headers: Record<string, string> = {
+    via: '1.1 google',
+    'x-stand-in': 'discord',
+    ...(fault ? {} : rateLimitHeaders(bucketOf(path))),
+    ...result.headers,
+  };
+  if (result.status === 204 || result.body === undefined) {
+    res.writeHead(result.status, headers);
+    res.end();
+  } else {
+    const payload = typeof result.body === 'string' ? result.body : JSON.stringify(result.body);
+    res.writeHead(result.status, {
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(payload)),
+      ...headers,
+    });
+    res.end(payload);
+  }
+  host.record(record, interaction);
+}
+
+function findInteraction(host: RestHost, path: string): InteractionRecord | undefined {
+  const cb = /^\/interactions\/(\d+)\/([^/]+)\/callback$/.exec(path);
+  if (cb) {
+    const rec = host.interactions.byId.get(cb[1]!);
+    return rec && rec.token === cb[2] ? rec : undefined;
+  }
+  const wh = /^\/webhooks\/(\d+)\/([^/]+)(?:\/|$)/.exec(path);
+  if (wh) return host.interactions.webhookRecord(wh[1]!, wh[2]!);
+  return undefined;
+}
+
+function isBotAuthorized(host: RestHost, req: IncomingMessage): boolean {
+  const auth = req.headers.authorization;
+  return auth === `Bot ${host.token}`;
+}
+
+interface Routed {
+  result: RouteResult;
+  interaction?: InteractionRecord;
+}
+
+function route(
+  host: RestHost,
+  method: string,
+  path: string,
+  query: URLSearchParams,
+  parsed: ParsedBody,
+  req: IncomingMessage,
+  at: number,
+): Routed {
+  const files: FileInfo[] = parsed.files.map((f) => ({
+    filename: f.filename,
+    contentType: f.contentType,
+    size: f.size,
+  }));
+  const segments = path.split('/').filter((s) => s.length > 0);
+
+  // Routes that authenticate with the interaction token instead of the bot token.
+  if (segments[0] === 'interactions' && segments.length === 4 && segments[3] === 'callback') {
+    if (method !== 'POST') return { result: methodNotAllowed() };
+    const rec = host.interactions.byId.get(segments[1]!);
+    const interaction = rec && rec.token === segments[2] ? rec : undefined;
+    const withResponse = query.get('with_response') === 'true';
+    const result = host.interactions.callback(
+      segments[1]!,
+      segments[2]!,
+      parsed.body,
+      withResponse,
+      at,
+      files,
+    );
+    return interaction ? { result, interaction } : { result };
+  }
+  if (segments[0] === 'webhooks' && segments.length >= 3) {
+    return webhookRoute(host, method, segments, query, parsed.body, files);
+  }
+  if (segments[0] === 'gateway' && segments.length === 1 && method === 'GET') {
+    return { result: { status: 200, body: { url: host.gatewayUrl() } } };
+  }
+
+  if (!isBotAuthorized(host, req)) return { result: unauthorized() };
+
+  const [first, second, third, fourth, fifth] = segments;
+  if (first === 'gateway' && second === 'bot' && segments.length === 2) {
+    if (method !== 'GET') return { result: methodNotAllowed() };
+    return {
+      result: {
+        status: 200,
+        body: {
+          url: host.gatewayUrl(),
+          shards: host.shardCount,
+          session_start_limit: {
+            total: 1000,
+            remaining: Math.max(0, 1000 - host.sessionStarted()),
+            reset_after: 86_400_000,
+            max_concurrency: host.maxConcurrency,
+          },
+        },
+      },
+    };
+  }
+  if (first === 'users' && segments.length === 2 && method === 'GET') {
+    if (second === '@me') {
+      return {
+        result: {
+          status: 200,
+          body: {
+            ...host.botUser,
+            bot: true,
+            verified: true,
+            mfa_enabled: false,
+            locale: 'en-US',
+            email: null,
+          },
+        },
+      };
+    }
+    const user = host.users.get(second!);
+    return {
+      result: user
+        ? { status: 200, body: user }
+        : { status: 404, body: { message: 'Unknown User', code: 10013 } },
+    };
+  }
+  if (first === 'applications' && second === '@me' && segments.length === 2 && method === 'GET') {
+    return { result: { status: 200, body: applicationPayload(host) } };
+  }
+  if (first === 'applications' && second !== undefined && segments.length >= 3) {
+    if (second !== host.applicationId && second !== '@me') return { result: missingAccess() };
+    if (third === 'commands') return { result: commandsRoute(host, method, undefined, fourth, parsed.body) };
+    if (third === 'guilds' && fourth !== undefined && fifth === 'commands') {
+      if (!host.guilds.has(fourth)) return { result: missingAccess() };
+      return { result: commandsRoute(host, method, fourth, segments[5], parsed.body) };
+    }
+    return { result: notFound() };
+  }
+  if (first === 'guilds' && second !== undefined) {
+    const guild = host.guilds.get(second);
+    if (!guild || guild.unavailable)
+      return { result: { status: 404, body: { message: 'Unknown Guild', code: 10004 } } };
+    if (method !== 'GET') return { result: missingAccess() };
+    if (segments.length === 2) {
+      return { result: { status: 200, body: restGuildPayload(guild, query.get('with_counts') === 'true') } };
+    }
+    if (third === 'channels' && segments.length === 3) {
+      return { result: { status: 200, body: guild.channels.map((c) => channelPayload(c, guild.id)) } };
+    }
+    if (third === 'roles' && segments.length === 3) return { result: { status: 200, body: guild.roles } };
+    if (third === 'members' && fourth !== undefined && segments.length === 4) {
+      const member = memberOf(host, guild, fourth);
+      return {
+        result: member
+          ? { status: 200, body: member }
+          : { status: 404, body: { message: 'Unknown Member', code: 10007 } },
+      };
+    }
+    return { result: notFound() };
+  }
+  if (first === 'channels' && second !== undefined && segments.length === 2) {
+    if (method !== 'GET') return { result: missingAccess() };
+    for (const guild of host.guilds.values()) {
+      const channel = guild.channels.find((c) => c.id === second);
+      if (channel) return { result: { status: 200, body: channelPayload(channel, guild.id) } };
+    }
+    return { result: { status: 404, body: { message: 'Unknown Channel', code: 10003 } } };
+  }
+  return { result: notFound() };
+}
+
+function memberOf(host: RestHost, guild: GuildFixture, userId: string): MemberFixture | undefined {
+  const existing = guild.members.find((m) => m.user.id === userId);
+  if (existing) return existing;
+  if (userId === guild.owner_id) {
+    const owner = host.users.get(userId);
+    if (owner) return makeMember(owner, { joinedAt: new Date(Date.now() - 30 * 86_400_000).toISOString() });
+  }
+  return undefined;
+}
+
+function applicationPayload(host: RestHost): Record<string, unknown> {
+  // A stable, different snowflake for the application's owner.
+  const owner = makeUser({ id: (BigInt(host.applicationId) - 1n).toString(), username: 'stand_in_owner' });
+  return {
+    id: host.applicationId,
+    name: host.botUser.username,
+    icon: null,
+    description: 'A Discord stand-in application',
+    summary: '',
+    type: null,
+    hook: true,
+    bot_public: true,
+    bot_require_code_grant: false,
+    verify_key: '0'.repeat(64),
+    flags: APPLICATION_FLAGS,
+    owner,
+    team: null,
+    bot: { ...host.botUser, bot: true },
+    approximate_guild_count: host.guilds.size,
+    approximate_user_install_count: 0,
+    redirect_uris: [],
+    interactions_endpoint_url: null,
+    role_connections_verification_url: null,
+    event_webhooks_url: null,
+    event_webhooks_status: 1,
+    install_params: { scopes: ['bot', 'applications.commands'], permissions: '0' },
+    integration_types_config: { '0': { oauth2_install_params: null } },
+    tags: [],
+  };
+}
+
+/** GATEWAY_GUILD_MEMBERS_LIMITED | GATEWAY_MESSAGE_CONTENT_LIMITED | APPLICATION_COMMAND_BADGE. */
+export const APPLICATION_FLAGS = (1 << 15) | (1 << 19) | (1 << 23);
+
+// ---------------------------------------------------------------------------------------------
+
+function webhookRoute(
+  host: RestHost,
+  method: string,
+  segments: string[],
+  query: URLSearchParams,
+  body: unknown,
+  files: FileInfo[],
+): Routed {
+  const [, appId, token, messages, messageId] = segments;
+  const interaction = host.interactions.webhookRecord(appId!, token!);
+  if (!interaction) return { result: errors.unknownWebhook() };
+  const store = host.interactions;
+  if (segments.length === 3) {
+    if (method === 'POST') {
+      return { result: store.followUp(interaction, body, query.get('wait') === 'true', files), interaction };
+    }
+    if (method === 'GET') {
+      return {
+        result: {
+          status: 200,
+          body: { type: 3, id: host.applicationId, application_id: host.applicationId },
+        },
+        interaction,
+      };
+    }
+    return { result: methodNotAllowed(), interaction };
+  }
+  if (messages !== 'messages' || messageId === undefined || segments.length !== 5) {
+    return { result: notFound(), interaction };
+  }
+  switch (method) {
+    case 'GET':
+      return { result: store.getWebhookMessage(interaction, messageId), interaction };
+    case 'PATCH':
+      return { result: store.editWebhookMessage(interaction, messageId, body, files), interaction };
+    case 'DELETE':
+      return { result: store.deleteWebhookMessage(interaction, messageId), interaction };
+    default:
+      return { result: methodNotAllowed(), interaction };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function commandsRoute(
+  host: RestHost,
+  method: string,
+  guildId: string | undefined,
+  commandId: string | undefined,
+  body: unknown,
+): RouteResult {
+  const key = guildId ?? '';
+  let registry = host.commands.get(key);
+  if (!registry) {
+    registry = new Map();
+    host.commands.set(key, registry);
+  }
+  if (commandId === undefined) {
+    if (method === 'GET') return { status: 200, body: [...registry.values()] };
+    if (method === 'PUT') {
+      if (!Array.isArray(body)) {
+        return errors.invalidForm({ _errors: [{ code: 'BASE_TYPE_LIST', message: 'Must be a list.' }] });
+      }
+      const invalid = validateCommands(body);
+      if (invalid) return invalid;
+      const previous = [...registry.values()];
+      registry.clear();
+      const out: Record<string, unknown>[] = [];
+      for (const input of body) {
+        const cmd = isRecord(input) ? input : {};
+        const same = previous.find((p) => p.name === cmd.name && (p.type ?? 1) === (cmd.type ?? 1));
+        const created = commandPayload(
+          host,
+          cmd,
+          guildId,
+          typeof same?.id === 'string' ? same.id : undefined,
+        );
+        registry.set(String(created.id), created);
+        out.push(created);
+      }
+      return { status: 200, body: out };
+    }
+    if (method === 'POST') {
+      const invalid = validateCommands([body]);
+      if (invalid) return invalid;
+      const cmd = isRecord(body) ? body : {};
+      const same = [...registry.values()].find(
+        (p) => p.name === cmd.name && (p.type ?? 1) === (cmd.type ?? 1),
+      );
+      const created = commandPayload(host, cmd, guildId, typeof same?.id === 'string' ? same.id : undefined);
+      registry.set(String(created.id), created);
+      return { status: same ? 200 : 201, body: created };
+    }
+    return methodNotAllowed();
+  }
+  const existing = registry.get(commandId);
+  if (!existing) return { status: 404, body: { message: 'Unknown application command', code: 10063 } };
+  if (method === 'GET') return { status: 200, body: existing };
+  if (method === 'DELETE') {
+    registry.delete(commandId);
+    return { status: 204 };
+  }
+  if (method === 'PATCH') {
+    const patch = isRecord(body) ? body : {};
+    const updated = commandPayload(host, { ...existing, ...patch }, guildId, commandId);
+    registry.set(commandId, updated);
+    return { status: 200, body: updated };
+  }
+  return methodNotAllowed();
+}
+
+function validateCommands(list: unknown[]): RouteResult | null {
+  const tree: Record<string, unknown> = {};
+  list.forEach((input, i) => {
+    const errs: Record<string, unknown> = {};
+    if (!isRecord(input)) {
+      tree[String(i)] = {
+        _errors: [{ code: 'MODEL_TYPE_CONVERT', message: 'Only dictionaries may be used in a ModelType' }],
+      };
+      return;
+    }
+    const type = typeof input.type === 'number' ? input.type : 1;
+    const name = input.name;
+    if (typeof name !== 'string' || name.length < 1 || name.length > 32) {
+      errs.name = {
+        _errors: [{ code: 'BASE_TYPE_BAD_LENGTH', message: 'Must be between 1 and 32 in length.' }],
+      };
+    } else if (type === 1 && !/^[-_'\p{L}\p{N}\p{sc=Deva}\p{sc=Thai}]{1,32}$/u.test(name)) {
+      errs.name = {
+        _errors: [{ code: 'APPLICATION_COMMAND_INVALID_NAME', message: 'Command name is invalid' }],
+      };
+    } else if (type === 1 && name !== name.toLowerCase()) {
+      errs.name = {
+        _errors: [{ code: 'APPLICATION_COMMAND_INVALID_NAME', message: 'Command name is invalid' }],
+      };
+    }
+    if (type === 1) {
+      const description = input.description;
+      if (typeof description !== 'string' || description.length < 1 || description.length > 100) {
+        errs.description = {
+          _errors: [{ code: 'BASE_TYPE_BAD_LENGTH', message: 'Must be between 1 and 100 in length.' }],
+        };
+      }
+    }
+    if (Array.isArray(input.options) && input.options.length > 25) {
+      errs.options = {
+        _errors: [{ code: 'BASE_TYPE_MAX_LENGTH', message: 'Must be 25 or fewer in length.' }],
+      };
+    }
+    if (Object.keys(errs).length > 0) tree[String(i)] = errs;
+  });
+  const names = list.filter(isRecord).map((c) => `${String(c.type ?? 1)}:${String(c.name)}`);
+  if (new Set(names).size !== names.length) {
+    tree._errors = [
+      { code: 'APPLICATION_COMMANDS_DUPLICATE_NAME', message: 'Application command names must be unique' },
+    ];
+  }
+  return Object.keys(tree).length > 0 ? errors.invalidForm(tree) : null;
+}
+
+function commandPayload(
+  host: RestHost,
+  input: Record<string, unknown>,
+  guildId: string | undefined,
+  id: string | undefined,
+): Record<string, unknown> {
+  const type = typeof input.type === 'number' ? input.type : 1;
+  const cmd: Record<string, unknown> = {
+    id: id ?? snowflake(),
+    application_id: host.applicationId,
+    version: snowflake(),
+    default_member_permissions: input.default_member_permissions ?? null,
+    type,
+    name: input.name,
+    name_localizations: input.name_localizations ?? null,
+    description: type === 1 ? (input.description ?? '') : '',
+    description_localizations: input.description_localizations ?? null,
+    dm_permission: input.dm_permission ?? true,
+    contexts: input.contexts ?? (guildId ? null : [0, 1, 2]),
+    integration_types: input.integration_types ?? [0],
+    nsfw: input.nsfw ?? false,
+  };
+  if (guildId) cmd.guild_id = guildId;
+  if (Array.isArray(input.options)) cmd.options = input.options;
+  return cmd;
+}

@@ -1,0 +1,357 @@
+// A local Discord stand-in: a real HTTP + WebSocket server on 127.0.0.1 speaking enough of Discord API v10
+// for an unmodified discord.js Client to log in, become ready, receive interactions and answer them.
+
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  buttonRow,
+  type ChannelFixture,
+  type GuildFixture,
+  guildCreatePayload,
+  makeBotUser,
+  makeCommandInteraction,
+  makeComponentInteraction,
+  makeMessage,
+  makeTextChannel,
+  makeUser,
+  shardForGuild,
+  snowflake,
+  type UserFixture,
+  withBotMember,
+} from './fixtures.js';
+import { Gateway } from './gateway.js';
+import { type InteractionRecord, InteractionStore, newInteractionRecord } from './interactions.js';
+import { APPLICATION_FLAGS, createRestHandler, type RestHost } from './rest.js';
+import type {
+  DiscordStandIn,
+  GatewayLogEntry,
+  InteractionDelivery,
+  InteractionHandle,
+  RecordedRestRequest,
+  RestFaultRule,
+  SendButtonOptions,
+  SendCommandOptions,
+  StandInOptions,
+} from './types.js';
+import { WaitList } from './waiters.js';
+
+const DEFAULT_TIMEOUT_MS = 5000;
+
+interface FaultState {
+  rule: RestFaultRule;
+  remaining: number;
+}
+
+/** Copies a fixture (so the stand-in can update it) and makes sure the bot is a member. */
+function normalizeGuild(guild: GuildFixture, bot: UserFixture): GuildFixture {
+  return withBotMember(
+    { ...guild, roles: [...guild.roles], members: [...guild.members], unavailable: false },
+    bot,
+  );
+}
+
+export async function startDiscordStandIn(options: StandInOptions = {}): Promise<DiscordStandIn> {
+  const token = options.token ?? 'stand-in-token';
+  const applicationId = options.applicationId ?? snowflake();
+  const botUser = makeBotUser(options.botUser ?? { id: applicationId, username: 'Stand-in Bot' });
+  const shardCount = Math.max(1, Math.floor(options.shards ?? 1));
+  const maxConcurrency = Math.max(1, options.maxConcurrency ?? shardCount);
+  const heartbeatIntervalMs = options.heartbeatIntervalMs ?? 41_250;
+  const deadlineMs = options.interactionDeadlineMs ?? 3000;
+  const restLatencyMs = options.restLatencyMs ?? 0;
+  const defaultUser = makeUser({ id: snowflake(), username: 'stand_in_user', global_name: 'Stand-in User' });
+
+  const guilds = new Map<string, GuildFixture>();
+  const users = new Map<string, UserFixture>();
+  const requests: RecordedRestRequest[] = [];
+  const requestWaiters = new WaitList<RecordedRestRequest>();
+  const gatewayLog: GatewayLogEntry[] = [];
+  const faults: FaultState[] = [];
+  const commands = new Map<string, Map<string, Record<string, unknown>>>();
+  const store = new InteractionStore(applicationId, botUser, deadlineMs);
+  let sessionStarts = 0;
+  let port = 0;
+
+  const addUser = (user: UserFixture): void => {
+    users.set(user.id, user);
+  };
+  const ensureOwner = (guild: GuildFixture): void => {
+    if (!users.has(guild.owner_id)) {
+      users.set(
+        guild.owner_id,
+        makeUser({ id: guild.owner_id, username: `owner_${guild.owner_id.slice(-6)}` }),
+      );
+    }
+  };
+  addUser(botUser);
+  addUser(defaultUser);
+  for (const user of options.users ?? []) addUser(user);
+  for (const guild of options.guilds ?? []) {
+    const normalized = normalizeGuild(guild, botUser);
+    guilds.set(normalized.id, normalized);
+    ensureOwner(normalized);
+  }
+
+  const guildsOfShard = (shardId: number, count: number): GuildFixture[] => {
+    const out: GuildFixture[] = [];
+    for (const guild of guilds.values()) if (shardForGuild(guild.id, count) === shardId) out.push(guild);
+    return out;
+  };
+
+  const gateway = new Gateway({
+    token,
+    shardCount,
+    heartbeatIntervalMs,
+    resumeUrl: () => `ws://127.0.0.1:${port}/gateway/resume`,
+    readyData: (shardId, count, sessionId) => ({
+      v: 10,
+      user_settings: {},
+      user: { ...botUser, bot: true, verified: true, mfa_enabled: false, email: null },
+      guilds: guildsOfShard(shardId, count).map((g) => ({ id: g.id, unavailable: true })),
+      session_id: sessionId,
+      session_type: 'normal',
+      resume_gateway_url: `ws://127.0.0.1:${port}/gateway/resume`,
+      shard: [shardId, count],
+      application: { id: applicationId, flags: APPLICATION_FLAGS },
+      private_channels: [],
+      relationships: [],
+      presences: [],
+      guild_join_requests: [],
+      geo_ordered_rtc_regions: ['stand-in'],
+      auth: {},
+      _trace: ['["gateway-stand-in",{"micros":0}]'],
+    }),
+    guildCreates: (shardId, count, largeThreshold) =>
+      guildsOfShard(shardId, count)
+        .filter((g) => !g.unavailable)
+        .map((g) => guildCreatePayload(g, largeThreshold)),
+    log: (entry) => {
+      if (entry.kind === 'identify') sessionStarts += 1;
+      gatewayLog.push(entry);
+    },
+  });
+
+  const restHost: RestHost = {
+    token,
+    applicationId,
+    botUser,
+    shardCount,
+    maxConcurrency,
+    restLatencyMs,
+    guilds,
+    users,
+    interactions: store,
+    commands,
+    gatewayUrl: () => `ws://127.0.0.1:${port}/gateway`,
+    sessionStarted: () => sessionStarts,
+    record: (request: RecordedRestRequest, interaction: InteractionRecord | undefined) => {
+      requests.push(request);
+      if (interaction) {
+        interaction.requests.push(request);
+        interaction.waiters.notify(request);
+      }
+      requestWaiters.notify(request);
+    },
+    takeFault: (method, path) => {
+      for (const state of faults) {
+        const { rule } = state;
+        if (rule.method !== undefined && rule.method.toUpperCase() !== method) continue;
+        rule.path.lastIndex = 0;
+        if (!rule.path.test(path)) continue;
+        state.remaining -= 1;
+        if (state.remaining <= 0) faults.splice(faults.indexOf(state), 1);
+        return rule;
+      }
+      return undefined;
+    },
+  };
+
+  const server: Server = createServer(createRestHandler(restHost));
+  server.on('upgrade', (req, socket, head) => gateway.handleUpgrade(req, socket, head));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  port = (server.address() as AddressInfo).port;
+
+  // -- interactions ------------------------------------------------------------------------------
+
+  const resolveTarget = (opts: { guildId?: string; channelId?: string }, messageChannelId?: string) => {
+    if (opts.guildId === undefined) {
+      const channel = makeTextChannel({
+        id: opts.channelId ?? messageChannelId ?? snowflake(),
+        type: 1,
+        name: '',
+      });
+      return { guild: undefined, channel, shardId: 0 };
+    }
+    const guild = guilds.get(opts.guildId);
+    if (!guild) throw new Error(`Discord stand-in: unknown guild ${opts.guildId}`);
+    const wanted = opts.channelId ?? messageChannelId;
+    let channel: ChannelFixture | undefined =
+      wanted === undefined
+        ? guild.channels.find((c) => c.type === 0 || c.type === 5)
+        : guild.channels.find((c) => c.id === wanted);
+    if (!channel) {
+      if (wanted !== undefined)
+        throw new Error(`Discord stand-in: unknown channel ${wanted} in guild ${guild.id}`);
+      throw new Error(`Discord stand-in: guild ${guild.id} has no text channel`);
+    }
+    channel = { ...channel };
+    return { guild, channel, shardId: shardForGuild(guild.id, shardCount) };
+  };
+
+  const resolveUser = (input: SendCommandOptions['user']): UserFixture => {
+    if (!input) return defaultUser;
+    const known = users.get(input.id);
+    const user = makeUser({
+      id: input.id,
+      username: input.username,
+      global_name: input.global_name !== undefined ? input.global_name : (known?.global_name ?? null),
+    });
+    users.set(user.id, user);
+    return user;
+  };
+
+  const commandIdFor = (name: string, type: number, guildId: string | undefined): string | undefined => {
+    const lists = [guildId === undefined ? undefined : commands.get(guildId), commands.get('')];
+    for (const list of lists) {
+      for (const cmd of list?.values() ?? []) {
+        if (cmd.name === name && cmd.type === type && typeof cmd.id === 'string') return cmd.id;
+      }
+    }
+    return undefined;
+  };
+
+  const deliver = (record: InteractionRecord): InteractionHandle => {
+    store.register(record);
+    record.delivery = gateway.dispatch(record.shardId, 'INTERACTION_CREATE', record.payload);
+    return store.handle(record, DEFAULT_TIMEOUT_MS);
+  };
+
+  const sendCommand = (opts: SendCommandOptions): InteractionHandle => {
+    const { guild, channel, shardId } = resolveTarget(opts);
+    const user = resolveUser(opts.user);
+    const commandType = opts.type ?? 1;
+    const registered = commandIdFor(opts.name, commandType, guild?.id);
+    const payload = makeCommandInteraction({
+      applicationId,
+      botId: botUser.id,
+      ...(guild ? { guild } : {}),
+      channel,
+      user,
+      ...(opts.roles ? { roles: opts.roles } : {}),
+      ...(opts.locale ? { locale: opts.locale } : {}),
+      name: opts.name,
+      commandType,
+      ...(registered ? { commandId: registered } : {}),
+      ...(opts.options ? { options: opts.options } : {}),
+      ...(opts.resolved ? { resolved: opts.resolved } : {}),
+      ...(guild && commands.get(guild.id)?.has(registered ?? '') ? { commandGuildId: guild.id } : {}),
+    });
+    return deliver(newInteractionRecord(payload, user, shardId));
+  };
+
+  const sendButton = (opts: SendButtonOptions): InteractionHandle => {
+    const known = opts.messageId === undefined ? undefined : store.getMessage(opts.messageId);
+    const { guild, channel, shardId } = resolveTarget(opts, known?.channel_id);
+    const user = resolveUser(opts.user);
+    let message = known;
+    if (!message) {
+      message = makeMessage({
+        id: opts.messageId ?? snowflake(),
+        channelId: channel.id,
+        author: botUser,
+        content: 'Stand-in message with a component',
+        components: [buttonRow(opts.customId)],
+        applicationId,
+      });
+      store.putMessage(message);
+    }
+    const payload = makeComponentInteraction({
+      applicationId,
+      botId: botUser.id,
+      ...(guild ? { guild } : {}),
+      channel,
+      user,
+      ...(opts.roles ? { roles: opts.roles } : {}),
+      ...(opts.locale ? { locale: opts.locale } : {}),
+      customId: opts.customId,
+      message: structuredClone(message),
+      ...(opts.componentType !== undefined ? { componentType: opts.componentType } : {}),
+      ...(opts.values ? { values: opts.values } : {}),
+    });
+    const record = newInteractionRecord(payload, user, shardId);
+    record.componentMessageId = message.id;
+    return deliver(record);
+  };
+
+  // -- guild control -------------------------------------------------------------------------------
+
+  const addGuild = (guild: GuildFixture): void => {
+    const normalized = normalizeGuild(guild, botUser);
+    guilds.set(normalized.id, normalized);
+    ensureOwner(normalized);
+    gateway.dispatch(
+      shardForGuild(normalized.id, shardCount),
+      'GUILD_CREATE',
+      guildCreatePayload(normalized),
+    );
+  };
+
+  const removeGuild = (id: string, unavailable = false): void => {
+    const guild = guilds.get(id);
+    if (!guild) return;
+    if (unavailable) guild.unavailable = true;
+    else guilds.delete(id);
+    gateway.dispatch(
+      shardForGuild(id, shardCount),
+      'GUILD_DELETE',
+      unavailable ? { id, unavailable: true } : { id },
+    );
+  };
+
+  const standIn: DiscordStandIn = {
+    restUrl: `http://127.0.0.1:${port}/api`,
+    gatewayUrl: `ws://127.0.0.1:${port}/gateway`,
+    applicationId,
+    token,
+    botUser,
+    shardCount,
+    requests,
+    guilds,
+    gatewayLog,
+    connectedShards: () => gateway.connectedShards(),
+    waitForShards: (n, timeoutMs = DEFAULT_TIMEOUT_MS) => gateway.waitForShards(n, timeoutMs),
+    disconnectShard: (shardId, closeCode) => gateway.disconnect(shardId, closeCode),
+    setIdentifyDelay: (shardId, ms) => gateway.setIdentifyDelay(shardId, ms),
+    requestReconnect: (shardId) => gateway.requestReconnect(shardId),
+    addGuild,
+    removeGuild,
+    addUser,
+    dispatch: (shardId: number, event: string, data: unknown): InteractionDelivery =>
+      gateway.dispatch(shardId, event, data),
+    sendCommand,
+    sendButton,
+    injectRestFault: (rule) => {
+      faults.push({ rule, remaining: rule.times ?? 1 });
+    },
+    clearRestFaults: () => {
+      faults.length = 0;
+    },
+    waitForRequest: (pred, timeoutMs = DEFAULT_TIMEOUT_MS) =>
+      requestWaiters.wait(pred, timeoutMs, 'a matching REST request', requests),
+    commands: (guildId?: string) => [...(commands.get(guildId ?? '')?.values() ?? [])],
+    close: async () => {
+      requestWaiters.close();
+      store.close();
+      await gateway.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+  return standIn;
+}

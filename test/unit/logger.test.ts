@@ -1,0 +1,55 @@
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { DirectoryClient } from '../../src/directory/client.js';
+import { createLogger } from '../../src/log/logger.js';
+
+const TOKEN = 'tok_9f8e7d6c5b4a3928170615aabbccddeeff';
+
+function capture() {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      lines.push(chunk.toString());
+      cb();
+    },
+  });
+  return { lines, stream };
+}
+
+describe('log redaction', () => {
+  it('removes the token from fields, headers, error messages, stacks and causes', () => {
+    const { lines, stream } = capture();
+    const log = createLogger({ level: 'trace', secrets: [TOKEN], destination: stream });
+    const err = new Error(`request failed with Authorization: Bot ${TOKEN}`, {
+      cause: new Error(`inner ${TOKEN}`),
+    });
+    log.error({ err, token: TOKEN, headers: { authorization: `Bot ${TOKEN}` } }, 'failed');
+    log.info({ req: { headers: { authorization: TOKEN } }, config: { directory: { token: TOKEN } } }, 'req');
+    log.warn(`message with ${TOKEN} inline`);
+    log.debug({ nested: { deeper: { value: `x${TOKEN}x` } } }, 'deep');
+    const out = lines.join('');
+    expect(lines.length).toBe(4);
+    expect(out).not.toContain(TOKEN);
+    expect(out).toContain('[REDACTED]');
+  });
+
+  it('keeps the token out of a logged request failure from the client', async () => {
+    const { lines, stream } = capture();
+    const log = createLogger({ level: 'trace', secrets: [TOKEN], destination: stream });
+    // Nothing listens on port 9 of the loopback: the request fails at connect.
+    const client = new DirectoryClient({
+      baseUrl: 'http://127.0.0.1:9',
+      token: TOKEN,
+      maxRetries: 0,
+      rateLimits: false,
+    });
+    const err = await client.getBotComments('724663360934772797').catch((e: unknown) => e);
+    await client.close();
+    log.error({ err }, 'directory request failed');
+    const out = lines.join('');
+    expect(out).toContain('Unavailable');
+    expect(out).not.toContain(TOKEN);
+    expect(JSON.stringify(err)).not.toContain(TOKEN);
+    expect(String((err as Error).stack)).not.toContain(TOKEN);
+  });
+});
