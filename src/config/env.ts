@@ -67,6 +67,37 @@ function url(fallback: string) {
     });
 }
 
+function snowflake() {
+  return z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v.trim() === '') return undefined;
+      if (!/^\d{17,20}$/.test(v.trim())) {
+        ctx.addIssue({ code: 'custom', message: 'expected a Discord ID (17 to 20 digits)' });
+        return z.NEVER;
+      }
+      return v.trim();
+    });
+}
+
+function optionalUrl() {
+  return z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v.trim() === '') return undefined;
+      try {
+        const parsed = new URL(v.trim());
+        if (parsed.protocol === 'http:' || parsed.protocol === 'https:') return v.trim().replace(/\/+$/, '');
+      } catch {
+        // reported below
+      }
+      ctx.addIssue({ code: 'custom', message: 'expected an http(s) URL' });
+      return z.NEVER;
+    });
+}
+
 function oneOf<const T extends readonly [string, ...string[]]>(values: T, fallback: T[number]) {
   return z
     .string()
@@ -92,6 +123,10 @@ export const SCHEMA = z.object({
   DIRECTORY_ROUTE_RATE_LIMIT: rate('1/2000'),
   DIRECTORY_RATE_LIMIT_MARGIN_MS: integer(0, 10_000, 100, ' (milliseconds)'),
   LOG_LEVEL: oneOf(LOG_LEVELS, 'info'),
+  DISCORD_TOKEN: optionalText,
+  DISCORD_APPLICATION_ID: snowflake(),
+  DISCORD_API_URL: optionalUrl(),
+  DEV_GUILD_ID: snowflake(),
 });
 
 export interface Config {
@@ -107,6 +142,13 @@ export interface Config {
       routes: { max: number; windowMs: number };
       marginMs: number;
     };
+  };
+  discord: {
+    token: string | undefined;
+    applicationId: string | undefined;
+    /** REST base including /api, e.g. http://127.0.0.1:8080/api; undefined: Discord's own. */
+    apiUrl: string | undefined;
+    devGuildId: string | undefined;
   };
   logLevel: (typeof LOG_LEVELS)[number];
 }
@@ -153,6 +195,12 @@ export function loadConfig(env: Environment): Config {
         marginMs: e.DIRECTORY_RATE_LIMIT_MARGIN_MS,
       },
     },
+    discord: {
+      token: e.DISCORD_TOKEN,
+      applicationId: e.DISCORD_APPLICATION_ID,
+      apiUrl: e.DISCORD_API_URL,
+      devGuildId: e.DEV_GUILD_ID,
+    },
     logLevel: e.LOG_LEVEL,
   };
 }
@@ -175,5 +223,7 @@ export function readEnvironment(cwd: string = process.cwd()): Environment {
 
 /** Every secret value in a configuration, for log scrubbing. */
 export function secretsOf(config: Config): string[] {
-  return [config.directory.token].filter((s): s is string => typeof s === 'string' && s.length > 0);
+  return [config.directory.token, config.discord.token].filter(
+    (s): s is string => typeof s === 'string' && s.length > 0,
+  );
 }

@@ -343,7 +343,13 @@ export class DirectoryClient {
 
   /** GET /v2/token: what the directory says of the configured token (v2 only). */
   async checkToken(options?: RequestOptions): Promise<TokenInfo> {
-    return this.#call(ENDPOINTS.checkToken, {}, undefined, tokenInfoSchema, options);
+    const info = await this.#call(ENDPOINTS.checkToken, {}, undefined, tokenInfoSchema, options);
+    // Should the directory ever echo the token, it must not travel on in `raw`.
+    const token = this.#token;
+    const raw = Object.fromEntries(
+      Object.entries(info.raw).filter(([, v]) => !(token && JSON.stringify(v ?? null).includes(token))),
+    );
+    return { ...info, raw };
   }
 
   /** Closes the connection pool and fails every request still waiting for the rate limiter. */
@@ -435,7 +441,16 @@ export class DirectoryClient {
     return excerpt.replace(/\s+/g, ' ').trim();
   }
 
+  /** The directory's own error text, cut and scrubbed: it becomes an error message. */
   #errorMessage(text: string): string | undefined {
+    const message = this.#rawErrorMessage(text);
+    if (message === undefined) return undefined;
+    let clean = message.length > 300 ? `${message.slice(0, 300)}…` : message;
+    if (this.#token) clean = clean.split(this.#token).join('[REDACTED]');
+    return clean;
+  }
+
+  #rawErrorMessage(text: string): string | undefined {
     let json: unknown;
     try {
       json = JSON.parse(text);

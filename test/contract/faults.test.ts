@@ -263,3 +263,21 @@ describe('input never reaches another route', () => {
     expect(emu.requests).toHaveLength(0);
   });
 });
+
+describe('the token never travels on', () => {
+  it('is scrubbed from error messages the directory echoes', async () => {
+    emu.faults.add({ kind: 'status', status: 400, message: `bad token ${TOKENS.serviceBot} here` });
+    const err = await client()
+      .getBotComments(IDS.plainBot)
+      .catch((e: unknown) => e);
+    expect((err as Error).message).toBe('bad token [REDACTED] here');
+    emu.faults.clear();
+    emu.faults.add({
+      kind: 'text',
+      status: 200,
+      body: `{"ok":true,"type":"Bot","echo":"${TOKENS.serviceBot}"}`,
+    });
+    const info = await client().checkToken();
+    expect(JSON.stringify(info)).not.toContain(TOKENS.serviceBot);
+  });
+});

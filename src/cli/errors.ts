@@ -1,0 +1,108 @@
+/**
+ * How the CLI ends: every failure becomes one exit code and one line on stderr.
+ *   0 ok · 2 usage or configuration · 3 token refused · 4 not found · 5 rate limited
+ *   6 directory unavailable · 7 answer unusable · 1 anything unexpected
+ */
+import { ConfigError } from '../config/env.js';
+import { isDirectoryError, RateLimitedError } from '../directory/errors.js';
+
+export const EXIT = {
+  ok: 0,
+  unexpected: 1,
+  usage: 2,
+  auth: 3,
+  notFound: 4,
+  rateLimited: 5,
+  unavailable: 6,
+  invalidResponse: 7,
+} as const;
+
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/** A mistake in the command line: the message is followed by a usage hint for `command`. */
+export class UsageError extends Error {
+  /** The command whose usage to show, e.g. 'links create'; undefined for the top level. */
+  readonly command: string | undefined;
+  constructor(message: string, command?: string) {
+    super(message);
+    this.name = 'UsageError';
+    this.command = command;
+  }
+}
+
+/** Configuration variables and the flags that set them, to name the flag in a configuration error. */
+export type FlagSources = ReadonlyMap<string, string>;
+
+export interface Failure {
+  exitCode: ExitCode;
+  /** One line, without the `directory:` prefix. */
+  message: string;
+  /** Show a usage hint after the message. */
+  usage: boolean;
+  command: string | undefined;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ').trim();
+}
+
+function formatWait(ms: number): string {
+  if (ms < 1_000) return `${Math.max(0, Math.ceil(ms))} ms`;
+  const seconds = Math.ceil(ms / 1_000);
+  if (seconds < 120) return `${seconds} s`;
+  return `${Math.ceil(seconds / 60)} min`;
+}
+
+function configMessage(err: ConfigError, fromFlags: FlagSources): string {
+  const problems = err.problems.map((problem) => {
+    for (const [variable, flag] of fromFlags) {
+      if (problem.startsWith(`${variable}:`)) return `${flag} (${variable})${problem.slice(variable.length)}`;
+    }
+    return problem;
+  });
+  return `invalid configuration: ${problems.join('; ')}`;
+}
+
+/** Maps anything thrown while running a command to its exit code and message. */
+export function describeFailure(err: unknown, fromFlags: FlagSources = new Map()): Failure {
+  const plain = (exitCode: ExitCode, message: string): Failure => ({
+    exitCode,
+    message: oneLine(message),
+    usage: false,
+    command: undefined,
+  });
+  if (err instanceof UsageError) {
+    return { exitCode: EXIT.usage, message: oneLine(err.message), usage: true, command: err.command };
+  }
+  if (err instanceof ConfigError) return plain(EXIT.usage, configMessage(err, fromFlags));
+  if (!isDirectoryError(err)) {
+    const text = err instanceof Error ? err.message : String(err);
+    return plain(EXIT.unexpected, `unexpected error: ${text}`);
+  }
+  switch (err.code) {
+    case 'InvalidArgument':
+      return plain(EXIT.usage, err.message);
+    case 'BadRequest':
+      // The directory refused the arguments: a usage problem from the user's point of view.
+      return plain(EXIT.usage, `the directory refused the request: ${err.message}`);
+    case 'Unauthorized':
+      return plain(EXIT.auth, `the directory refused the token (${err.message})`);
+    case 'Forbidden':
+      return plain(EXIT.auth, `the directory refused access (${err.message})`);
+    case 'TokenKindNotAccepted':
+      return plain(EXIT.auth, `${err.message} (set --token-kind or DIRECTORY_TOKEN_KIND)`);
+    case 'NotFound':
+      return plain(EXIT.notFound, err.message);
+    case 'RateLimited': {
+      const wait = err instanceof RateLimitedError ? err.retryAfterMs : undefined;
+      const suffix = wait === undefined ? '' : `; try again in ${formatWait(wait)}`;
+      return plain(EXIT.rateLimited, `rate limited by the directory (${err.message})${suffix}`);
+    }
+    case 'Unavailable':
+      return plain(EXIT.unavailable, `the directory is unavailable: ${err.message}`);
+    case 'InvalidResponse':
+      return plain(EXIT.invalidResponse, err.message);
+    default:
+      return plain(EXIT.unexpected, err.message);
+  }
+}

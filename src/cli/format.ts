@@ -1,0 +1,225 @@
+/**
+ * Readable output: aligned `key: value` blocks, lists and comment listings. Text that comes from
+ * the directory is cleaned of control characters so it cannot move the cursor or recolour a terminal.
+ */
+import type {
+  AttachedRef,
+  BotReference,
+  DirectoryBot,
+  DirectoryComment,
+  DirectoryProfile,
+  DirectoryServer,
+  OkResult,
+  ProfileComments,
+  ServerUpResult,
+  ShortLink,
+  TokenInfo,
+  ValidateBotResult,
+} from '../directory/types.js';
+
+export type Value = string | number | boolean | null | undefined | readonly string[];
+export type Row = readonly [key: string, value: Value];
+
+const NONE = '-';
+
+/** Removes terminal control characters (keeps new lines and tabs as spaces). */
+export function clean(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping them is the point
+  return text.replace(/\r\n?/g, '\n').replace(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g, ' ');
+}
+
+function show(value: Exclude<Value, readonly string[]>): string {
+  if (value === null || value === undefined || value === '') return NONE;
+  if (typeof value === 'boolean') return value ? 'yes' : 'no';
+  return clean(String(value));
+}
+
+function lines(value: Value): string[] {
+  if (Array.isArray(value)) return value.length === 0 ? [NONE] : value.map((v: string) => show(v));
+  return show(value as Exclude<Value, readonly string[]>).split('\n');
+}
+
+/** `key: value` lines with the values in one column; list and multi-line values continue under it. */
+export function keyValues(rows: readonly Row[]): string {
+  const width = Math.max(0, ...rows.map(([key]) => key.length + 1));
+  const out: string[] = [];
+  for (const [key, value] of rows) {
+    const [first = NONE, ...rest] = lines(value);
+    out.push(`${`${key}:`.padEnd(width)} ${first}`.trimEnd());
+    for (const line of rest) out.push(`${' '.repeat(width)} ${line}`.trimEnd());
+  }
+  return `${out.join('\n')}\n`;
+}
+
+/** Columns padded to the widest cell; the last column is not padded. */
+export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const all = [header, ...rows];
+  const widths = header.map((_, i) => Math.max(...all.map((row) => (row[i] ?? '').length)));
+  const render = (row: readonly string[]): string =>
+    row
+      .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  return `${all.map(render).join('\n')}\n`;
+}
+
+export function iso(date: Date | null): string | null {
+  return date === null || Number.isNaN(date.getTime()) ? null : date.toISOString();
+}
+
+/** `in 3h 59m`, `in 0h 1m` (minutes rounded up), or `now` when the time has come. */
+export function relative(date: Date, now: number): string {
+  const ms = date.getTime() - now;
+  if (ms <= 0) return 'now';
+  const minutes = Math.ceil(ms / 60_000);
+  return `in ${Math.floor(minutes / 60)}h ${minutes % 60}m`;
+}
+
+/** `information.added` is a time when it looks like epoch milliseconds, else shown as sent. */
+function added(value: number | null): string | null {
+  if (value === null) return null;
+  return value >= 1e11 && value < 1e14 ? `${new Date(value).toISOString()} (${value})` : String(value);
+}
+
+function attached(ref: AttachedRef | null): string | null {
+  if (ref === null || ref.id === null) return null;
+  return `${ref.id}${ref.approved ? ' (approved)' : ' (not approved)'}`;
+}
+
+export function formatBot(bot: DirectoryBot): string {
+  return keyValues([
+    ['id', bot.id],
+    ['short code', bot.shortCode],
+    ['status', bot.status],
+    ['badge', bot.badge],
+    ['bumps', bot.bumps],
+    ['prefix', bot.prefix],
+    ['library', bot.library],
+    ['permissions', bot.permissions],
+    ['added', added(bot.added)],
+    ['servers', bot.stats.servers],
+    ['shards', bot.stats.shards],
+    ['users', bot.stats.users],
+    ['developers', bot.developers],
+    ['tags', bot.tags],
+    ['invite', bot.links.discord],
+    ['github', bot.links.github],
+    ['site', bot.links.site],
+    ['support server', attached(bot.supportServer)],
+    ['pages', bot.pageLinks],
+    ['short description', bot.shortDescription],
+    ['long description', bot.longDescription],
+  ]);
+}
+
+export function formatServer(server: DirectoryServer): string {
+  const { all, online } = server.members;
+  const members = all === null ? null : `${all}${online === null ? '' : ` (${online} online)`}`;
+  return keyValues([
+    ['id', server.id],
+    ['short code', server.shortCode],
+    ['name', server.name],
+    ['status', server.status],
+    ['badge', server.badge],
+    ['bumps', server.bumps],
+    ['members', members],
+    ['owner', server.owner],
+    ['avatar', server.avatar],
+    ['tags', server.tags],
+    ['invite', server.links.invite],
+    ['site', server.links.site],
+    ['youtube', server.links.youtube],
+    ['twitch', server.links.twitch],
+    ['steam', server.links.steam],
+    ['vk', server.links.vk],
+    ['bot', attached(server.bot)],
+    ['pages', server.pageLinks],
+    ['short description', server.shortDescription],
+    ['long description', server.longDescription],
+  ]);
+}
+
+export function formatProfile(profile: DirectoryProfile): string {
+  return keyValues([
+    ['id', profile.id],
+    ['short code', profile.shortCode],
+    ['status', profile.status],
+    ['badge', profile.badge],
+    ['site', profile.site],
+    ['vk', profile.vk],
+    ['steam', profile.steam],
+    ['youtube', profile.youtube],
+    ['twitch', profile.twitch],
+    ['git', profile.git],
+  ]);
+}
+
+/** The emoji take two terminal cells: the neutral dot is padded to match. */
+const VOTES: Record<number, string> = { 1: '👍', [-1]: '👎', 0: '· ' };
+
+export function formatComments(comments: readonly DirectoryComment[]): string {
+  if (comments.length === 0) return 'no comments\n';
+  const out: string[] = [];
+  for (const c of comments) {
+    const when = iso(c.at) ?? 'unknown time';
+    out.push(`${VOTES[c.vote] ?? '· '} ${when}  ${c.userId}${c.isUpdated ? '  (edited)' : ''}`);
+    for (const line of clean(c.text).split('\n')) out.push(`    ${line}`.trimEnd());
+  }
+  return `${out.join('\n')}\n`;
+}
+
+export function formatProfileComments(comments: ProfileComments): string {
+  const section = (title: string, list: readonly DirectoryComment[]): string =>
+    `${title} (${list.length}):\n${list.length === 0 ? '' : formatComments(list)}`;
+  return `${section('on bots', comments.bots)}\n${section('on servers', comments.servers)}`;
+}
+
+export function formatBotReferences(bots: readonly BotReference[]): string {
+  if (bots.length === 0) return 'no bots\n';
+  return table(
+    ['id', 'short code'],
+    bots.map((b) => [b.id, show(b.shortCode)]),
+  );
+}
+
+export function formatLinks(links: readonly ShortLink[]): string {
+  if (links.length === 0) return 'no links\n';
+  return table(
+    ['code', 'domain', 'views', 'created', 'link'],
+    links.map((l) => [show(l.code), show(l.domain), String(l.views), show(iso(l.createdAt)), show(l.link)]),
+  );
+}
+
+export function formatOk(result: OkResult, what: string, failed: string): string {
+  return `${result.ok ? what : failed}\n`;
+}
+
+export function formatValidateBot(result: ValidateBotResult): string {
+  return keyValues([['valid', result.ok]]);
+}
+
+export function formatTokenInfo(info: TokenInfo): string {
+  const extra: Row[] = Object.entries(info.raw)
+    .filter(([key]) => key !== 'ok' && key !== 'type')
+    .map(([key, value]): Row => [key, typeof value === 'string' ? value : JSON.stringify(value)]);
+  return keyValues([['ok', info.ok], ['type', info.type], ...extra]);
+}
+
+export function formatUp(result: ServerUpResult, now: number): string {
+  const next =
+    result.nextUpAt === null ? null : `${iso(result.nextUpAt)} (${relative(result.nextUpAt, now)})`;
+  return keyValues([
+    ['message', result.message],
+    ['server', result.serverId],
+    ['updated', result.updated],
+    ['up', result.up === 1 ? (result.upSuccessfully ? 'registered' : 'not registered') : 'not asked'],
+    ['bumps', result.bumps],
+    ['boost', result.boost],
+    ['next up', next],
+  ]);
+}
+
+/** `--json`: the validated result, Dates as ISO strings (Date#toJSON). */
+export function toJson(data: unknown): string {
+  return `${JSON.stringify(data, null, 2)}\n`;
+}

@@ -1,0 +1,208 @@
+/**
+ * The whole command line as one function, for main.ts and for tests: parse, configure, call the
+ * client, print, and turn every failure into an exit code and one line on stderr.
+ */
+import { type Environment, loadConfig } from '../config/env.js';
+import { DirectoryClient } from '../directory/client.js';
+import { COMMANDS, type Command, findCommand, GROUPS, subcommandsOf } from './commands.js';
+import { describeFailure, EXIT, UsageError } from './errors.js';
+import {
+  findPositionals,
+  GLOBAL_FLAGS,
+  type ParsedValues,
+  parseFlags,
+  stringFlagNames,
+  wantsHelp,
+} from './flags.js';
+import { toJson } from './format.js';
+import { commandHelp, globalHelp, groupHelp, packageVersion, usageLine } from './help.js';
+
+export interface Output {
+  write(text: string): unknown;
+}
+
+export interface CliIo {
+  stdout: Output;
+  stderr: Output;
+  /** The environment the configuration is read from (main.ts passes readEnvironment()). */
+  env: Environment;
+  now?: () => number;
+}
+
+const REDACTED = '[REDACTED]';
+
+/** Messages that echo a value cut it to this many characters (refs.ts, env.ts and here). */
+const ECHO_LENGTH = 40;
+
+/**
+ * Writes through `output` with every secret replaced: as given, JSON-escaped, and cut the way
+ * messages echo a long value (a token typed where a command or a token kind was expected).
+ */
+function scrubbing(output: Output, secrets: ReadonlySet<string>): Output {
+  return {
+    write(text: string) {
+      let out = text;
+      const forms = [...secrets]
+        .filter((s) => s.length >= 4)
+        .flatMap((s) => [s, JSON.stringify(s).slice(1, -1), s.slice(0, ECHO_LENGTH)])
+        .sort((a, b) => b.length - a.length);
+      for (const secret of forms) out = out.split(secret).join(REDACTED);
+      return output.write(out);
+    },
+  };
+}
+
+/** Token values given on the command line, collected before anything can fail. */
+function tokensIn(argv: readonly string[]): string[] {
+  const found: string[] = [];
+  argv.forEach((arg, i) => {
+    if (arg === '--token' && argv[i + 1] !== undefined) found.push(argv[i + 1] ?? '');
+    else if (arg.startsWith('--token=')) found.push(arg.slice('--token='.length));
+  });
+  return found;
+}
+
+function describe(value: string): string {
+  return JSON.stringify(value.length > ECHO_LENGTH ? `${value.slice(0, ECHO_LENGTH)}…` : value);
+}
+
+interface Located {
+  command: Command;
+  /** argv without the command words. */
+  rest: string[];
+}
+
+/** Finds the command words in argv; returns a help text instead when only help can be given. */
+function locate(argv: readonly string[]): Located | { help: string } {
+  const globalStrings = stringFlagNames(GLOBAL_FLAGS);
+  const [first] = findPositionals(argv, globalStrings, 1);
+  if (first === undefined) {
+    if (wantsHelp(argv)) return { help: globalHelp() };
+    const { values } = parseFlags(argv, GLOBAL_FLAGS);
+    if (values.version === true) return { help: `${packageVersion()}\n` };
+    throw new UsageError('missing command');
+  }
+  const word = argv[first] ?? '';
+  if (word === 'help') return { help: helpFor(argv.slice(first + 1).filter((a) => !a.startsWith('-'))) };
+  const skip = [first];
+  let name = word;
+  if (GROUPS.has(word)) {
+    const groupStrings = new Set([
+      ...globalStrings,
+      ...subcommandsOf(word).flatMap((c) => [...stringFlagNames(c.flags)]),
+    ]);
+    const [second] = findPositionals(argv, groupStrings, 1, first + 1);
+    const choices = subcommandsOf(word)
+      .map((c) => c.name.slice(word.length + 1))
+      .join(', ');
+    if (second === undefined) {
+      if (wantsHelp(argv)) return { help: groupHelp(word) };
+      throw new UsageError(`missing ${word} subcommand (${choices})`, word);
+    }
+    name = `${word} ${argv[second] ?? ''}`;
+    skip.push(second);
+    if (findCommand(name) === undefined) {
+      throw new UsageError(`unknown ${word} subcommand ${describe(argv[second] ?? '')} (${choices})`, word);
+    }
+  }
+  const command = findCommand(name);
+  if (command === undefined) throw new UsageError(`unknown command ${describe(word)}`);
+  if (wantsHelp(argv)) return { help: commandHelp(command) };
+  return { command, rest: argv.filter((_, i) => !skip.includes(i)) };
+}
+
+/** `directory help [command words]`. */
+function helpFor(words: readonly string[]): string {
+  if (words.length === 0) return globalHelp();
+  const name = words.join(' ');
+  const command = findCommand(name);
+  if (command !== undefined) return commandHelp(command);
+  if (words.length === 1 && GROUPS.has(name)) return groupHelp(name);
+  throw new UsageError(`unknown command ${describe(name)}`);
+}
+
+function checkPositionals(command: Command, positionals: readonly string[]): void {
+  if (positionals.length < command.args.length) {
+    throw new UsageError(`missing ${command.args[positionals.length]}`, command.name);
+  }
+  if (positionals.length > command.args.length) {
+    throw new UsageError(
+      `unexpected argument ${describe(positionals[command.args.length] ?? '')}`,
+      command.name,
+    );
+  }
+}
+
+/** The environment with the global flags laid over it, and which variables came from flags. */
+function overlay(
+  env: Environment,
+  values: ParsedValues,
+): { env: Environment; fromFlags: Map<string, string> } {
+  const merged: Environment = { ...env };
+  const fromFlags = new Map<string, string>();
+  for (const flag of GLOBAL_FLAGS) {
+    const value = values[flag.name];
+    if (flag.variable === undefined || typeof value !== 'string') continue;
+    merged[flag.variable] = value;
+    fromFlags.set(flag.variable, `--${flag.name}`);
+  }
+  return { env: merged, fromFlags };
+}
+
+export async function run(argv: readonly string[], io: CliIo): Promise<number> {
+  const secrets = new Set<string>(tokensIn(argv));
+  const envToken = io.env.DIRECTORY_TOKEN?.trim();
+  if (envToken) secrets.add(envToken);
+  const stdout = scrubbing(io.stdout, secrets);
+  const stderr = scrubbing(io.stderr, secrets);
+  const now = io.now ?? Date.now;
+  let fromFlags = new Map<string, string>();
+  let client: DirectoryClient | undefined;
+  try {
+    const located = locate(argv);
+    if ('help' in located) {
+      stdout.write(located.help);
+      return EXIT.ok;
+    }
+    const { command, rest } = located;
+    const { values, positionals } = parseFlags(rest, [...GLOBAL_FLAGS, ...command.flags], command.name);
+    if (values.version === true) {
+      stdout.write(`${packageVersion()}\n`);
+      return EXIT.ok;
+    }
+    checkPositionals(command, positionals);
+    const layered = overlay(io.env, values);
+    fromFlags = layered.fromFlags;
+    const config = loadConfig(layered.env).directory;
+    if (config.token) secrets.add(config.token);
+    client = new DirectoryClient({
+      baseUrl: config.baseUrl,
+      version: config.version,
+      token: config.token,
+      tokenKind: config.tokenKind,
+      timeoutMs: config.timeoutMs,
+      maxRetries: config.maxRetries,
+      rateLimits: config.rateLimits,
+    });
+    const result = await command.execute({ client, values, args: positionals, now });
+    stdout.write(values.json === true ? toJson(result.data) : result.text);
+    return EXIT.ok;
+  } catch (err) {
+    const failure = describeFailure(err, fromFlags);
+    stderr.write(`directory: ${failure.message}\n`);
+    if (failure.usage) {
+      const command = failure.command === undefined ? undefined : findCommand(failure.command);
+      if (command !== undefined) {
+        stderr.write(`usage: ${usageLine(command)}\nrun 'directory ${command.name} --help' for details\n`);
+      } else if (failure.command !== undefined) {
+        stderr.write(`run 'directory ${failure.command} --help' for its subcommands\n`);
+      } else {
+        const names = [...new Set(COMMANDS.map((c) => c.name.split(' ')[0]))].join(', ');
+        stderr.write(`commands: ${names}\nrun 'directory --help' for details\n`);
+      }
+    }
+    return failure.exitCode;
+  } finally {
+    await client?.close();
+  }
+}
