@@ -1,16 +1,23 @@
 /**
  * Cards for bots, servers and profiles: pure functions from our directory types to Discord
- * JSON. Every directory string goes through safeText/safeLine; every URL through linkButton.
+ * JSON. Every directory string goes through safeText/safeLine/safeCode/plainText; every URL
+ * through linkButton.
  */
-import { type APIEmbed, type APIEmbedField, TimestampStyles, time } from 'discord.js';
+import {
+  type APIButtonComponentWithCustomId,
+  type APIEmbed,
+  type APIEmbedField,
+  TimestampStyles,
+  time,
+} from 'discord.js';
 import type { BotReference, DirectoryBot, DirectoryProfile, DirectoryServer } from '../directory/types.js';
-import type { Translate } from '../i18n/index.js';
+import { resolveLocale, type Translate } from '../i18n/index.js';
 import { COLORS } from './colors.js';
 import { actionButton, linkButton, rows } from './components.js';
-import { encodeComments } from './custom-id.js';
+import { type CommentsKind, commentsCustomId } from './custom-id.js';
 import { fitEmbed, LIMITS } from './limits.js';
 import type { RenderedMessage } from './message.js';
-import { httpUrl, safeLine, safeText, userMention } from './text.js';
+import { httpUrl, looksLikeUrl, plainText, safeCode, safeLine, safeText, userMention } from './text.js';
 
 export interface DiscordIdentity {
   name: string;
@@ -18,6 +25,10 @@ export interface DiscordIdentity {
 }
 
 const TAG_LIMIT = 20;
+const DEVELOPER_LIMIT = 10;
+const BOT_LIMIT = 20;
+const SHORT_DESCRIPTION_LIMIT = 1024;
+const LONG_DESCRIPTION_LIMIT = 2500;
 
 function field(name: string, value: string | null | undefined, inline = true): APIEmbedField | null {
   if (value === null || value === undefined || value.trim() === '') return null;
@@ -29,17 +40,31 @@ function present(fields: Array<APIEmbedField | null>): APIEmbedField[] {
 }
 
 export function formatNumber(value: number, locale: string): string {
-  return new Intl.NumberFormat(locale === 'ru' ? 'ru-RU' : 'en-US').format(value);
+  return new Intl.NumberFormat(resolveLocale(locale) === 'ru' ? 'ru-RU' : 'en-US').format(value);
 }
 
-function tagList(tags: readonly string[]): string {
-  const shown = tags.slice(0, TAG_LIMIT).map((tag) => `\`${safeLine(tag, 40).replace(/`/g, 'ˋ')}\``);
-  return shown.join(' ') + (tags.length > TAG_LIMIT ? ' …' : '');
+/** Up to `limit` items, then "and N more". */
+function capped(items: readonly string[], limit: number, separator: string, t: Translate): string {
+  const shown = items.slice(0, limit);
+  const rest = items.length - shown.length;
+  return shown.join(separator) + (rest > 0 ? `${separator}${t('common.andMore', { count: rest })}` : '');
+}
+
+function tagList(tags: readonly string[], t: Translate): string | null {
+  const shown = tags.map((tag) => safeCode(tag, 42)).filter((tag) => tag !== '');
+  return shown.length > 0 ? capped(shown, TAG_LIMIT, ' ', t) : null;
 }
 
 /** An open string (status, badge) as shown: SCREAMING_CASE stays recognisable, escaped. */
 function label(value: string | null): string | null {
   return value ? safeLine(value, 100) : null;
+}
+
+/** Short and long descriptions, each escaped and cut, without a leading gap when one is missing. */
+function descriptions(short: string | null, long: string | null): string {
+  return [safeText(short, SHORT_DESCRIPTION_LIMIT), safeText(long, LONG_DESCRIPTION_LIMIT)]
+    .filter((part) => part.trim() !== '')
+    .join('\n\n');
 }
 
 /** `information.added` is a time only when it looks like one (the real sample holds a count). */
@@ -48,9 +73,13 @@ function addedAt(added: number | null): Date | null {
   return new Date(added < 100_000_000_000 ? added * 1000 : added);
 }
 
-function inviteUrl(value: string | null): string | null {
+/** The directory holds an invite *code*; a full invite link (with or without scheme) is accepted too. */
+export function inviteUrl(value: string | null): string | null {
   if (!value) return null;
-  if (/^[A-Za-z0-9-]{2,32}$/.test(value)) return `https://discord.gg/${value}`;
+  const code = value
+    .trim()
+    .replace(/^(?:https?:\/\/)?(?:www\.)?(?:discord\.gg\/|discord(?:app)?\.com\/invite\/)/i, '');
+  if (/^[A-Za-z0-9-]{2,32}$/.test(code)) return `https://discord.gg/${code}`;
   return httpUrl(value);
 }
 
@@ -60,6 +89,27 @@ function pageUrl(pageLinks: readonly string[]): string | null {
     if (url) return url;
   }
   return null;
+}
+
+/** The comments button, or none when the record's ID cannot travel in a custom_id. */
+function commentsButton(kind: CommentsKind, id: string, t: Translate): APIButtonComponentWithCustomId | null {
+  const customId = commentsCustomId({ mode: 'open', kind, id, page: 0 });
+  return customId ? actionButton(t('common.comments'), customId) : null;
+}
+
+/** Link values that are handles rather than URLs (a Steam id, a VK name) are shown as text. */
+function textLinks<K extends string>(
+  keys: readonly K[],
+  values: Record<K, string | null>,
+  labelOf: (key: K) => string,
+): string | null {
+  const lines = keys
+    .filter((k) => {
+      const v = values[k];
+      return v !== null && v.trim() !== '' && !looksLikeUrl(v);
+    })
+    .map((k) => `${labelOf(k)}: ${safeLine(values[k], 100)}`);
+  return lines.length > 0 ? lines.join('\n') : null;
 }
 
 export function renderBotCard(
@@ -73,11 +123,9 @@ export function renderBotCard(
   const embed: APIEmbed = {
     color: COLORS.info,
     title: safeLine(t('bot.title', { name }), LIMITS.title),
-    description:
-      safeText(bot.shortDescription, 1024) +
-      (bot.longDescription ? `\n\n${safeText(bot.longDescription, 2500)}` : ''),
+    description: descriptions(bot.shortDescription, bot.longDescription),
     fields: present([
-      field(t('bot.prefix'), bot.prefix ? `\`${safeLine(bot.prefix, 30).replace(/`/g, 'ˋ')}\`` : null),
+      field(t('bot.prefix'), safeCode(bot.prefix, 32)),
       field(t('bot.library'), bot.library ? safeLine(bot.library, 100) : null),
       field(t('bot.bumps'), formatNumber(bot.bumps, locale)),
       field(
@@ -93,14 +141,16 @@ export function renderBotCard(
       field(t('bot.added'), added ? time(added, TimestampStyles.LongDate) : null),
       field(
         t('bot.developers'),
-        bot.developers
-          .slice(0, 10)
-          .map((d) => userMention(d))
-          .join(', '),
+        capped(
+          bot.developers.map((d) => userMention(d)).filter((d) => d !== ''),
+          DEVELOPER_LIMIT,
+          ', ',
+          t,
+        ),
       ),
-      field(t('bot.tags'), bot.tags.length > 0 ? tagList(bot.tags) : null, false),
+      field(t('bot.tags'), tagList(bot.tags, t), false),
     ]),
-    footer: { text: bot.shortCode ? `${bot.id} · ${bot.shortCode}` : bot.id },
+    footer: { text: plainText(bot.shortCode ? `${bot.id} · ${bot.shortCode}` : bot.id, LIMITS.footer) },
   };
   const avatar = httpUrl(identity?.avatarUrl);
   if (avatar) embed.thumbnail = { url: avatar };
@@ -111,54 +161,55 @@ export function renderBotCard(
       linkButton(t('bot.github'), bot.links.github),
       linkButton(t('bot.support'), inviteUrl(bot.links.discord)),
       linkButton(t('common.directoryPage'), pageUrl(bot.pageLinks)),
-      actionButton(t('common.comments'), encodeComments({ mode: 'open', kind: 'bot', id: bot.id, page: 0 })),
+      commentsButton('bot', bot.id, t),
     ]),
   };
 }
 
+const SERVER_LINKS = ['site', 'youtube', 'twitch', 'steam', 'vk'] as const;
+
 export function renderServerCard(server: DirectoryServer, t: Translate, locale: string): RenderedMessage {
   const { all, online } = server.members;
+  const members =
+    all === null
+      ? null
+      : online === null
+        ? t('plural.members', { count: all })
+        : t('server.membersValue', {
+            all: t('plural.members', { count: all }),
+            online: formatNumber(online, locale),
+          });
+  const l = server.links;
   const embed: APIEmbed = {
     color: COLORS.info,
     title: safeLine(t('server.title', { name: server.name }), LIMITS.title),
-    description:
-      safeText(server.shortDescription, 1024) +
-      (server.longDescription ? `\n\n${safeText(server.longDescription, 2500)}` : ''),
+    description: descriptions(server.shortDescription, server.longDescription),
     fields: present([
-      field(
-        t('server.members'),
-        all === null
-          ? null
-          : t('server.membersValue', {
-              all: t('plural.members', { count: all }),
-              online: formatNumber(online ?? 0, locale),
-            }),
-      ),
+      field(t('server.members'), members),
       field(t('server.owner'), server.owner ? userMention(server.owner) : null),
       field(t('server.bumps'), formatNumber(server.bumps, locale)),
       field(t('server.status'), label(server.status)),
       field(t('server.badge'), label(server.badge)),
-      field(t('server.tags'), server.tags.length > 0 ? tagList(server.tags) : null, false),
+      field(t('server.tags'), tagList(server.tags, t), false),
+      field(
+        t('server.links'),
+        textLinks(SERVER_LINKS, l, (k) => t(`server.${k}`)),
+        false,
+      ),
     ]),
-    footer: { text: server.shortCode ? `${server.id} · ${server.shortCode}` : server.id },
+    footer: {
+      text: plainText(server.shortCode ? `${server.id} · ${server.shortCode}` : server.id, LIMITS.footer),
+    },
   };
   const avatar = httpUrl(server.avatar);
   if (avatar) embed.thumbnail = { url: avatar };
-  const l = server.links;
   return {
     embeds: [fitEmbed(embed)],
     components: rows([
       linkButton(t('server.invite'), inviteUrl(l.invite)),
       linkButton(t('common.directoryPage'), pageUrl(server.pageLinks)),
-      linkButton(t('server.site'), l.site),
-      linkButton(t('server.youtube'), l.youtube),
-      linkButton(t('server.twitch'), l.twitch),
-      linkButton(t('server.steam'), l.steam),
-      linkButton(t('server.vk'), l.vk),
-      actionButton(
-        t('common.comments'),
-        encodeComments({ mode: 'open', kind: 'server', id: server.id, page: 0 }),
-      ),
+      ...SERVER_LINKS.map((k) => linkButton(t(`server.${k}`), l[k])),
+      commentsButton('server', server.id, t),
     ]),
   };
 }
@@ -172,30 +223,36 @@ export function renderProfileCard(
   identity?: DiscordIdentity | null,
 ): RenderedMessage {
   const name = identity?.name ?? profile.shortCode ?? profile.id;
-  // Values that are not URLs (a Steam id, a VK name) are shown as text rather than as buttons.
-  const textLinks = PROFILE_LINKS.filter((k) => profile[k] && !httpUrl(profile[k])).map(
-    (k) => `${t(`profile.${k}`)}: ${safeLine(profile[k], 100)}`,
-  );
   const botLines =
     bots === null
       ? null
       : bots.length === 0
         ? t('profile.noBots')
-        : bots
-            .slice(0, 20)
-            .map((b) => `${userMention(b.id)}${b.shortCode ? ` · \`${safeLine(b.shortCode, 32)}\`` : ''}`)
-            .join('\n');
+        : capped(
+            bots.map((b) => {
+              const code = safeCode(b.shortCode, 34);
+              return `${userMention(b.id)}${code ? ` · ${code}` : ''}`;
+            }),
+            BOT_LIMIT,
+            '\n',
+            t,
+          );
+  const status = safeText(profile.status, 1500);
   const embed: APIEmbed = {
     color: COLORS.info,
     title: safeLine(t('profile.title', { name }), LIMITS.title),
-    description: profile.status ? `> ${safeText(profile.status, 1500).replace(/\n/g, '\n> ')}` : '',
+    description: status.trim() !== '' ? `> ${status.replace(/\n/g, '\n> ')}` : '',
     fields: present([
       field(t('profile.badge'), label(profile.badge)),
-      field(t('profile.shortCode'), profile.shortCode ? `\`${safeLine(profile.shortCode, 32)}\`` : null),
-      field(t('profile.links'), textLinks.length > 0 ? textLinks.join('\n') : null, false),
+      field(t('profile.shortCode'), safeCode(profile.shortCode, 34)),
+      field(
+        t('profile.links'),
+        textLinks(PROFILE_LINKS, profile, (k) => t(`profile.${k}`)),
+        false,
+      ),
       field(t('profile.bots'), botLines, false),
     ]),
-    footer: { text: profile.id },
+    footer: { text: plainText(profile.id, LIMITS.footer) },
   };
   const avatar = httpUrl(identity?.avatarUrl);
   if (avatar) embed.thumbnail = { url: avatar };
@@ -203,10 +260,7 @@ export function renderProfileCard(
     embeds: [fitEmbed(embed)],
     components: rows([
       ...PROFILE_LINKS.map((k) => linkButton(t(`profile.${k}`), profile[k])),
-      actionButton(
-        t('common.comments'),
-        encodeComments({ mode: 'open', kind: 'profile', id: profile.id, page: 0 }),
-      ),
+      commentsButton('profile', profile.id, t),
     ]),
   };
 }

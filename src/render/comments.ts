@@ -4,10 +4,10 @@ import type { DirectoryComment, ProfileComments } from '../directory/types.js';
 import type { Translate } from '../i18n/index.js';
 import { COLORS } from './colors.js';
 import { actionButton, rows } from './components.js';
-import { type CommentsKind, encodeComments } from './custom-id.js';
+import { type CommentsKind, commentsCustomId } from './custom-id.js';
 import { fitEmbed, LIMITS } from './limits.js';
 import type { RenderedMessage } from './message.js';
-import { safeLine, safeText, userMention } from './text.js';
+import { safeLine, safeText, truncate, userMention } from './text.js';
 
 export const COMMENTS_PER_PAGE = 5;
 const COMMENT_TEXT_LIMIT = 600;
@@ -43,13 +43,15 @@ export function renderCommentsPage(
   t: Translate,
 ): RenderedMessage {
   const pages = pageCount(comments.length);
-  const page = Math.min(Math.max(0, requestedPage), pages - 1);
+  const wanted = Number.isFinite(requestedPage) ? Math.trunc(requestedPage) : 0;
+  const page = Math.min(Math.max(0, wanted), pages - 1);
   const shown = comments.slice(page * COMMENTS_PER_PAGE, (page + 1) * COMMENTS_PER_PAGE);
   const lines = shown.map((c) => {
     const when = c.at ? ` · ${time(c.at, TimestampStyles.RelativeTime)}` : '';
     const edited = c.isUpdated ? ` · ${t('comments.edited')}` : '';
     const about = c.about ? ` · ${t(c.about === 'bot' ? 'comments.onBot' : 'comments.onServer')}` : '';
-    const text = safeText(c.text, COMMENT_TEXT_LIMIT).replace(/\n/g, '\n> ');
+    // Quoted before the cut, so a text of many short lines cannot grow past its share of the page.
+    const text = truncate(safeText(c.text, LIMITS.description).replace(/\n/g, '\n> '), COMMENT_TEXT_LIMIT);
     return `${voteIcon(c.vote)} ${userMention(c.userId)}${when}${edited}${about}\n> ${text}`;
   });
   const titleKey =
@@ -66,18 +68,21 @@ export function renderCommentsPage(
       text: t('comments.page', {
         page: page + 1,
         pages,
-        count: t('plural.comments', { count: comments.length }),
+        total: t('plural.comments', { count: comments.length }),
       }),
     },
   };
+  // Both targets stay inside 0..pages-1, so even a disabled button carries an ID that decodes.
+  const previous = commentsCustomId({ mode: 'page', kind, id, page: Math.max(0, page - 1) });
+  const next = commentsCustomId({ mode: 'page', kind, id, page: Math.min(pages - 1, page + 1) });
   const components =
-    pages > 1
+    pages > 1 && previous !== null && next !== null
       ? rows([
-          actionButton(t('comments.previous'), encodeComments({ mode: 'page', kind, id, page: page - 1 }), {
+          actionButton(t('comments.previous'), previous, {
             disabled: page === 0,
             style: ButtonStyle.Secondary,
           }),
-          actionButton(t('comments.next'), encodeComments({ mode: 'page', kind, id, page: page + 1 }), {
+          actionButton(t('comments.next'), next, {
             disabled: page >= pages - 1,
             style: ButtonStyle.Secondary,
           }),

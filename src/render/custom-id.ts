@@ -14,6 +14,8 @@ export interface CommentsState {
 const KIND_CODE: Record<CommentsKind, string> = { bot: 'b', server: 's', profile: 'p' };
 const CODE_KIND: Record<string, CommentsKind> = { b: 'bot', s: 'server', p: 'profile' };
 const PREFIX = 'comments';
+/** The highest page a custom_id carries (four digits: 50,000 comments at five a page). */
+export const MAX_COMMENTS_PAGE = 9999;
 
 export function encodeComments(state: CommentsState): string {
   return [
@@ -25,14 +27,28 @@ export function encodeComments(state: CommentsState): string {
   ].join(':');
 }
 
-/** Returns null for anything that is not a well-formed comments custom_id. */
+/** Returns null for anything that is not a well-formed comments custom_id (one spelling per state). */
 export function decodeComments(customId: string): CommentsState | null {
-  const match = /^comments:([op]):([bsp]):(\d{17,20}):(\d{1,4})$/.exec(customId);
+  if (customId.length > 100) return null;
+  const match = /^comments:([op]):([bsp]):([1-9]\d{16,19}):(0|[1-9]\d{0,3})$/.exec(customId);
   if (!match) return null;
   const [, mode, kind, id, page] = match as unknown as [string, string, string, string, string];
   const k = CODE_KIND[kind];
   if (!k) return null;
   return { mode: mode === 'o' ? 'open' : 'page', kind: k, id, page: Number(page) };
+}
+
+/** The custom_id for a state, or null when the state could not be decoded back (bad id or page). */
+export function commentsCustomId(state: CommentsState): string | null {
+  const customId = encodeComments(state);
+  const back = decodeComments(customId);
+  const same =
+    back !== null &&
+    back.mode === state.mode &&
+    back.kind === state.kind &&
+    back.id === state.id &&
+    back.page === state.page;
+  return same ? customId : null;
 }
 
 export function isCommentsId(customId: string): boolean {

@@ -17,6 +17,7 @@ export const LIMITS = {
   customId: 100,
 } as const;
 
+/** The characters Discord counts toward an embed's 6000 (UTF-16 units: never fewer than it counts). */
 function embedLength(embed: APIEmbed): number {
   let n = (embed.title ?? '').length + (embed.description ?? '').length;
   n += (embed.footer?.text ?? '').length + (embed.author?.name ?? '').length;
@@ -24,7 +25,11 @@ function embedLength(embed: APIEmbed): number {
   return n;
 }
 
-/** Enforces every per-part limit and the 6000-character total (trimming the description first, then fields). */
+/**
+ * Enforces every per-part limit and the 6000-character total (trimming the description first, then
+ * dropping fields from the end). Empty texts are removed: Discord rejects an empty field, and an
+ * empty title or description is no better than none.
+ */
 export function fitEmbed(embed: APIEmbed): APIEmbed {
   const out: APIEmbed = { ...embed };
   if (out.title !== undefined) out.title = truncate(out.title, LIMITS.title);
@@ -49,6 +54,10 @@ export function fitEmbed(embed: APIEmbed): APIEmbed {
     excess = embedLength(out) - LIMITS.total;
   }
   if (out.fields.length === 0) delete out.fields;
+  if (out.title !== undefined && out.title.trim() === '') delete out.title;
+  if (out.description !== undefined && out.description.trim() === '') delete out.description;
+  if (out.footer && out.footer.text.trim() === '') delete out.footer;
+  if (out.author && out.author.name.trim() === '') delete out.author;
   return out;
 }
 

@@ -22,72 +22,148 @@ export function neutralizeMentions(text: string): string {
   return text.replace(/@(everyone|here)/gi, '@\u200b$1').replace(/<([@#][!&]?)/g, '<\u200b$1');
 }
 
-/** Control characters other than newline and tab have no place in a reply. */
-function stripControl(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping them is the point
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f\u202e\u2066-\u2069]/g, '');
+/**
+ * Control characters other than newline and tab have no place in a reply, nor have the bidi
+ * embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069) that can make text read
+ * backwards. Line and paragraph separators and lone carriage returns become newlines.
+ */
+export function stripControl(text: string): string {
+  return (
+    text
+      .replace(/\r\n?|[\u2028\u2029]/g, '\n')
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping them is the point
+      .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\ufeff]/g, '')
+  );
+}
+
+/** escapeMarkdown's defaults leave headings, lists and masked links alone; directory text gets none. */
+const ESCAPE_ALL = { heading: true, bulletedList: true, numberedList: true, maskedLink: true } as const;
+
+/** Markdown escaped, including what escapeMarkdown leaves: block quotes and `-#` subtext. */
+export function escapeAll(text: string): string {
+  return escapeMarkdown(text, ESCAPE_ALL).replace(/^([ \t]*)(>|-#)/gm, '$1\\$2');
 }
 
 /** Untrusted text for a reply: escaped, mention-safe, cut to `max`. */
 export function safeText(text: string | null | undefined, max: number): string {
   if (text === null || text === undefined) return '';
-  return truncate(neutralizeMentions(escapeMarkdown(stripControl(text))), max);
+  return truncate(neutralizeMentions(escapeAll(stripControl(text))), max);
+}
+
+function oneLine(text: string): string {
+  return stripControl(text).replace(/\s+/g, ' ').trim();
 }
 
 /** Untrusted text on one line (titles, field names, button labels). */
 export function safeLine(text: string | null | undefined, max: number): string {
-  return safeText((text ?? '').replace(/\s+/g, ' ').trim(), max);
+  return safeText(oneLine(text ?? ''), max);
+}
+
+/**
+ * Untrusted text on one line inside an inline code span (a prefix, a tag, a short code).
+ * Markdown is not parsed there, so it is not escaped (a `*` prefix must read `*`, not `\*`);
+ * backticks, which would end the span, become a look-alike. Empty when nothing is left.
+ */
+export function safeCode(text: string | null | undefined, max: number): string {
+  const inner = neutralizeMentions(oneLine(text ?? '').replace(/`/g, 'ˋ'));
+  if (inner === '') return '';
+  return `\`${truncate(inner, Math.max(1, max - 2))}\``;
+}
+
+/** Untrusted text where Discord renders no markdown (footers, author names): no escaping, one line. */
+export function plainText(text: string | null | undefined, max: number): string {
+  return truncate(neutralizeMentions(oneLine(text ?? '')), max);
 }
 
 /** A label for a button: no markdown is rendered there, so only cut it. */
 export function plainLabel(text: string, max = 80): string {
-  return truncate(stripControl(text).replace(/\s+/g, ' ').trim(), max);
+  return truncate(oneLine(text), max);
 }
 
 const SHORTCODES: Record<string, string> = {
   white_check_mark: '✅',
   heavy_check_mark: '✔️',
+  ballot_box_with_check: '☑️',
   x: '❌',
+  negative_squared_cross_mark: '❎',
   no_entry: '⛔',
+  no_entry_sign: '🚫',
   warning: '⚠️',
   information_source: 'ℹ️',
+  grey_exclamation: '❕',
+  exclamation: '❗',
+  grey_question: '❔',
+  question: '❓',
   tada: '🎉',
   clock: '🕐',
+  alarm_clock: '⏰',
+  stopwatch: '⏱️',
+  timer: '⏲️',
   hourglass: '⌛',
   hourglass_flowing_sand: '⏳',
   arrow_up: '⬆️',
+  up: '🆙',
   rocket: '🚀',
   star: '⭐',
+  star2: '🌟',
+  sparkles: '✨',
   fire: '🔥',
+  heart: '❤️',
+  thumbsup: '👍',
+  '+1': '👍',
+  thumbsdown: '👎',
+  '-1': '👎',
+  gem: '💎',
+  zap: '⚡',
+  link: '🔗',
 };
+
+/** Only known names: an unknown `:name:` must not swallow the colon that may open the next one. */
+const SHORTCODE_RE = new RegExp(
+  `:(${Object.keys(SHORTCODES)
+    .map((name) => name.replace(/[+-]/g, '\\$&'))
+    .join('|')}):`,
+  'g',
+);
 
 /**
  * The directory's up `message` is ready-made markdown meant to be shown as given; bot messages
  * do not turn :shortcodes: into emoji, so the common ones are replaced. Mentions are still broken.
  */
 export function directoryMarkdown(text: string, max: number): string {
-  const withEmoji = stripControl(text).replace(
-    /:([a-z0-9_+-]+):/g,
-    (all, name: string) => SHORTCODES[name] ?? all,
-  );
+  const withEmoji = stripControl(text).replace(SHORTCODE_RE, (all, name: string) => SHORTCODES[name] ?? all);
   return truncate(neutralizeMentions(withEmoji), max);
 }
 
 const SNOWFLAKE = /^\d{17,20}$/;
 
+export function isSnowflake(value: string | null | undefined): value is string {
+  return typeof value === 'string' && SNOWFLAKE.test(value);
+}
+
 /** A user mention when the value is an ID (it renders, and never pings: allowed_mentions is empty), else text. */
 export function userMention(value: string | null | undefined, max = 100): string {
   if (!value) return '';
-  return SNOWFLAKE.test(value) ? `<@${value}>` : safeLine(value, max);
+  return isSnowflake(value) ? `<@${value}>` : safeLine(value, max);
 }
+
+/** Discord's limit on a button's or an embed's URL. */
+export const URL_LIMIT = 512;
 
 /** An http(s) URL fit for a button or a thumbnail, or null. */
 export function httpUrl(value: string | null | undefined): string | null {
-  if (!value || value.length > 512) return null;
+  if (!value || value.length > URL_LIMIT) return null;
   try {
     const url = new URL(value);
-    return url.protocol === 'https:' || url.protocol === 'http:' ? url.toString() : null;
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;
+    const normalized = url.toString();
+    return normalized.length <= URL_LIMIT ? normalized : null;
   } catch {
     return null;
   }
+}
+
+/** True when the value parses as a URL of any scheme (so it is not a plain handle to show as text). */
+export function looksLikeUrl(value: string): boolean {
+  return URL.canParse(value.trim());
 }

@@ -1,0 +1,21 @@
+/** /bot ref: a bot card (ID, short code, mention or directory page URL). */
+import { fetchIdentity } from '../src/bot/discord-data.js';
+import { UserInputError } from '../src/bot/error-message.js';
+import type { SlashCommand } from '../src/bot/types.js';
+import { parseReference } from '../src/directory/refs.js';
+import { renderBotCard } from '../src/render/cards.js';
+import { botCommand } from './definitions.js';
+
+export const bot: SlashCommand = {
+  data: botCommand,
+  subject: 'bot',
+  async execute({ interaction, deps, t, locale, reply }) {
+    const ref = parseReference(interaction.options.getString('ref', true), 'bot');
+    if (!ref) throw new UserInputError('bot');
+    const record = await deps.directory.getBot(ref, { priority: 'interactive' });
+    // The directory has no name or avatar for a bot: Discord does.
+    const identity = await fetchIdentity(interaction.client.rest, record.id, deps.gatherTimeoutMs);
+    await reply.public(renderBotCard(record, t, locale, identity));
+    return 'shown';
+  },
+};

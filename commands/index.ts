@@ -1,0 +1,12 @@
+/** The explicit registry: no filesystem globbing, so the set is deterministic and importable in tests. */
+import type { Registry } from '../src/bot/types.js';
+import { bot } from './bot.js';
+import { comments } from './comments.js';
+import { profile } from './profile.js';
+import { server } from './server.js';
+import { up } from './up.js';
+
+export const registry: Registry = {
+  commands: [up, bot, server, profile],
+  buttons: [comments],
+};

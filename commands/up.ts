@@ -1,0 +1,49 @@
+/**
+ * /up: raise this server in the directory. Gathers the guild's statistics as the directory's
+ * own bot does (the up goes without them if that fails), then POST /server with up=1 at
+ * interactive priority, with a deadline inside the interaction's 15-minute window.
+ * A success is public; "not yet", "not updated" and errors are seen only by the user.
+ */
+import { gatherGuildStats } from '../src/bot/discord-data.js';
+import { GuildOnlyError } from '../src/bot/error-message.js';
+import type { SlashCommand } from '../src/bot/types.js';
+import { renderUpResult, upOutcome } from '../src/render/up.js';
+import { upCommand } from './definitions.js';
+
+/** Interaction tokens last 15 minutes; keep a minute for rendering and Discord's own latency. */
+export const UP_DEADLINE_MS = 14 * 60_000;
+
+export const up: SlashCommand = {
+  data: upCommand,
+  guildOnly: true,
+  subject: 'server',
+  async execute({ interaction, deps, t, reply }) {
+    const guildId = interaction.guildId;
+    if (!guildId) throw new GuildOnlyError();
+    const stats = await gatherGuildStats(interaction.client.rest, guildId, deps.gatherTimeoutMs, (err) =>
+      deps.logger.debug({ err, guildId }, 'guild statistics not gathered; the up goes without them'),
+    );
+    const channel = interaction.channel;
+    const channelName = channel && 'name' in channel && channel.name ? channel.name : interaction.channelId;
+    const result = await deps.directory.postServer(
+      {
+        serverId: guildId,
+        up: true,
+        botPresent: true,
+        ...stats,
+        upUserId: interaction.user.id,
+        upChannelId: interaction.channelId,
+        upChannelName: channelName,
+      },
+      { priority: 'interactive', deadline: interaction.createdTimestamp + UP_DEADLINE_MS },
+    );
+    const outcome = upOutcome(result);
+    const message = renderUpResult(result, t, deps.now());
+    if (outcome === 'success') await reply.public(message);
+    else await reply.private(message);
+    if (outcome === 'notUpdated') {
+      deps.logger.warn({ guildId, message: result.message }, 'the directory did not update the server');
+    }
+    return outcome;
+  },
+};

@@ -1,0 +1,57 @@
+/**
+ * The discord.js client as this bot needs it: the Guilds intent only (no privileged intents),
+ * caches trimmed to what the bot reads (guilds and their channels; no messages, presences,
+ * members beyond its own, emojis, stickers, threads, voice states ...), and no mentions parsed
+ * in anything it sends.
+ */
+import { Client, GatewayIntentBits, Options } from 'discord.js';
+import { NO_MENTIONS } from './respond.js';
+
+export interface DiscordClientOptions {
+  /** REST base including /api (Discord's by default); the gateway address comes from GET /gateway/bot through it. */
+  apiUrl?: string | undefined;
+  /** 'auto' by default; a list to run some shards of a bigger bot in this process. */
+  shards?: 'auto' | number | number[];
+  shardCount?: number;
+}
+
+/** Cache limits: 0 means "never cache"; `keepOverLimit` keeps the bot's own member and user. */
+export function trimmedCache(): ReturnType<typeof Options.cacheWithLimits> {
+  return Options.cacheWithLimits({
+    ApplicationCommandManager: 0,
+    ApplicationEmojiManager: 0,
+    AutoModerationRuleManager: 0,
+    BaseGuildEmojiManager: 0,
+    DMMessageManager: 0,
+    EntitlementManager: 0,
+    GuildBanManager: 0,
+    GuildEmojiManager: 0,
+    GuildForumThreadManager: 0,
+    GuildInviteManager: 0,
+    GuildMemberManager: { maxSize: 0, keepOverLimit: (member) => member.id === member.client.user.id },
+    GuildMessageManager: 0,
+    GuildScheduledEventManager: 0,
+    GuildStickerManager: 0,
+    GuildTextThreadManager: 0,
+    MessageManager: 0,
+    PresenceManager: 0,
+    ReactionManager: 0,
+    ReactionUserManager: 0,
+    StageInstanceManager: 0,
+    ThreadManager: 0,
+    ThreadMemberManager: 0,
+    UserManager: { maxSize: 0, keepOverLimit: (user) => user.id === user.client.user.id },
+    VoiceStateManager: 0,
+  });
+}
+
+export function createDiscordClient(options: DiscordClientOptions = {}): Client {
+  return new Client({
+    intents: [GatewayIntentBits.Guilds],
+    makeCache: trimmedCache(),
+    allowedMentions: NO_MENTIONS,
+    ...(options.shards !== undefined ? { shards: options.shards } : { shards: 'auto' }),
+    ...(options.shardCount !== undefined ? { shardCount: options.shardCount } : {}),
+    ...(options.apiUrl ? { rest: { api: options.apiUrl } } : {}),
+  });
+}

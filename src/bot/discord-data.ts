@@ -1,0 +1,104 @@
+/**
+ * What the bot reads from Discord for the directory: the guild's statistics for an up (as the
+ * directory's own bot gathers them) and a user's name and avatar for a card. Both are best
+ * effort: bounded in time, never throwing; the caller goes on without them.
+ */
+import { makeURLSearchParams, type REST } from '@discordjs/rest';
+import { type APIGuild, type APIUser, Routes } from 'discord.js';
+
+export interface GuildStats {
+  name?: string;
+  avatar?: string;
+  membersAll?: number;
+  membersOnline?: number;
+  ownerId?: string;
+  ownerTag?: string;
+}
+
+const CDN = 'https://cdn.discordapp.com';
+
+/** The icon URL the directory's own bot sends: gif when animated, webp otherwise, 512 px. */
+export function guildIconUrl(guildId: string, hash: string | null | undefined): string | undefined {
+  if (!hash) return undefined;
+  const ext = hash.startsWith('a_') ? 'gif' : 'webp';
+  return `${CDN}/icons/${guildId}/${hash}.${ext}?size=512`;
+}
+
+export function userTag(user: Pick<APIUser, 'username' | 'discriminator'>): string {
+  return user.discriminator && user.discriminator !== '0'
+    ? `${user.username}#${user.discriminator}`
+    : user.username;
+}
+
+async function withTimeout<T>(work: (signal: AbortSignal) => Promise<T>, ms: number): Promise<T> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new Error('timed out')), ms);
+  try {
+    return await work(controller.signal);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** GET /guilds/{id}?with_counts=true, then the owner; whatever arrives in time. */
+export async function gatherGuildStats(
+  rest: REST,
+  guildId: string,
+  timeoutMs: number,
+  onError?: (err: unknown) => void,
+): Promise<GuildStats> {
+  const stats: GuildStats = {};
+  const deadline = Date.now() + timeoutMs;
+  try {
+    const guild = (await withTimeout(
+      (signal) =>
+        rest.get(Routes.guild(guildId), { query: makeURLSearchParams({ with_counts: true }), signal }),
+      timeoutMs,
+    )) as APIGuild;
+    stats.name = guild.name;
+    const icon = guildIconUrl(guild.id, guild.icon);
+    if (icon) stats.avatar = icon;
+    if (typeof guild.approximate_member_count === 'number') stats.membersAll = guild.approximate_member_count;
+    if (typeof guild.approximate_presence_count === 'number')
+      stats.membersOnline = guild.approximate_presence_count;
+    stats.ownerId = guild.owner_id;
+    const left = deadline - Date.now();
+    if (left > 0) {
+      const owner = (await withTimeout(
+        (signal) => rest.get(Routes.user(guild.owner_id), { signal }),
+        left,
+      )) as APIUser;
+      stats.ownerTag = userTag(owner);
+    }
+  } catch (err) {
+    onError?.(err);
+  }
+  return stats;
+}
+
+export interface UserIdentity {
+  name: string;
+  avatarUrl: string | null;
+}
+
+/** A user's display name and avatar (GET /users/{id}), or null. */
+export async function fetchIdentity(
+  rest: REST,
+  userId: string,
+  timeoutMs: number,
+): Promise<UserIdentity | null> {
+  try {
+    const user = (await withTimeout(
+      (signal) => rest.get(Routes.user(userId), { signal }),
+      timeoutMs,
+    )) as APIUser;
+    return {
+      name: user.global_name ?? user.username,
+      avatarUrl: user.avatar
+        ? `${CDN}/avatars/${user.id}/${user.avatar}.${user.avatar.startsWith('a_') ? 'gif' : 'png'}?size=256`
+        : null,
+    };
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * One error vocabulary up to the user: each error class maps to one localized message and one
+ * log level. Misconfiguration (token refused, wrong kind, no token) is the operator's problem:
+ * logged at error, and the user is told the bot is misconfigured, never why in detail.
+ */
+import { TimestampStyles, time } from 'discord.js';
+import { isDirectoryError } from '../directory/errors.js';
+import type { Translate } from '../i18n/index.js';
+import { COLORS } from '../render/colors.js';
+import type { RenderedMessage } from '../render/message.js';
+import { safeText } from '../render/text.js';
+import type { Subject } from './types.js';
+
+export type LogLevel = 'info' | 'warn' | 'error';
+
+export interface DescribedError {
+  text: string;
+  level: LogLevel;
+  /** Stable code for logs and metrics. */
+  code: string;
+}
+
+/** Bad input from the user (a reference that is not one); thrown by handlers. */
+export class UserInputError extends Error {
+  constructor(readonly subject: Subject | 'generic') {
+    super(`invalid ${subject} reference`);
+    this.name = 'UserInputError';
+  }
+}
+
+/** The command needs a guild and was used elsewhere. */
+export class GuildOnlyError extends Error {
+  constructor() {
+    super('guild only');
+    this.name = 'GuildOnlyError';
+  }
+}
+
+export function describeError(
+  err: unknown,
+  t: Translate,
+  now: number,
+  options: { subject?: Subject | undefined; action?: 'up' } = {},
+): DescribedError {
+  if (err instanceof UserInputError) {
+    return { text: t(`errors.invalidArgument.${err.subject}`), level: 'info', code: 'InvalidInput' };
+  }
+  if (err instanceof GuildOnlyError) return { text: t('errors.guildOnly'), level: 'info', code: 'GuildOnly' };
+  if (!isDirectoryError(err)) return { text: t('errors.internal'), level: 'error', code: 'Internal' };
+  switch (err.code) {
+    case 'NotFound':
+      return { text: t(`errors.notFound.${options.subject ?? 'generic'}`), level: 'info', code: err.code };
+    case 'Unauthorized':
+      return { text: t('errors.unauthorized'), level: 'error', code: err.code };
+    case 'TokenKindNotAccepted':
+      return { text: t('errors.tokenKind'), level: 'error', code: err.code };
+    case 'Forbidden':
+      return {
+        text: options.action === 'up' ? t('errors.forbidden') : t('errors.forbiddenGeneric'),
+        level: 'warn',
+        code: err.code,
+      };
+    case 'BadRequest':
+      return {
+        text: t('errors.badRequest', { reason: safeText(err.message, 300) }),
+        level: 'warn',
+        code: err.code,
+      };
+    case 'RateLimited': {
+      const wait =
+        'retryAfterMs' in err && typeof err.retryAfterMs === 'number' ? err.retryAfterMs : undefined;
+      return {
+        text:
+          wait === undefined
+            ? t('errors.rateLimitedNoWait')
+            : t('errors.rateLimited', { when: time(new Date(now + wait), TimestampStyles.RelativeTime) }),
+        level: 'info',
+        code: err.code,
+      };
+    }
+    case 'Unavailable':
+      return { text: t('errors.unavailable'), level: 'warn', code: err.code };
+    case 'InvalidResponse':
+      return { text: t('errors.invalidResponse'), level: 'error', code: err.code };
+    case 'InvalidArgument':
+      // Input was checked before the client; what reaches here is a missing token: misconfiguration.
+      return { text: t('errors.tokenKind'), level: 'error', code: err.code };
+  }
+}
+
+export function errorMessage(described: DescribedError, t: Translate, action?: 'up'): RenderedMessage {
+  return {
+    embeds: [
+      {
+        color: COLORS.error,
+        ...(action === 'up' ? { title: `❌ ${t('up.title.error')}` } : {}),
+        description: `${action === 'up' ? '' : '❌ '}${described.text}`,
+      },
+    ],
+    components: [],
+  };
+}
