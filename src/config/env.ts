@@ -98,6 +98,76 @@ function optionalUrl() {
     });
 }
 
+/** `30m`, `900s`, `1h`, `1500ms`, or a bare number of milliseconds. */
+export function parseDuration(value: string): number | undefined {
+  const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|min|h)?$/.exec(value.trim());
+  if (!match) return undefined;
+  const n = Number(match[1]);
+  const unit = match[2] ?? 'ms';
+  const factor = unit === 'h' ? 3_600_000 : unit === 'm' || unit === 'min' ? 60_000 : unit === 's' ? 1000 : 1;
+  const ms = Math.round(n * factor);
+  return Number.isSafeInteger(ms) && ms > 0 ? ms : undefined;
+}
+
+function duration(fallback: number) {
+  return z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v.trim() === '') return fallback;
+      const ms = parseDuration(v);
+      if (ms === undefined) {
+        ctx.addIssue({ code: 'custom', message: 'expected a duration such as 30m, 900s or 1h' });
+        return z.NEVER;
+      }
+      return ms;
+    });
+}
+
+function flag() {
+  return z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v.trim() === '') return false;
+      const value = v.trim().toLowerCase();
+      if (['1', 'true', 'yes', 'on'].includes(value)) return true;
+      if (['0', 'false', 'no', 'off'].includes(value)) return false;
+      ctx.addIssue({ code: 'custom', message: 'expected true or false' });
+      return z.NEVER;
+    });
+}
+
+function shardCount() {
+  return z
+    .string()
+    .optional()
+    .transform((v, ctx): number | 'auto' => {
+      if (v === undefined || v.trim() === '' || v.trim() === 'auto') return 'auto';
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 1 || n > 10_000) {
+        ctx.addIssue({ code: 'custom', message: 'expected auto or a whole number of shards from 1' });
+        return z.NEVER;
+      }
+      return n;
+    });
+}
+
+function optionalPort() {
+  return z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v.trim() === '') return undefined;
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 0 || n > 65_535) {
+        ctx.addIssue({ code: 'custom', message: 'expected a port from 0 to 65535' });
+        return z.NEVER;
+      }
+      return n;
+    });
+}
+
 function oneOf<const T extends readonly [string, ...string[]]>(values: T, fallback: T[number]) {
   return z
     .string()
@@ -127,6 +197,14 @@ export const SCHEMA = z.object({
   DISCORD_APPLICATION_ID: snowflake(),
   DISCORD_API_URL: optionalUrl(),
   DEV_GUILD_ID: snowflake(),
+  STATS_INTERVAL: duration(30 * 60_000),
+  STATS_ALLOW_SHORT_INTERVAL: flag(),
+  SHARD_COUNT: shardCount(),
+  HTTP_PORT: optionalPort(),
+  SHUTDOWN_TIMEOUT_MS: integer(1_000, 60_000, 8_000, ' (milliseconds)'),
+  // Set by discord.js's ShardingManager in the processes it spawns; not for operators.
+  SHARDING_MANAGER: flag(),
+  SHARDS: z.string().optional(),
 });
 
 export interface Config {
@@ -150,6 +228,20 @@ export interface Config {
     apiUrl: string | undefined;
     devGuildId: string | undefined;
   };
+  stats: {
+    intervalMs: number;
+    /** The documented override for tests and local work: intervals under 15 minutes. */
+    allowShortInterval: boolean;
+  };
+  sharding: {
+    /** SHARD_COUNT: 'auto' asks Discord for the recommended count. */
+    shardCount: number | 'auto';
+    /** This process was spawned by the ShardingManager (start:sharded). */
+    isChild: boolean;
+  };
+  /** Operations endpoint (/healthz, /readyz, /metrics); off when undefined. */
+  httpPort: number | undefined;
+  shutdownTimeoutMs: number;
   logLevel: (typeof LOG_LEVELS)[number];
 }
 
@@ -201,6 +293,10 @@ export function loadConfig(env: Environment): Config {
       apiUrl: e.DISCORD_API_URL,
       devGuildId: e.DEV_GUILD_ID,
     },
+    stats: { intervalMs: e.STATS_INTERVAL, allowShortInterval: e.STATS_ALLOW_SHORT_INTERVAL },
+    sharding: { shardCount: e.SHARD_COUNT, isChild: e.SHARDING_MANAGER && e.SHARDS !== undefined },
+    httpPort: e.HTTP_PORT,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
   };
 }

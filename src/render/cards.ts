@@ -43,11 +43,26 @@ export function formatNumber(value: number, locale: string): string {
   return new Intl.NumberFormat(resolveLocale(locale) === 'ru' ? 'ru-RU' : 'en-US').format(value);
 }
 
-/** Up to `limit` items, then "and N more". */
-function capped(items: readonly string[], limit: number, separator: string, t: Translate): string {
-  const shown = items.slice(0, limit);
-  const rest = items.length - shown.length;
-  return shown.join(separator) + (rest > 0 ? `${separator}${t('common.andMore', { count: rest })}` : '');
+/** Up to `limit` items, as many as fit in `max` with the "and N more" that follows them. */
+function capped(
+  items: readonly string[],
+  limit: number,
+  separator: string,
+  t: Translate,
+  max: number = LIMITS.fieldValue,
+): string {
+  const more = (n: number): string => (n > 0 ? t('common.andMore', { count: n }) : '');
+  const shown: string[] = [];
+  let length = 0;
+  for (const item of items.slice(0, limit)) {
+    const added = (shown.length > 0 ? separator.length : 0) + item.length;
+    const tail = more(items.length - shown.length - 1);
+    if (length + added + (tail ? separator.length + tail.length : 0) > max) break;
+    shown.push(item);
+    length += added;
+  }
+  const tail = more(items.length - shown.length);
+  return [...shown, ...(tail ? [tail] : [])].join(separator);
 }
 
 function tagList(tags: readonly string[], t: Translate): string | null {
