@@ -6,9 +6,13 @@ import { ChannelType, type Client, Events, type Guild, type GuildBasedChannel } 
 import type { Config } from '../config/env.js';
 import { DirectoryClient } from '../directory/client.js';
 import type { Logger } from '../log/logger.js';
+import type { Metrics } from '../ops/metrics.js';
+import type { Readiness } from '../ops/server.js';
 import { type GuildReport, ServerReporter } from '../tasks/server-reports.js';
+import { StatsPoster, type StatsPosterOptions } from '../tasks/stats-poster.js';
 import { createDiscordClient, type DiscordClientOptions } from './discord-client.js';
 import { createRouter, type Router, type RouterHooks } from './router.js';
+import { localSnapshot, shardStates } from './shard-stats.js';
 import type { BotDeps, Registry } from './types.js';
 
 export interface BotOptions {
@@ -22,6 +26,11 @@ export interface BotOptions {
   hooks?: RouterHooks;
   /** The token was refused or the session cannot go on: the process should end. */
   onFatal?: (reason: string) => void;
+  metrics?: Metrics;
+  /** Post statistics from this process (not in a shard process: the manager posts for all). */
+  postStats?: boolean;
+  /** Overrides for the poster (tests shorten its delays). */
+  stats?: Partial<Omit<StatsPosterOptions, 'directory' | 'logger' | 'snapshot'>>;
 }
 
 export interface BotApp {
@@ -29,8 +38,12 @@ export interface BotApp {
   directory: DirectoryClient;
   router: Router;
   reporter: ServerReporter;
+  poster: StatsPoster | undefined;
+  /** Every shard of this process ready (for /readyz), with the shards that are not. */
+  readiness(): Readiness;
   start(): Promise<void>;
-  stop(): Promise<void>;
+  /** Stops taking interactions, lets those in flight finish (bounded), stops every task and timer. */
+  stop(drainMs?: number): Promise<void>;
 }
 
 /** Gateway close codes after which discord.js will not reconnect and the operator must act. */
@@ -68,6 +81,7 @@ export function guildReport(guild: Guild, botPresent: boolean, botUserId: string
 
 export function createBot(options: BotOptions): BotApp {
   const { config, logger } = options;
+  const { metrics } = options;
   const directory =
     options.directory ??
     new DirectoryClient({
@@ -78,16 +92,49 @@ export function createBot(options: BotOptions): BotApp {
       timeoutMs: config.directory.timeoutMs,
       maxRetries: config.directory.maxRetries,
       rateLimits: config.directory.rateLimits,
+      ...(metrics ? { onRequest: metrics.directoryRequest } : {}),
     });
-  const client = createDiscordClient({ apiUrl: config.discord.apiUrl, ...options.discord });
+  if (metrics && directory.limiter) directory.limiter.onGrant = metrics.rateLimitGrant;
+  const sharding = config.sharding;
+  const client = createDiscordClient({
+    apiUrl: config.discord.apiUrl,
+    // A shard process takes its shards from the manager (discord.js reads them itself).
+    shards: sharding.isChild ? 'managed' : sharding.shardCount,
+    ...options.discord,
+  });
   const deps: BotDeps = {
     directory,
     logger,
     now: options.now ?? Date.now,
     gatherTimeoutMs: options.gatherTimeoutMs ?? 2_000,
   };
-  const router = createRouter(options.registry, deps, options.hooks);
-  const reporter = new ServerReporter({ directory, logger: logger.child({ task: 'server-reports' }) });
+  const hooks: RouterHooks = {
+    onHandled: (event) => {
+      metrics?.interaction(event);
+      options.hooks?.onHandled?.(event);
+    },
+  };
+  const router = createRouter(options.registry, deps, hooks);
+  // Short stop bounds: the whole shutdown has to fit in Docker's 10 s.
+  const reporter = new ServerReporter({
+    directory,
+    logger: logger.child({ task: 'server-reports' }),
+    stopTimeoutMs: 1_500,
+  });
+  if (metrics) reporter.onResult = metrics.serverReport;
+  const poster =
+    options.postStats === false
+      ? undefined
+      : new StatsPoster({
+          directory,
+          logger: logger.child({ task: 'stats' }),
+          snapshot: () => localSnapshot(client),
+          intervalMs: config.stats.intervalMs,
+          stopTimeoutMs: 1_500,
+          ...options.stats,
+        });
+  if (poster && metrics) poster.onOutcome = (outcome) => metrics.statsPost(outcome);
+  metrics?.setDiscordSource(() => ({ guilds: client.guilds.cache.size, shards: shardStates(client) }));
 
   client.on(Events.InteractionCreate, (interaction) => {
     void router.handle(interaction);
@@ -97,6 +144,8 @@ export function createBot(options: BotOptions): BotApp {
       { user: ready.user.tag, guilds: ready.guilds.cache.size, shards: ready.ws.shards.size },
       'connected to Discord',
     );
+    // The poster checks itself that every shard is ready before it posts.
+    poster?.start();
   });
   client.on(Events.GuildCreate, (guild) => {
     logger.info({ guildId: guild.id, members: guild.memberCount }, 'joined a guild');
@@ -121,22 +170,37 @@ export function createBot(options: BotOptions): BotApp {
   client.on(Events.Warn, (message) => logger.warn({ source: 'discord.js' }, message));
   client.on(Events.Error, (err) => logger.error({ err }, 'discord.js error'));
 
-  let stopped = false;
+  let stopping: Promise<void> | undefined;
   return {
     client,
     directory,
     router,
     reporter,
+    poster,
+    readiness() {
+      const snapshot = localSnapshot(client);
+      const notReady = snapshot.shards.filter((s) => !s.ready).map((s) => s.id);
+      const ready =
+        client.isReady() && notReady.length === 0 && snapshot.shards.length >= snapshot.expectedShards;
+      return {
+        ready,
+        detail: { shards: snapshot.shards.length, expected: snapshot.expectedShards, notReady },
+      };
+    },
     async start() {
       if (!config.discord.token) throw new Error('DISCORD_TOKEN is not set');
       await client.login(config.discord.token);
     },
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      await reporter.stop();
-      await client.destroy();
-      await directory.close();
+    stop(drainMs = config.shutdownTimeoutMs) {
+      stopping ??= (async () => {
+        router.close();
+        const drained = await router.drain(drainMs);
+        if (!drained) logger.warn({ inFlight: router.inFlight }, 'interactions still running at shutdown');
+        await Promise.all([poster?.stop(), reporter.stop()]);
+        await client.destroy();
+        await directory.close();
+      })();
+      return stopping;
     },
   };
 }

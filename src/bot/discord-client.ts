@@ -10,9 +10,11 @@ import { NO_MENTIONS } from './respond.js';
 export interface DiscordClientOptions {
   /** REST base including /api (Discord's by default); the gateway address comes from GET /gateway/bot through it. */
   apiUrl?: string | undefined;
-  /** 'auto' by default; a list to run some shards of a bigger bot in this process. */
-  shards?: 'auto' | number | number[];
-  shardCount?: number;
+  /**
+   * 'auto' (default): as many shards as Discord recommends, all in this process; a number: that
+   * many; 'managed': a process spawned by the ShardingManager, which tells discord.js its shards.
+   */
+  shards?: 'auto' | 'managed' | number;
 }
 
 /** Cache limits: 0 means "never cache"; `keepOverLimit` keeps the bot's own member and user. */
@@ -50,8 +52,11 @@ export function createDiscordClient(options: DiscordClientOptions = {}): Client 
     intents: [GatewayIntentBits.Guilds],
     makeCache: trimmedCache(),
     allowedMentions: NO_MENTIONS,
-    ...(options.shards !== undefined ? { shards: options.shards } : { shards: 'auto' }),
-    ...(options.shardCount !== undefined ? { shardCount: options.shardCount } : {}),
+    ...(options.shards === 'managed'
+      ? {}
+      : typeof options.shards === 'number'
+        ? { shardCount: options.shards }
+        : { shards: 'auto' as const }),
     ...(options.apiUrl ? { rest: { api: options.apiUrl } } : {}),
   });
 }

@@ -1,54 +1,48 @@
 #!/usr/bin/env node
-/** `npm start`: the bot. */
+/**
+ * `npm start`: the bot in one process with internal shards, or (when spawned by
+ * `npm run start:sharded`) one shard process of several.
+ */
 import { registry } from '../../commands/index.js';
 import { secretsOf } from '../config/env.js';
 import { createLogger } from '../log/logger.js';
+import { createMetrics } from '../ops/metrics.js';
+import { startOpsServer } from '../ops/server.js';
 import { createBot } from './app.js';
-import { loadOrExit } from './startup.js';
-
-const SHUTDOWN_GRACE_MS = 8_000;
+import { installShutdown } from './shutdown.js';
+import { checkStatsInterval, loadOrExit } from './startup.js';
 
 const config = loadOrExit(['discordToken']);
+const child = config.sharding.isChild;
+if (!child) checkStatsInterval(config);
 const logger = createLogger({ level: config.logLevel, secrets: secretsOf(config) });
 if (!config.directory.token) {
-  logger.warn('DIRECTORY_TOKEN is not set: look-ups work, /up, comments and server reports will not');
+  logger.warn('DIRECTORY_TOKEN is not set: look-ups work; /up, comments, server reports and stats do not');
 }
 
-let exiting = false;
+// A shard process leaves statistics and the operations endpoint to the manager.
+const metrics = child ? undefined : createMetrics({ logger });
 const bot = createBot({
   config,
   logger,
   registry,
+  postStats: !child && config.directory.token !== undefined,
+  ...(metrics ? { metrics } : {}),
   onFatal: (reason) => {
     process.stderr.write(`${reason}\n`);
-    void shutdown(1);
+    void shutdown.run(1);
   },
 });
 
-async function shutdown(code: number): Promise<void> {
-  if (exiting) {
-    // A second signal: leave at once.
-    process.exit(code || 1);
-  }
-  exiting = true;
-  logger.info({ inFlight: bot.router.inFlight }, 'shutting down');
-  const deadline = Date.now() + SHUTDOWN_GRACE_MS;
-  while (bot.router.inFlight > 0 && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  try {
-    await bot.stop();
-  } catch (err) {
-    logger.error({ err }, 'error while shutting down');
-  }
-  logger.flush();
-  process.exit(code);
-}
+const ops =
+  metrics && config.httpPort !== undefined
+    ? await startOpsServer({ port: config.httpPort, metrics, isReady: () => bot.readiness(), logger })
+    : undefined;
 
-process.on('SIGTERM', () => void shutdown(0));
-process.on('SIGINT', () => void shutdown(0));
-process.on('unhandledRejection', (err) => {
-  logger.error({ err }, 'unhandled rejection');
+const shutdown = installShutdown({
+  logger,
+  hardLimitMs: 9_500,
+  steps: [() => bot.stop(), async () => ops?.close()],
 });
 
 try {
@@ -61,7 +55,5 @@ try {
       : `could not connect to Discord: ${err instanceof Error ? err.message : String(err)}`;
   logger.fatal({ err }, message);
   process.stderr.write(`${message}\n`);
-  await bot.stop().catch(() => undefined);
-  logger.flush();
-  process.exit(1);
+  await shutdown.run(1);
 }

@@ -30,6 +30,10 @@ export interface Router {
   handle(interaction: Interaction): Promise<void>;
   /** Interactions being handled now (graceful shutdown waits for these). */
   readonly inFlight: number;
+  /** Stop taking new interactions: they are told the bot is restarting. */
+  close(): void;
+  /** Resolves when nothing is in flight, or after `timeoutMs`; true when drained. */
+  drain(timeoutMs: number): Promise<boolean>;
 }
 
 export function createRouter(registry: Registry, deps: BotDeps, hooks: RouterHooks = {}): Router {
@@ -132,8 +136,28 @@ export function createRouter(registry: Registry, deps: BotDeps, hooks: RouterHoo
     }
   }
 
+  let closed = false;
+  const drained: Array<() => void> = [];
+
+  async function refuse(interaction: ChatInputCommandInteraction | ButtonInteraction): Promise<void> {
+    const t = translator(interaction.locale);
+    try {
+      await interaction.reply({
+        content: t('errors.restarting'),
+        flags: MessageFlags.Ephemeral,
+        allowedMentions: NO_MENTIONS,
+      });
+    } catch (err) {
+      deps.logger.debug({ err }, 'could not answer an interaction during shutdown');
+    }
+  }
+
   async function handle(interaction: Interaction): Promise<void> {
     if (!interaction.isChatInputCommand() && !interaction.isButton()) return;
+    if (closed) {
+      await refuse(interaction);
+      return;
+    }
     const started = deps.now();
     const kind = interaction.isChatInputCommand() ? 'command' : 'button';
     inFlight++;
@@ -153,6 +177,7 @@ export function createRouter(registry: Registry, deps: BotDeps, hooks: RouterHoo
       outcome = 'unanswered';
     } finally {
       inFlight--;
+      if (inFlight === 0) for (const resolve of drained.splice(0)) resolve();
     }
     const durationMs = deps.now() - started;
     deps.logger.info(
@@ -166,6 +191,19 @@ export function createRouter(registry: Registry, deps: BotDeps, hooks: RouterHoo
     handle,
     get inFlight() {
       return inFlight;
+    },
+    close() {
+      closed = true;
+    },
+    drain(timeoutMs) {
+      if (inFlight === 0) return Promise.resolve(true);
+      return new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(false), timeoutMs);
+        drained.push(() => {
+          clearTimeout(timer);
+          resolve(true);
+        });
+      });
     },
   };
 }

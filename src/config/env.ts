@@ -201,7 +201,7 @@ export const SCHEMA = z.object({
   STATS_ALLOW_SHORT_INTERVAL: flag(),
   SHARD_COUNT: shardCount(),
   HTTP_PORT: optionalPort(),
-  SHUTDOWN_TIMEOUT_MS: integer(1_000, 60_000, 8_000, ' (milliseconds)'),
+  SHUTDOWN_TIMEOUT_MS: integer(500, 9_000, 6_000, ' (milliseconds)'),
   // Set by discord.js's ShardingManager in the processes it spawns; not for operators.
   SHARDING_MANAGER: flag(),
   SHARDS: z.string().optional(),

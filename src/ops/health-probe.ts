@@ -1,0 +1,99 @@
+/**
+ * The container's health probe, apart from the script that runs it so tests can call it:
+ * one GET of /healthz on the loopback interface, with a deadline, answered as an exit code.
+ */
+import { request } from 'node:http';
+import type { Environment } from '../config/env.js';
+
+export const HEALTHCHECK_TIMEOUT_MS = 3_000;
+
+export type PortCheck = { ok: true; port: number } | { ok: false; problem: string };
+
+/** HTTP_PORT is not in the configuration schema yet: checked here, the same way. */
+export function parsePort(value: string | undefined): PortCheck {
+  if (value === undefined || value.trim() === '') return { ok: false, problem: 'HTTP_PORT is not set' };
+  const trimmed = value.trim();
+  const port = Number(trimmed);
+  if (!/^\d+$/.test(trimmed) || !Number.isInteger(port) || port < 1 || port > 65_535) {
+    const shown = trimmed.length > 20 ? `${trimmed.slice(0, 20)}…` : trimmed;
+    return {
+      ok: false,
+      problem: `HTTP_PORT: expected a whole number from 1 to 65535 (got ${JSON.stringify(shown)})`,
+    };
+  }
+  return { ok: true, port };
+}
+
+export type ProbeResult = { ok: true; status: number } | { ok: false; status?: number; error: string };
+
+export interface ProbeOptions {
+  port: number;
+  host?: string;
+  path?: string;
+  timeoutMs?: number;
+}
+
+/** GET http://host:port/path; ok on 200 within the timeout. Never rejects. */
+export function probe(options: ProbeOptions): Promise<ProbeResult> {
+  const timeoutMs = options.timeoutMs ?? HEALTHCHECK_TIMEOUT_MS;
+  return new Promise<ProbeResult>((resolve) => {
+    let settled = false;
+    const finish = (result: ProbeResult): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(result);
+    };
+    const req = request({
+      host: options.host ?? '127.0.0.1',
+      port: options.port,
+      path: options.path ?? '/healthz',
+      method: 'GET',
+      // No pooled socket: the script must end as soon as the answer is in.
+      agent: false,
+      headers: { Connection: 'close' },
+    });
+    // The deadline covers everything: connect, headers and body.
+    const timer = setTimeout(() => {
+      finish({ ok: false, error: `no answer within ${timeoutMs} ms` });
+      req.destroy();
+    }, timeoutMs);
+    req.on('response', (res) => {
+      const status = res.statusCode ?? 0;
+      res.resume();
+      res.on('error', () => undefined);
+      res.on('end', () => {
+        finish(status === 200 ? { ok: true, status } : { ok: false, status, error: `HTTP ${status}` });
+      });
+    });
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      finish({ ok: false, error: err.code ?? err.message });
+    });
+    req.end();
+  });
+}
+
+export interface HealthcheckIo {
+  out: (line: string) => void;
+  err: (line: string) => void;
+}
+
+/** Reads HTTP_PORT from the environment given, probes /healthz, returns the exit code. */
+export async function runHealthcheck(
+  env: Environment,
+  io: HealthcheckIo,
+  options: Omit<ProbeOptions, 'port'> = {},
+): Promise<0 | 1> {
+  const port = parsePort(env.HTTP_PORT);
+  if (!port.ok) {
+    io.err(`healthcheck: ${port.problem}`);
+    return 1;
+  }
+  const result = await probe({ ...options, port: port.port });
+  if (result.ok) {
+    io.out(`healthcheck: ok (HTTP ${result.status})`);
+    return 0;
+  }
+  io.err(`healthcheck: unhealthy: ${result.error}`);
+  return 1;
+}

@@ -1,0 +1,271 @@
+/**
+ * Prometheus metrics for the bot, in a registry of their own (never prom-client's global one),
+ * so tests and several bots in one process do not collide.
+ *
+ * The adapters are plain closures that never throw: hand them straight to the hooks, e.g.
+ * `onRequest: metrics.directoryRequest`, `limiter.onGrant = metrics.rateLimitGrant`,
+ * `onHandled: metrics.interaction`, `reporter.onResult = metrics.serverReport`.
+ * Guild and shard gauges are read at scrape time from the source given to `setDiscordSource`.
+ *
+ * Label values stay bounded: routes are path templates (`POST /server`, not the guild's ID),
+ * interaction names come from the command registry, outcomes and statuses from short lists.
+ */
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { RouterHooks } from '../bot/router.js';
+import type { RequestEvent } from '../directory/client.js';
+import type { GrantInfo } from '../directory/rate-limiter.js';
+import type { Logger } from '../log/logger.js';
+import type { ReportResult } from '../tasks/server-reports.js';
+
+/** What the router reports once per interaction. */
+export type InteractionEvent = Parameters<NonNullable<RouterHooks['onHandled']>>[0];
+
+export interface DiscordShardState {
+  id: number;
+  ready: boolean;
+  /** Gateway heartbeat round trip in milliseconds; negative or NaN while unknown (discord.js: -1). */
+  ping: number;
+}
+
+export interface DiscordState {
+  guilds: number;
+  shards: readonly DiscordShardState[];
+}
+
+/** Read at every scrape; keep it cheap (cache sizes, not requests). */
+export type DiscordSource = () => DiscordState;
+
+/** `'sent'` or `'posted'` is the success that moves the last-success timestamp; any other outcome only counts. */
+export type StatsPostOutcome = 'sent' | (string & {});
+
+export interface StatsPostInfo {
+  /** When the post succeeded: epoch milliseconds or a Date. Default: now. */
+  at?: number | Date;
+}
+
+export interface MetricsOptions {
+  /** Register the process metrics (CPU, memory, event loop, GC...). Default true. */
+  defaultMetrics?: boolean;
+  /** Told when an adapter or the Discord source fails; metrics never throw at the caller. */
+  logger?: Logger;
+  /** Epoch milliseconds, for the stats timestamp. Default Date.now. */
+  now?: () => number;
+}
+
+export interface Metrics {
+  readonly registry: Registry;
+  directoryRequest(event: RequestEvent): void;
+  rateLimitGrant(info: GrantInfo): void;
+  interaction(event: InteractionEvent): void;
+  statsPost(outcome: StatsPostOutcome, info?: StatsPostInfo): void;
+  serverReport(result: ReportResult): void;
+  /** Where the guild and shard gauges come from; undefined: not connected, the gauges are left out. */
+  setDiscordSource(source: DiscordSource | undefined): void;
+}
+
+/** The limiter's shared bucket; GrantInfo.buckets always holds it, a limited route's bucket besides. */
+export const GLOBAL_BUCKET = 'global';
+
+/** Interactions: Discord allows 3 s before the first answer and 15 min to finish. */
+const INTERACTION_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 3, 5, 10, 15, 30, 60];
+/** Directory requests, retries included. */
+const REQUEST_BUCKETS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+/** Rate-limit waits: most are none; the route windows are seconds long. */
+const WAIT_BUCKETS = [0.001, 0.1, 0.5, 1, 2, 3, 5, 10, 20, 30, 60, 120];
+
+function seconds(ms: number): number | undefined {
+  if (typeof ms !== 'number' || Number.isNaN(ms)) return undefined;
+  return Math.max(0, ms) / 1000;
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+}
+
+function isShard(value: unknown): value is DiscordShardState {
+  if (typeof value !== 'object' || value === null) return false;
+  const { id, ready, ping } = value as Partial<Record<keyof DiscordShardState, unknown>>;
+  return typeof id === 'number' && typeof ready === 'boolean' && typeof ping === 'number';
+}
+
+/** The source is someone else's code: a malformed answer is an error, not a crashed scrape. */
+function normalize(value: unknown): DiscordState {
+  const { guilds, shards } = (value ?? {}) as Partial<Record<keyof DiscordState, unknown>>;
+  if (typeof guilds !== 'number' || !Number.isFinite(guilds) || !Array.isArray(shards)) {
+    throw new TypeError('expected { guilds: number, shards: Array<{ id, ready, ping }> }');
+  }
+  const valid = shards.filter(isShard);
+  if (valid.length !== shards.length) throw new TypeError('a shard is not { id, ready, ping }');
+  return { guilds, shards: valid };
+}
+
+export function createMetrics(options: MetricsOptions = {}): Metrics {
+  const registry = new Registry();
+  const registers = [registry];
+  const now = options.now ?? Date.now;
+  const log = options.logger?.child({ component: 'metrics' });
+  let source: DiscordSource | undefined;
+
+  const interactions = new Counter({
+    name: 'bot_interactions_total',
+    help: 'Interactions handled, by kind (command or button), name and outcome.',
+    labelNames: ['kind', 'name', 'outcome'] as const,
+    registers,
+  });
+  const interactionDuration = new Histogram({
+    name: 'bot_interaction_duration_seconds',
+    help: 'Time from receiving an interaction to its last answer.',
+    labelNames: ['kind', 'name'] as const,
+    buckets: INTERACTION_BUCKETS,
+    registers,
+  });
+  const requests = new Counter({
+    name: 'directory_requests_total',
+    help: 'Directory API calls by method, route template and final HTTP status (or error code).',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers,
+  });
+  const requestDuration = new Histogram({
+    name: 'directory_request_duration_seconds',
+    help: 'Directory API call duration, rate-limit waits and retries included.',
+    labelNames: ['method', 'route'] as const,
+    buckets: REQUEST_BUCKETS,
+    registers,
+  });
+  const rateLimitWait = new Histogram({
+    name: 'directory_ratelimit_wait_seconds',
+    help: "Time a directory request waited for the client's rate limiter, by priority and bucket.",
+    labelNames: ['priority', 'bucket'] as const,
+    buckets: WAIT_BUCKETS,
+    registers,
+  });
+  const statsPosts = new Counter({
+    name: 'directory_stats_posts_total',
+    help: 'Bot statistics posts to the directory, by outcome.',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+  const statsLastSuccess = new Gauge({
+    name: 'directory_stats_last_success_timestamp_seconds',
+    help: 'Unix time of the last successful statistics post.',
+    registers,
+  });
+  const serverReports = new Counter({
+    name: 'directory_server_reports_total',
+    help: 'Guild join and leave reports to the directory, by outcome (sent, retry, dropped).',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+
+  /**
+   * One read of the source per scrape: the registry runs every collect callback in the same
+   * synchronous pass, so the snapshot is kept until the next microtask.
+   */
+  let snapshot: { state: DiscordState | undefined } | undefined;
+  function discordState(): DiscordState | undefined {
+    if (snapshot) return snapshot.state;
+    let state: DiscordState | undefined;
+    try {
+      const read: unknown = source?.();
+      if (read !== undefined) state = normalize(read);
+    } catch (err) {
+      log?.warn({ error: describe(err) }, 'discord metrics source failed');
+    }
+    snapshot = { state };
+    queueMicrotask(() => {
+      snapshot = undefined;
+    });
+    return state;
+  }
+
+  new Gauge({
+    name: 'discord_guilds',
+    help: 'Guilds the bot is in.',
+    registers,
+    collect() {
+      this.reset();
+      const state = discordState();
+      // An unlabelled gauge comes back from reset() as 0: unknown must read as absent, not as none.
+      if (state) this.set(state.guilds);
+      else this.remove();
+    },
+  });
+  new Gauge({
+    name: 'discord_shards',
+    help: 'Gateway shards by status (ready or not_ready).',
+    labelNames: ['status'] as const,
+    registers,
+    collect() {
+      this.reset();
+      const state = discordState();
+      if (!state) return;
+      const ready = state.shards.filter((s) => s.ready).length;
+      this.set({ status: 'ready' }, ready);
+      this.set({ status: 'not_ready' }, state.shards.length - ready);
+    },
+  });
+  new Gauge({
+    name: 'discord_gateway_ping_seconds',
+    help: 'Gateway heartbeat round trip by shard; left out while unknown.',
+    labelNames: ['shard'] as const,
+    registers,
+    collect() {
+      this.reset();
+      const state = discordState();
+      for (const shard of state?.shards ?? []) {
+        if (Number.isFinite(shard.ping) && shard.ping >= 0) {
+          this.set({ shard: String(shard.id) }, shard.ping / 1000);
+        }
+      }
+    },
+  });
+
+  if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
+
+  /** A hook that throws would break the caller (the limiter's pump, the client): never. */
+  function safe<A extends unknown[]>(name: string, fn: (...args: A) => void): (...args: A) => void {
+    return (...args: A) => {
+      try {
+        fn(...args);
+      } catch (err) {
+        try {
+          log?.warn({ adapter: name, error: describe(err) }, 'metrics adapter failed');
+        } catch {
+          // Nothing is left to tell.
+        }
+      }
+    };
+  }
+
+  return {
+    registry,
+    directoryRequest: safe('directoryRequest', (event: RequestEvent) => {
+      requests.inc({ method: event.method, route: event.route, status: String(event.status) });
+      const s = seconds(event.durationMs);
+      if (s !== undefined) requestDuration.observe({ method: event.method, route: event.route }, s);
+    }),
+    rateLimitGrant: safe('rateLimitGrant', (info: GrantInfo) => {
+      const bucket = info.buckets.find((b) => b !== GLOBAL_BUCKET) ?? GLOBAL_BUCKET;
+      const s = seconds(info.waitedMs);
+      if (s !== undefined) rateLimitWait.observe({ priority: info.priority, bucket }, s);
+    }),
+    interaction: safe('interaction', (event: InteractionEvent) => {
+      interactions.inc({ kind: event.kind, name: event.name, outcome: event.outcome });
+      const s = seconds(event.durationMs);
+      if (s !== undefined) interactionDuration.observe({ kind: event.kind, name: event.name }, s);
+    }),
+    statsPost: safe('statsPost', (outcome: StatsPostOutcome, info?: StatsPostInfo) => {
+      statsPosts.inc({ outcome });
+      if (outcome !== 'sent' && outcome !== 'posted') return;
+      const at = info?.at instanceof Date ? info.at.getTime() : (info?.at ?? now());
+      if (Number.isFinite(at)) statsLastSuccess.set(at / 1000);
+    }),
+    serverReport: safe('serverReport', (result: ReportResult) => {
+      serverReports.inc({ outcome: result.outcome });
+    }),
+    setDiscordSource(next: DiscordSource | undefined): void {
+      source = next;
+      snapshot = undefined;
+    },
+  };
+}
