@@ -2,6 +2,8 @@
  * The "Comments" button of a card and the pager's previous / next. Everything the pager needs is
  * in the custom_id, so a button from before a restart still works: the comments are fetched again.
  */
+import type { Client } from 'discord.js';
+import { fetchIdentity } from '../src/bot/discord-data.js';
 import type { ButtonHandler } from '../src/bot/types.js';
 import type { DirectoryClient } from '../src/directory/client.js';
 import { flattenProfileComments, type PagedComment, renderCommentsPage } from '../src/render/comments.js';
@@ -19,6 +21,12 @@ async function load(directory: DirectoryClient, state: CommentsState): Promise<P
   }
 }
 
+/** A name for the title from Discord (the bot's or user's name, the guild's), never from the directory's budget. */
+async function subjectName(client: Client, state: CommentsState, timeoutMs: number): Promise<string> {
+  if (state.kind === 'server') return client.guilds.cache.get(state.id)?.name ?? state.id;
+  return (await fetchIdentity(client.rest, state.id, timeoutMs))?.name ?? state.id;
+}
+
 export const comments: ButtonHandler = {
   name: 'comments',
   matches: isCommentsId,
@@ -29,8 +37,11 @@ export const comments: ButtonHandler = {
       await reply.private({ embeds: [{ description: t('errors.expired') }], components: [] });
       return 'expired';
     }
-    const list = await load(deps.directory, state);
-    await reply.public(renderCommentsPage(state.kind, state.id, state.id, list, state.page, t));
+    const [list, subject] = await Promise.all([
+      load(deps.directory, state),
+      subjectName(interaction.client, state, deps.gatherTimeoutMs),
+    ]);
+    await reply.public(renderCommentsPage(state.kind, state.id, subject, list, state.page, t));
     return `page:${state.page}`;
   },
 };

@@ -118,7 +118,7 @@ export function createBot(options: BotOptions): BotApp {
   // Short stop bounds: the whole shutdown has to fit in Docker's 10 s.
   const reporter = new ServerReporter({
     directory,
-    logger: logger.child({ task: 'server-reports' }),
+    logger,
     stopTimeoutMs: 1_500,
   });
   if (metrics) reporter.onResult = metrics.serverReport;
@@ -127,7 +127,7 @@ export function createBot(options: BotOptions): BotApp {
       ? undefined
       : new StatsPoster({
           directory,
-          logger: logger.child({ task: 'stats' }),
+          logger,
           snapshot: () => localSnapshot(client),
           intervalMs: config.stats.intervalMs,
           stopTimeoutMs: 1_500,

@@ -113,7 +113,7 @@ if (directory.limiter) directory.limiter.onGrant = metrics.rateLimitGrant;
 const poster = config.directory.token
   ? new StatsPoster({
       directory,
-      logger: logger.child({ task: 'stats' }),
+      logger,
       snapshot,
       intervalMs: config.stats.intervalMs,
       stopTimeoutMs: 1_500,

@@ -730,7 +730,7 @@ export class StatsPoster {
   /** Backoff between attempts; false when stop() cut it short. */
   async #sleep(ms: number): Promise<boolean> {
     const waited = await this.#waitFor(undefined, ms, true);
-    return !(!waited.settled && waited.interrupted);
+    return waited.settled || !waited.interrupted;
   }
 
   /**

@@ -1,0 +1,183 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterAll, describe, expect, it } from 'vitest';
+import { IDS } from '../emulator/index.js';
+import { createStyle, humanizeTimestamps, relativeTime, renderMessage, wantsColor } from './render.js';
+import { runSandbox, SCRIPT } from './session.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'sandbox-test-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function collector(): { out: Writable; text: () => string } {
+  const chunks: string[] = [];
+  const out = new Writable({
+    write(chunk: Buffer | string, _encoding, callback) {
+      chunks.push(chunk.toString());
+      callback();
+    },
+  });
+  return { out, text: () => chunks.join('') };
+}
+
+/** The part of the transcript from a step's header to the next one. */
+function stepText(transcript: string, step: number): string {
+  const start = transcript.indexOf(`━━ ${step}/${SCRIPT.length} `);
+  expect(start, `step ${step} in the transcript`).toBeGreaterThanOrEqual(0);
+  const end = transcript.indexOf('━━ ', start + 3);
+  return transcript.slice(start, end === -1 ? undefined : end);
+}
+
+describe('runSandbox', () => {
+  it('plays the whole session and writes what a user would see', async () => {
+    const { out, text } = collector();
+    const logFile = join(dir, 'bot.log');
+    await runSandbox({ out, logFile, timeoutMs: 8_000 });
+    const transcript = text();
+
+    // Not a terminal: no ANSI escapes at all.
+    expect(transcript).not.toContain('\u001b[');
+    expect(transcript).toContain('127.0.0.1');
+
+    const up = stepText(transcript, 1);
+    expect(up).toContain('/up');
+    expect(up).toContain('Server raised');
+    expect(up).toContain('public');
+    expect(up).toMatch(/Next up: <t:\d+:R> \[in 4 hours\]/);
+
+    const again = stepText(transcript, 2);
+    expect(again).toContain('Not yet');
+    expect(again).toContain('only you can see this');
+
+    const kerdoku = stepText(transcript, 3);
+    expect(kerdoku).toContain('/bot ref:kerdoku');
+    expect(kerdoku).toContain('Bot Kerdoku');
+    expect(kerdoku).toContain('Prefix: `?`');
+    expect(kerdoku).toContain('Support server → https://discord.gg/5qXgJvr');
+    expect(kerdoku).toContain('[Comments]');
+
+    expect(stepText(transcript, 4)).toContain('Server BotiCord Community');
+    const profile = stepText(transcript, 5);
+    expect(profile).toContain('Profile of Cipherka');
+    expect(profile).toContain('178404926869733376');
+
+    expect(stepText(transcript, 6)).toContain(`/bot ref:${IDS.botManyComments}`);
+    const comments = stepText(transcript, 7);
+    expect(comments).toContain('clicks [Comments]');
+    expect(comments).toContain('Page 1 of 3');
+    expect(comments).toContain('[Previous] (disabled)');
+    expect(comments).toContain('only you can see this');
+
+    const next = stepText(transcript, 8);
+    expect(next).toContain('clicks [Next]');
+    expect(next).toContain('the bot edits that message');
+    expect(next).toContain('Page 2 of 3');
+    expect(next).toMatch(/<t:\d+:R> \[\d+ years? ago\]/);
+
+    expect(transcript).toContain(`✓ ${SCRIPT.length} of ${SCRIPT.length} steps as expected`);
+    expect(transcript).toContain(`Bot logs: ${logFile}`);
+    expect(existsSync(logFile)).toBe(true);
+    const log = readFileSync(logFile, 'utf8');
+    expect(log.match(/"interaction handled"/g)).toHaveLength(SCRIPT.length);
+    expect(log).not.toContain('emu-bot-service');
+  });
+
+  it('stops at a step whose answer is not the expected one and names it', async () => {
+    const { out, text } = collector();
+    const run = runSandbox({
+      out,
+      logFile: null,
+      setUp: ({ emulator }) => emulator.faults.add({ kind: 'status', status: 404, path: /^\/bot\/kerdoku$/ }),
+    });
+    await expect(run).rejects.toThrow(
+      /^step 3\/8 \(\/bot ref:kerdoku\): expected the outcome shown, got error:/,
+    );
+    const transcript = text();
+    expect(stepText(transcript, 3)).toContain('This bot is not in the directory.');
+    expect(transcript).not.toContain('━━ 4/8');
+    expect(transcript).toContain(`✗ 2 of ${SCRIPT.length} steps as expected`);
+  });
+
+  it('bounds the wait for an answer', async () => {
+    const { out } = collector();
+    const run = runSandbox({
+      out,
+      logFile: null,
+      timeoutMs: 1_000,
+      // The bot gives up on the directory after half the bound, but tries a read three times.
+      setUp: ({ emulator }) => emulator.faults.add({ kind: 'stall', ms: 20_000, path: /^\/bot\/kerdoku$/ }),
+    });
+    await expect(run).rejects.toThrow(
+      "step 3/8 (/bot ref:kerdoku): timed out after 1000 ms waiting for the bot's answer",
+    );
+  });
+
+  it('fails with a clear message when aborted, and still shuts down', async () => {
+    const { out, text } = collector();
+    const signal = AbortSignal.abort(new Error('interrupted'));
+    await expect(runSandbox({ out, logFile: null, signal })).rejects.toThrow('interrupted');
+    expect(text()).toContain(`✗ 0 of ${SCRIPT.length} steps as expected`);
+  });
+});
+
+describe('the terminal renderer', () => {
+  const plain = createStyle(false);
+  const now = Date.UTC(2024, 0, 1);
+
+  it('reads timestamps in brackets and leaves the markdown alone', () => {
+    const unix = now / 1000 + 4 * 3600 - 1;
+    expect(humanizeTimestamps(`**next** <t:${unix}:R>`, now, plain)).toBe(
+      `**next** <t:${unix}:R> [in 4 hours]`,
+    );
+    expect(relativeTime(now - 3 * 86_400_000, now)).toBe('3 days ago');
+    expect(relativeTime(now + 10_000, now)).toBe('in a few seconds');
+    expect(humanizeTimestamps('<t:1704067200:D>', now, plain)).toMatch(/^<t:1704067200:D> \[.*202[34]\]$/);
+  });
+
+  it('renders embeds, fields, footers and buttons', () => {
+    const lines = renderMessage(
+      {
+        embeds: [
+          {
+            title: 'Bot \\_x\\_',
+            description: 'by <@178404926869733376>',
+            fields: [{ name: 'Stats', value: 'a\nb' }],
+            footer: { text: 'foot' },
+          },
+        ],
+        components: [
+          {
+            type: 1,
+            components: [
+              { type: 2, style: 5, label: 'Site', url: 'https://example.com/' },
+              { type: 2, style: 2, label: 'Next', custom_id: 'x', disabled: true },
+            ],
+          },
+        ],
+      },
+      { nowMs: now, style: plain, names: new Map([['178404926869733376', 'Cipherka']]), indent: '' },
+    );
+    expect(lines).toEqual([
+      '│ Bot \\_x\\_',
+      '│ by <@178404926869733376> [@Cipherka]',
+      '│',
+      '│ Stats:',
+      '│   a',
+      '│   b',
+      '│',
+      '│ foot',
+      'buttons:',
+      '  Site → https://example.com/',
+      '  [Next] (disabled)',
+    ]);
+  });
+
+  it('colours only a terminal without NO_COLOR', () => {
+    expect(wantsColor({ isTTY: true }, undefined)).toBe(true);
+    expect(wantsColor({ isTTY: true }, '1')).toBe(false);
+    expect(wantsColor({ isTTY: true }, '')).toBe(true);
+    expect(wantsColor({}, undefined)).toBe(false);
+    expect(createStyle(true).bold('x')).toBe('\u001b[1mx\u001b[22m');
+  });
+});
