@@ -21,12 +21,16 @@ RUN apt-get update \
   && apt-get install -y --no-install-recommends tini \
   && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production
+# The operations endpoint (/healthz, /readyz, /metrics); the HEALTHCHECK below uses it.
+ENV HTTP_PORT=8080
+EXPOSE 8080
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
 USER node
 STOPSIGNAL SIGTERM
+HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 CMD ["node", "dist/src/ops/healthcheck.js"]
 # tini is PID 1: it forwards SIGTERM to node and reaps children.
 ENTRYPOINT ["/usr/bin/tini", "--"]
 CMD ["node", "dist/src/bot/main.js"]
