@@ -35,8 +35,14 @@ export interface CreateLoggerOptions {
   base?: Record<string, unknown>;
 }
 
+/**
+ * Interaction tokens travel in webhook and callback URLs (discord.js puts the URL on its API
+ * errors); each is a 15-minute credential to answer as the bot, so it is cut from every line.
+ */
+const INTERACTION_TOKEN_IN_URL = /\/(webhooks|interactions)\/(\d{17,20})\/([A-Za-z0-9._-]{20,})/g;
+
 export function scrub(line: string, secrets: readonly string[]): string {
-  let out = line;
+  let out = line.replace(INTERACTION_TOKEN_IN_URL, `/$1/$2/${REDACTED}`);
   for (const secret of secrets) {
     if (secret.length >= 4 && out.includes(secret)) out = out.split(secret).join(REDACTED);
   }

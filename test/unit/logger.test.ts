@@ -33,6 +33,18 @@ describe('log redaction', () => {
     expect(out).toContain('[REDACTED]');
   });
 
+  it('cuts interaction tokens out of webhook and callback URLs', () => {
+    const { lines, stream } = capture();
+    const log = createLogger({ destination: stream });
+    const interactionToken = `aW50ZXJhY3Rpb246${'x'.repeat(60)}`;
+    log.warn(
+      { url: `https://discord.com/api/v10/webhooks/1234567890123456789/${interactionToken}/messages/@original` },
+      `POST /interactions/1234567890123456789/${interactionToken}/callback failed`,
+    );
+    expect(lines.join('')).not.toContain(interactionToken);
+    expect(lines.join('')).toContain('/webhooks/1234567890123456789/[REDACTED]/messages/@original');
+  });
+
   it('keeps the token out of a logged request failure from the client', async () => {
     const { lines, stream } = capture();
     const log = createLogger({ level: 'trace', secrets: [TOKEN], destination: stream });
