@@ -11,6 +11,7 @@ import type { Readiness } from '../ops/server.js';
 import { type GuildReport, ServerReporter } from '../tasks/server-reports.js';
 import { StatsPoster, type StatsPosterOptions } from '../tasks/stats-poster.js';
 import { createDiscordClient, type DiscordClientOptions } from './discord-client.js';
+import { gatherGuildStats } from './discord-data.js';
 import { createRouter, type Router, type RouterHooks } from './router.js';
 import { localSnapshot, shardStates } from './shard-stats.js';
 import type { BotDeps, Registry } from './types.js';
@@ -147,14 +148,21 @@ export function createBot(options: BotOptions): BotApp {
     // The poster checks itself that every shard is ready before it posts.
     poster?.start();
   });
+  // Server reports need the directory token; without one they would only fill the log with refusals.
+  const reports = config.directory.token !== undefined;
   client.on(Events.GuildCreate, (guild) => {
     logger.info({ guildId: guild.id, members: guild.memberCount }, 'joined a guild');
-    reporter.report(guildReport(guild, true, client.user?.id ?? guild.client.user.id));
+    if (!reports) return;
+    const botUserId = client.user?.id ?? guild.client.user.id;
+    // The same statistics an up sends (approximate counts, icon, owner tag), bounded in time.
+    void gatherGuildStats(client.rest, guild.id, deps.gatherTimeoutMs, (err) =>
+      logger.debug({ err, guildId: guild.id }, 'guild statistics not gathered for the report'),
+    ).then((stats) => reporter.report({ ...guildReport(guild, true, botUserId), ...stats }));
   });
   client.on(Events.GuildDelete, (guild) => {
     // discord.js emits GuildUnavailable, not GuildDelete, for an outage: this is a real leave.
     logger.info({ guildId: guild.id }, 'left a guild');
-    reporter.report(guildReport(guild, false, client.user?.id ?? guild.client.user.id));
+    if (reports) reporter.report(guildReport(guild, false, client.user?.id ?? guild.client.user.id));
   });
   client.on(Events.ShardDisconnect, (event, shardId) => {
     const fatal = FATAL_CLOSE_CODES[event.code];
