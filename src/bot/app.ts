@@ -85,16 +85,7 @@ export function createBot(options: BotOptions): BotApp {
   const { metrics } = options;
   const directory =
     options.directory ??
-    new DirectoryClient({
-      baseUrl: config.directory.baseUrl,
-      version: config.directory.version,
-      token: config.directory.token,
-      tokenKind: config.directory.tokenKind,
-      timeoutMs: config.directory.timeoutMs,
-      maxRetries: config.directory.maxRetries,
-      rateLimits: config.directory.rateLimits,
-      ...(metrics ? { onRequest: metrics.directoryRequest } : {}),
-    });
+    new DirectoryClient({ ...config.directory, ...(metrics ? { onRequest: metrics.directoryRequest } : {}) });
   if (metrics && directory.limiter) directory.limiter.onGrant = metrics.rateLimitGrant;
   const sharding = config.sharding;
   const client = createDiscordClient({

@@ -99,16 +99,7 @@ const refresh = setInterval(() => {
 }, 2_000);
 refresh.unref();
 
-const directory = new DirectoryClient({
-  baseUrl: config.directory.baseUrl,
-  version: config.directory.version,
-  token: config.directory.token,
-  tokenKind: config.directory.tokenKind,
-  timeoutMs: config.directory.timeoutMs,
-  maxRetries: config.directory.maxRetries,
-  rateLimits: config.directory.rateLimits,
-  onRequest: metrics.directoryRequest,
-});
+const directory = new DirectoryClient({ ...config.directory, onRequest: metrics.directoryRequest });
 if (directory.limiter) directory.limiter.onGrant = metrics.rateLimitGrant;
 const poster = config.directory.token
   ? new StatsPoster({

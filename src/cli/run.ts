@@ -175,15 +175,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     fromFlags = layered.fromFlags;
     const config = loadConfig(layered.env).directory;
     if (config.token) secrets.add(config.token);
-    client = new DirectoryClient({
-      baseUrl: config.baseUrl,
-      version: config.version,
-      token: config.token,
-      tokenKind: config.tokenKind,
-      timeoutMs: config.timeoutMs,
-      maxRetries: config.maxRetries,
-      rateLimits: config.rateLimits,
-    });
+    client = new DirectoryClient(config);
     const result = await command.execute({ client, values, args: positionals, now });
     stdout.write(values.json === true ? toJson(result.data) : result.text);
     return EXIT.ok;

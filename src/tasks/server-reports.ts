@@ -10,9 +10,9 @@
  * for the operator and not repeated.
  */
 import type { DirectoryClient } from '../directory/client.js';
-import { isDirectoryError, RateLimitedError } from '../directory/errors.js';
 import type { ServerUpdate, ServerUpResult } from '../directory/types.js';
 import type { Logger } from '../log/logger.js';
+import { failureOf } from './failure.js';
 
 export interface GuildReport {
   guildId: string;
@@ -106,31 +106,6 @@ export function toServerUpdate(report: GuildReport): ServerUpdate {
   if (report.ownerId !== undefined) update.ownerId = report.ownerId;
   if (report.ownerTag !== undefined) update.ownerTag = report.ownerTag;
   return update;
-}
-
-interface Failure {
-  code: string;
-  message: string;
-  status: number | undefined;
-  retryAfterMs: number | undefined;
-}
-
-/** Only code, status and message: a foreign error may carry request options with headers. */
-function failureOf(err: unknown): Failure {
-  if (isDirectoryError(err)) {
-    return {
-      code: err.code,
-      message: err.message,
-      status: err.status,
-      retryAfterMs: err instanceof RateLimitedError ? err.retryAfterMs : undefined,
-    };
-  }
-  return {
-    code: 'Unexpected',
-    message: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
-    status: undefined,
-    retryAfterMs: undefined,
-  };
 }
 
 function isGuildReport(value: unknown): value is GuildReport {

@@ -15,9 +15,10 @@
  *   short.
  */
 import type { DirectoryClient } from '../directory/client.js';
-import { isDirectoryError, RateLimitedError, UnavailableError } from '../directory/errors.js';
+import { UnavailableError } from '../directory/errors.js';
 import type { OkResult } from '../directory/types.js';
 import type { Logger } from '../log/logger.js';
+import { failureOf } from './failure.js';
 import { backoffDelay, type Timer } from './server-reports.js';
 
 export type { Timer };
@@ -249,31 +250,6 @@ export function checkInterval(
 }
 
 // ---- the poster ----
-
-interface Failure {
-  code: string;
-  message: string;
-  status: number | undefined;
-  retryAfterMs: number | undefined;
-}
-
-/** Only code, status and message: a foreign error may carry request options with headers. */
-function failureOf(err: unknown): Failure {
-  if (isDirectoryError(err)) {
-    return {
-      code: err.code,
-      message: err.message,
-      status: err.status,
-      retryAfterMs: err instanceof RateLimitedError ? err.retryAfterMs : undefined,
-    };
-  }
-  return {
-    code: 'Unexpected',
-    message: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
-    status: undefined,
-    retryAfterMs: undefined,
-  };
-}
 
 function defaultSetTimer(fn: () => void, ms: number): Timer {
   const handle = setTimeout(fn, Math.min(Math.max(0, ms), MAX_TIMER_MS));

@@ -1,0 +1,27 @@
+/** What the background tasks log of an error: a code for metrics and alerts, and plain words. */
+import { isDirectoryError, RateLimitedError } from '../directory/errors.js';
+
+export interface Failure {
+  code: string;
+  message: string;
+  status: number | undefined;
+  retryAfterMs: number | undefined;
+}
+
+/** Only code, status and message: a foreign error may carry request options with headers. */
+export function failureOf(err: unknown): Failure {
+  if (isDirectoryError(err)) {
+    return {
+      code: err.code,
+      message: err.message,
+      status: err.status,
+      retryAfterMs: err instanceof RateLimitedError ? err.retryAfterMs : undefined,
+    };
+  }
+  return {
+    code: 'Unexpected',
+    message: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+    status: undefined,
+    retryAfterMs: undefined,
+  };
+}
