@@ -9,10 +9,10 @@ import { botCommand } from './definitions.js';
 export const bot: SlashCommand = {
   data: botCommand,
   subject: 'bot',
-  async execute({ interaction, deps, t, locale, reply }) {
+  async execute({ interaction, deps, t, locale, reply, deadline }) {
     const ref = parseReference(interaction.options.getString('ref', true), 'bot');
     if (!ref) throw new UserInputError('bot');
-    const record = await deps.directory.getBot(ref, { priority: 'interactive' });
+    const record = await deps.directory.getBot(ref, { priority: 'interactive', deadline });
     // The directory has no name or avatar for a bot: Discord does.
     const identity = await fetchIdentity(interaction.client.rest, record.id, deps.gatherTimeoutMs);
     await reply.public(renderBotCard(record, t, locale, identity));

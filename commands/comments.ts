@@ -9,8 +9,12 @@ import type { DirectoryClient } from '../src/directory/client.js';
 import { flattenProfileComments, type PagedComment, renderCommentsPage } from '../src/render/comments.js';
 import { type CommentsState, decodeComments, isCommentsId } from '../src/render/custom-id.js';
 
-async function load(directory: DirectoryClient, state: CommentsState): Promise<PagedComment[]> {
-  const options = { priority: 'interactive' as const };
+async function load(
+  directory: DirectoryClient,
+  state: CommentsState,
+  deadline: number,
+): Promise<PagedComment[]> {
+  const options = { priority: 'interactive' as const, deadline };
   switch (state.kind) {
     case 'bot':
       return directory.getBotComments(state.id, options);
@@ -31,14 +35,14 @@ export const comments: ButtonHandler = {
   name: 'comments',
   matches: isCommentsId,
   mode: (customId) => (decodeComments(customId)?.mode === 'page' ? 'update' : 'reply'),
-  async execute({ interaction, deps, t, reply }) {
+  async execute({ interaction, deps, t, reply, deadline }) {
     const state = decodeComments(interaction.customId);
     if (!state) {
       await reply.private({ embeds: [{ description: t('errors.expired') }], components: [] });
       return 'expired';
     }
     const [list, subject] = await Promise.all([
-      load(deps.directory, state),
+      load(deps.directory, state, deadline),
       subjectName(interaction.client, state, deps.gatherTimeoutMs),
     ]);
     await reply.public(renderCommentsPage(state.kind, state.id, subject, list, state.page, t));

@@ -6,15 +6,17 @@ import { profileCommand } from './definitions.js';
 export const profile: SlashCommand = {
   data: profileCommand,
   subject: 'profile',
-  async execute({ interaction, deps, t, reply }) {
+  async execute({ interaction, deps, t, reply, deadline }) {
     const user = interaction.options.getUser('user') ?? interaction.user;
     const [record, bots] = await Promise.all([
-      deps.directory.getProfile(user.id, { priority: 'interactive' }),
+      deps.directory.getProfile(user.id, { priority: 'interactive', deadline }),
       // The list of bots needs a token and is a bonus: the card shows without it.
-      deps.directory.getDeveloperBots(user.id, { priority: 'interactive' }).catch((err: unknown) => {
-        deps.logger.debug({ err, userId: user.id }, "developer's bots not shown");
-        return null;
-      }),
+      deps.directory
+        .getDeveloperBots(user.id, { priority: 'interactive', deadline })
+        .catch((err: unknown) => {
+          deps.logger.debug({ err, userId: user.id }, "developer's bots not shown");
+          return null;
+        }),
     ]);
     await reply.public(
       renderProfileCard(record, bots, t, {

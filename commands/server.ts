@@ -8,7 +8,7 @@ import { serverCommand } from './definitions.js';
 export const server: SlashCommand = {
   data: serverCommand,
   subject: 'server',
-  async execute({ interaction, deps, t, locale, reply }) {
+  async execute({ interaction, deps, t, locale, reply, deadline }) {
     const given = interaction.options.getString('ref');
     let ref: string | null;
     if (given === null) {
@@ -18,7 +18,7 @@ export const server: SlashCommand = {
       ref = parseReference(given, 'server');
       if (!ref) throw new UserInputError('server');
     }
-    const record = await deps.directory.getServer(ref, { priority: 'interactive' });
+    const record = await deps.directory.getServer(ref, { priority: 'interactive', deadline });
     await reply.public(renderServerCard(record, t, locale));
     return 'shown';
   },

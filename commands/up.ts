@@ -10,14 +10,11 @@ import type { SlashCommand } from '../src/bot/types.js';
 import { renderUpResult, upOutcome } from '../src/render/up.js';
 import { upCommand } from './definitions.js';
 
-/** Interaction tokens last 15 minutes; keep a minute for rendering and Discord's own latency. */
-export const UP_DEADLINE_MS = 14 * 60_000;
-
 export const up: SlashCommand = {
   data: upCommand,
   guildOnly: true,
   subject: 'server',
-  async execute({ interaction, deps, t, reply }) {
+  async execute({ interaction, deps, t, reply, deadline }) {
     const guildId = interaction.guildId;
     if (!guildId) throw new GuildOnlyError();
     const stats = await gatherGuildStats(interaction.client.rest, guildId, deps.gatherTimeoutMs, (err) =>
@@ -35,7 +32,7 @@ export const up: SlashCommand = {
         upChannelId: interaction.channelId,
         upChannelName: channelName,
       },
-      { priority: 'interactive', deadline: interaction.createdTimestamp + UP_DEADLINE_MS },
+      { priority: 'interactive', deadline },
     );
     const outcome = upOutcome(result);
     const message = renderUpResult(result, t, deps.now());

@@ -16,6 +16,12 @@ import { describeError, errorMessage, GuildOnlyError } from './error-message.js'
 import { NO_MENTIONS, responderFor } from './respond.js';
 import type { BotDeps, ButtonHandler, Registry, SlashCommand } from './types.js';
 
+/**
+ * Interaction tokens last 15 minutes; a directory call that would wait past 14 is refused at once
+ * (the user is told when to try again) rather than left to answer a dead interaction.
+ */
+export const INTERACTION_DEADLINE_MS = 14 * 60_000;
+
 export interface RouterHooks {
   /** Called once per interaction, after the answer (metrics). */
   onHandled?: (event: {
@@ -65,6 +71,7 @@ export function createRouter(registry: Registry, deps: BotDeps, hooks: RouterHoo
         t,
         locale: resolveLocale(interaction.locale),
         reply,
+        deadline: interaction.createdTimestamp + INTERACTION_DEADLINE_MS,
       });
       return { name, outcome };
     } catch (err) {
@@ -108,6 +115,7 @@ export function createRouter(registry: Registry, deps: BotDeps, hooks: RouterHoo
         t,
         locale: resolveLocale(interaction.locale),
         reply,
+        deadline: interaction.createdTimestamp + INTERACTION_DEADLINE_MS,
       });
       return { name: handler.name, outcome };
     } catch (err) {

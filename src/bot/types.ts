@@ -31,6 +31,8 @@ export interface CommandContext {
   t: Translate;
   locale: SupportedLocale;
   reply: Responder;
+  /** Directory calls must be done by then (ms epoch): the interaction can still be answered. */
+  deadline: number;
 }
 
 export interface ButtonContext {
@@ -39,6 +41,8 @@ export interface ButtonContext {
   t: Translate;
   locale: SupportedLocale;
   reply: Responder;
+  /** Directory calls must be done by then (ms epoch): the interaction can still be answered. */
+  deadline: number;
 }
 
 export interface SlashCommand {

@@ -9,6 +9,7 @@
  */
 import { type Dispatcher, interceptors, Pool } from 'undici';
 import type { RouteBucket } from './endpoints.js';
+import { UnavailableError } from './errors.js';
 import type { Grant, Priority, RateLimiter } from './rate-limiter.js';
 
 export interface TransportOptions {
@@ -118,6 +119,8 @@ export class Transport {
   readonly #pool: Pool;
   readonly #dispatcher: Dispatcher;
   readonly #prefix: string;
+  /** Retries waiting for their delay: close() ends them instead of letting the pool wait. */
+  readonly #waiting = new Set<(reason: unknown) => void>();
 
   constructor(options: TransportOptions) {
     this.#options = options;
@@ -181,7 +184,8 @@ export class Transport {
         return;
       }
       const timer = setTimeout(() => {
-        req.signal?.removeEventListener('abort', onAbort);
+        this.#waiting.delete(onAbort);
+        req.signal?.removeEventListener('abort', abortListener);
         acquire().then(
           () => {
             attempts++;
@@ -190,11 +194,15 @@ export class Transport {
           (e: unknown) => cb(e),
         );
       }, delay);
-      const onAbort = (): void => {
+      const onAbort = (reason: unknown = req.signal?.reason): void => {
         clearTimeout(timer);
-        cb(req.signal?.reason);
+        this.#waiting.delete(onAbort);
+        req.signal?.removeEventListener('abort', abortListener);
+        cb(reason);
       };
-      req.signal?.addEventListener('abort', onAbort, { once: true });
+      const abortListener = (): void => onAbort();
+      this.#waiting.add(onAbort);
+      req.signal?.addEventListener('abort', abortListener, { once: true });
     };
 
     let response: Dispatcher.ResponseData;
@@ -221,6 +229,9 @@ export class Transport {
   }
 
   async close(): Promise<void> {
+    for (const cancel of [...this.#waiting]) {
+      cancel(new UnavailableError('the directory client was closed', { reason: 'network' }));
+    }
     await this.#pool.close();
   }
 

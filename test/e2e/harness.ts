@@ -1,0 +1,507 @@
+/**
+ * End-to-end harness: the directory emulator, the Discord stand-in and the real bot (createBot, the
+ * real discord.js client, the real directory client), all on 127.0.0.1, with the bot's log lines
+ * captured. Helpers send a command or a button click and wait for the router's one
+ * "interaction handled" line for it, so a test sees the final answer and its outcome.
+ */
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
+import type { APIEmbed, APIMessageComponent } from 'discord.js';
+import { Events } from 'discord.js';
+import { registry } from '../../commands/index.js';
+import { type BotApp, createBot } from '../../src/bot/app.js';
+import { type Environment, loadConfig, secretsOf } from '../../src/config/env.js';
+import { createLogger } from '../../src/log/logger.js';
+import {
+  type DiscordStandIn,
+  type GuildFixture,
+  type InteractionHandle,
+  type InteractionView,
+  makeUser,
+  type RecordedRestRequest,
+  randomToken,
+  type SendButtonOptions,
+  type SendCommandOptions,
+  snowflake,
+  startDiscordStandIn,
+  type UserFixture,
+  type ViewedMessage,
+} from '../discord/index.js';
+import { WaitList } from '../discord/waiters.js';
+import { type Emulator, type EmulatorOptions, startEmulator, TOKENS } from '../emulator/index.js';
+
+export const LOCALHOST = '127.0.0.1';
+export const EPHEMERAL = 64;
+const DEFAULT_WAIT_MS = 10_000;
+/** How long teardown waits for a bot's stop() before going on without it. */
+export const STOP_BOUND_MS = 5_000;
+
+/** A parsed pino line. */
+export interface LogEntry {
+  level: number;
+  msg?: string;
+  [key: string]: unknown;
+}
+
+export const LEVEL = { debug: 20, info: 30, warn: 40, error: 50, fatal: 60 } as const;
+
+export interface HarnessOptions {
+  guilds?: GuildFixture[];
+  users?: UserFixture[];
+  /** Overrides of the bot's environment (see botEnvironment). */
+  env?: Environment;
+  /** Default: no rate limits in the emulator. */
+  emulator?: EmulatorOptions;
+  /** createBot's gatherTimeoutMs (default 1000 here). */
+  gatherTimeoutMs?: number;
+  /** Run the stats poster (default false: its POST /stats would only add noise to these tests). */
+  postStats?: boolean;
+  /**
+   * Give the logger the secrets to scrub, as main.ts does (default true). false shows whether a
+   * token reaches a log line at all, before the last line of defence.
+   */
+  scrubSecrets?: boolean;
+}
+
+export interface Answer {
+  handle: InteractionHandle;
+  /** The router's "interaction handled" line for this interaction. */
+  line: LogEntry;
+  outcome: string;
+  view: InteractionView;
+  /** REST requests of this interaction (callback, webhook edits, follow-ups), in order. */
+  requests: RecordedRestRequest[];
+}
+
+export interface Harness {
+  emu: Emulator;
+  discord: DiscordStandIn;
+  readonly bot: BotApp;
+  /** Every raw log line of every bot instance started by this harness. */
+  lines: string[];
+  entries(): LogEntry[];
+  /** The first log line (already written or still to come) matching `pred`. */
+  waitForLog(pred: (entry: LogEntry) => boolean, timeoutMs?: number): Promise<LogEntry>;
+  /** Unhandled rejections seen while the harness was open. */
+  unhandled: unknown[];
+  /** Bot stops that failed or did not finish within STOP_BOUND_MS (teardown went on without them). */
+  stuckStops: string[];
+  /** Every token this harness handed out (directory tokens and the Discord token). */
+  secrets: Set<string>;
+  /**
+   * Sends a command as a user of its own (unless one is given) without waiting. `done` may be
+   * left unawaited: its rejection (no answer in time) is never reported as unhandled.
+   */
+  send(options: SendCommandOptions, timeoutMs?: number): Pending;
+  /** Sends a command and waits for its final answer. */
+  run(options: SendCommandOptions, timeoutMs?: number): Promise<Answer>;
+  /** Clicks a button and waits for the answer. */
+  click(options: SendButtonOptions, timeoutMs?: number): Promise<Answer>;
+  /** Stops the running bot and starts a new one (a new discord.js client) with these env overrides. */
+  restartBot(env?: Environment): Promise<BotApp>;
+  /** Emulator back to its seed, faults of both sides cleared. */
+  reset(): void;
+  close(): Promise<void>;
+}
+
+export interface Pending {
+  handle: InteractionHandle;
+  done: Promise<Answer>;
+}
+
+/** The bot's environment: everything on 127.0.0.1, the client's own limits out of the way. */
+export function botEnvironment(
+  emu: Emulator,
+  discord: DiscordStandIn,
+  overrides: Environment = {},
+): Environment {
+  return {
+    DIRECTORY_API_URL: emu.url,
+    DIRECTORY_API_VERSION: 'v2',
+    DIRECTORY_TOKEN: TOKENS.serviceBot,
+    DIRECTORY_TOKEN_KIND: 'Bot',
+    DIRECTORY_RATE_LIMIT: '10000/1000',
+    DIRECTORY_ROUTE_RATE_LIMIT: '10000/1000',
+    DIRECTORY_RATE_LIMIT_MARGIN_MS: '0',
+    DISCORD_TOKEN: discord.token,
+    DISCORD_API_URL: discord.restUrl,
+    LOG_LEVEL: 'debug',
+    ...overrides,
+  };
+}
+
+function assertLocal(url: string | undefined, what: string): void {
+  if (url === undefined) throw new Error(`${what} is not set`);
+  const host = new URL(url).hostname;
+  if (host !== LOCALHOST) throw new Error(`${what} must point at ${LOCALHOST}, got ${host}`);
+}
+
+/** A token shaped like Discord's (three dot-separated parts). */
+export function discordLikeToken(): string {
+  return `${randomToken(26)}.${randomToken(6)}.${randomToken(38)}`;
+}
+
+/** A 127.0.0.1 address where nothing listens (connection refused). */
+export async function closedPortUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, LOCALHOST, resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://${LOCALHOST}:${port}`;
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Timed out after ${ms} ms waiting for ${what}`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown): void => {
+    unhandled.push(reason);
+  };
+  process.on('unhandledRejection', onUnhandled);
+
+  const emu = await startEmulator({ rateLimits: false, ...options.emulator });
+  const discord = await startDiscordStandIn({
+    token: discordLikeToken(),
+    guilds: options.guilds ?? [],
+    users: options.users ?? [],
+  });
+  const secrets = new Set<string>([discord.token, ...Object.values(TOKENS)]);
+  const lines: string[] = [];
+  const parsed: LogEntry[] = [];
+  const lineWaiters = new WaitList<{ index: number; entry: LogEntry }>();
+  const destination = {
+    write(line: string): void {
+      lines.push(line);
+      let entry: LogEntry;
+      try {
+        entry = JSON.parse(line) as LogEntry;
+      } catch {
+        entry = { level: 0, msg: line };
+      }
+      parsed.push(entry);
+      lineWaiters.notify({ index: parsed.length - 1, entry });
+    },
+  };
+
+  let bot: BotApp | undefined;
+
+  async function startBot(overrides: Environment): Promise<BotApp> {
+    const env = botEnvironment(emu, discord, overrides);
+    assertLocal(env.DIRECTORY_API_URL, 'DIRECTORY_API_URL');
+    assertLocal(env.DISCORD_API_URL, 'DISCORD_API_URL');
+    const config = loadConfig(env);
+    for (const secret of secretsOf(config)) secrets.add(secret);
+    const logger = createLogger({
+      level: config.logLevel,
+      secrets: options.scrubSecrets === false ? [] : secretsOf(config),
+      destination,
+    });
+    const app = createBot({
+      config,
+      logger,
+      registry,
+      gatherTimeoutMs: options.gatherTimeoutMs ?? 1_000,
+      postStats: options.postStats ?? false,
+      onFatal: (reason) => logger.error({ reason }, 'fatal reported to the harness'),
+    });
+    const ready = new Promise<void>((resolve) => app.client.once(Events.ClientReady, () => resolve()));
+    await app.start();
+    await withTimeout(ready, DEFAULT_WAIT_MS, 'the bot to become ready');
+    return app;
+  }
+
+  bot = await startBot(options.env ?? {});
+  const stuckStops: string[] = [];
+
+  /** Stops a bot, but never hangs the teardown: a stop() past the bound is recorded and left behind. */
+  const stopBounded = async (app: BotApp): Promise<void> => {
+    const stopped = app.stop().then(
+      () => 'stopped',
+      (err: unknown) => `bot.stop() failed: ${err instanceof Error ? err.message : String(err)}`,
+    );
+    const outcome = await withTimeout(stopped, STOP_BOUND_MS, 'the bot to stop').catch(
+      () => `bot.stop() did not finish within ${STOP_BOUND_MS} ms`,
+    );
+    if (outcome !== 'stopped') stuckStops.push(outcome);
+  };
+
+  const waitForHandled = (userId: string, from: number, timeoutMs: number): Promise<LogEntry> =>
+    lineWaiters
+      .wait(
+        ({ index, entry }) => index >= from && entry.msg === 'interaction handled' && entry.userId === userId,
+        timeoutMs,
+        `"interaction handled" for user ${userId}`,
+        parsed.map((entry, index) => ({ index, entry })),
+      )
+      .then(({ entry }) => entry);
+
+  const answerOf = async (
+    handle: InteractionHandle,
+    userId: string,
+    from: number,
+    timeoutMs: number,
+  ): Promise<Answer> => {
+    const line = await waitForHandled(userId, from, timeoutMs);
+    return {
+      handle,
+      line,
+      outcome: String(line.outcome),
+      view: handle.view(),
+      requests: handle.requests(),
+    };
+  };
+
+  const userFor = (given: SendCommandOptions['user']): NonNullable<SendCommandOptions['user']> =>
+    given ?? { id: snowflake(), username: `e2e_${randomToken(6).toLowerCase()}` };
+
+  const send = (opts: SendCommandOptions, timeoutMs = DEFAULT_WAIT_MS): Pending => {
+    const user = userFor(opts.user);
+    const from = parsed.length;
+    const handle = discord.sendCommand({ ...opts, user });
+    const done = answerOf(handle, user.id, from, timeoutMs);
+    done.catch(() => undefined);
+    return { handle, done };
+  };
+
+  const harness: Harness = {
+    emu,
+    discord,
+    get bot(): BotApp {
+      if (!bot) throw new Error('no bot is running');
+      return bot;
+    },
+    lines,
+    entries: () => [...parsed],
+    waitForLog: (pred, timeoutMs = DEFAULT_WAIT_MS) =>
+      lineWaiters
+        .wait(
+          ({ entry }) => pred(entry),
+          timeoutMs,
+          'a matching log line',
+          parsed.map((entry, index) => ({ index, entry })),
+        )
+        .then(({ entry }) => entry),
+    unhandled,
+    stuckStops,
+    secrets,
+    send,
+    run: (opts, timeoutMs) => send(opts, timeoutMs).done,
+    click: (opts, timeoutMs = DEFAULT_WAIT_MS) => {
+      const user = userFor(opts.user);
+      const from = parsed.length;
+      const handle = discord.sendButton({ ...opts, user });
+      return answerOf(handle, user.id, from, timeoutMs);
+    },
+    async restartBot(overrides = {}) {
+      const old = bot;
+      bot = undefined;
+      if (old) await stopBounded(old);
+      bot = await startBot(overrides);
+      return bot;
+    },
+    reset() {
+      emu.reset();
+      discord.clearRestFaults();
+    },
+    async close() {
+      try {
+        if (bot) await stopBounded(bot);
+      } finally {
+        bot = undefined;
+        await discord.close();
+        await emu.close();
+        // Late rejections of the closing clients would show up here first.
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        process.off('unhandledRejection', onUnhandled);
+      }
+    },
+  };
+  return harness;
+}
+
+// ---- reading answers ---------------------------------------------------------------------------
+
+/** Messages of an interaction that are still there (not deleted). */
+export function liveMessages(view: InteractionView): ViewedMessage[] {
+  return [...(view.original ? [view.original] : []), ...view.followUps].filter((m) => !m.deleted);
+}
+
+export function isEphemeral(message: ViewedMessage): boolean {
+  return ((message.flags ?? 0) & EPHEMERAL) !== 0;
+}
+
+/** The one public message the interaction left, or throws. */
+export function publicMessage(answer: Answer): ViewedMessage {
+  const live = liveMessages(answer.view);
+  const shown = live.filter((m) => !isEphemeral(m));
+  if (shown.length !== 1 || live.length !== 1) {
+    throw new Error(`expected exactly one public message, got ${JSON.stringify(answer.view)}`);
+  }
+  return shown[0] as ViewedMessage;
+}
+
+/** The one private message the interaction left (nothing public remains), or throws. */
+export function privateMessage(answer: Answer): ViewedMessage {
+  const live = liveMessages(answer.view);
+  if (live.length !== 1 || !live.every(isEphemeral)) {
+    throw new Error(`expected exactly one private message, got ${JSON.stringify(answer.view)}`);
+  }
+  return live[0] as ViewedMessage;
+}
+
+export function embedOf(message: ViewedMessage, index = 0): APIEmbed {
+  const embed = message.embeds?.[index];
+  if (embed === undefined) throw new Error(`message ${message.id} has no embed ${index}`);
+  return embed as APIEmbed;
+}
+
+export interface Button {
+  label?: string;
+  custom_id?: string;
+  url?: string;
+  disabled?: boolean;
+  style?: number;
+}
+
+/** Buttons of a message, row by row flattened. */
+export function buttonsOf(message: ViewedMessage): Button[] {
+  const rows = (message.components ?? []) as APIMessageComponent[];
+  const out: Button[] = [];
+  for (const row of rows) {
+    if ('components' in row && Array.isArray(row.components)) {
+      for (const c of row.components as unknown[]) out.push(c as Button);
+    }
+  }
+  return out;
+}
+
+export function fieldValue(embed: APIEmbed, name: string): string | undefined {
+  return embed.fields?.find((f) => f.name === name)?.value;
+}
+
+/** Every text of an embed (title, description, fields, footer, author), for searching. */
+export function embedText(embed: APIEmbed): string {
+  return [
+    embed.title,
+    embed.description,
+    embed.footer?.text,
+    embed.author?.name,
+    ...(embed.fields ?? []).flatMap((f) => [f.name, f.value]),
+  ]
+    .filter((s): s is string => typeof s === 'string')
+    .join('\n');
+}
+
+export function optionString(name: string, value: string): { type: 3; name: string; value: string } {
+  return { type: 3, name, value };
+}
+
+/** A user option with its resolved user, as Discord sends it. */
+export function userOption(user: UserFixture): Pick<SendCommandOptions, 'options' | 'resolved'> {
+  return {
+    options: [{ type: 6, name: 'user', value: user.id }],
+    resolved: { users: { [user.id]: user } },
+  };
+}
+
+export function newUser(username: string, globalName: string | null = null): UserFixture {
+  return makeUser({ id: snowflake(), username, global_name: globalName });
+}
+
+// ---- what the bot sent Discord -------------------------------------------------------------------
+
+/** The message payload a request carries: a callback's data (types 4 and 7) or a webhook message body. */
+export function sentMessage(request: RecordedRestRequest): Record<string, unknown> | undefined {
+  const body = request.body;
+  if (typeof body !== 'object' || body === null) return undefined;
+  const record = body as Record<string, unknown>;
+  if (/^\/interactions\/\d+\/[^/]+\/callback$/.test(request.path)) {
+    const data = record.data;
+    const carries = record.type === 4 || record.type === 7;
+    return carries && typeof data === 'object' && data !== null
+      ? (data as Record<string, unknown>)
+      : undefined;
+  }
+  if (/^\/webhooks\//.test(request.path) && (request.method === 'POST' || request.method === 'PATCH')) {
+    return record;
+  }
+  if (/^\/channels\/\d+\/messages/.test(request.path) && request.method !== 'GET') return record;
+  return undefined;
+}
+
+/** Messages with something to show (content, embeds or components). */
+export function sentMessages(requests: readonly RecordedRestRequest[]): Record<string, unknown>[] {
+  return requests
+    .map(sentMessage)
+    .filter(
+      (m): m is Record<string, unknown> =>
+        m !== undefined && ('content' in m || 'embeds' in m || 'components' in m),
+    );
+}
+
+/** Every string under a value, recursively. */
+export function stringsIn(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value)) return value.flatMap(stringsIn);
+  if (typeof value === 'object' && value !== null) return Object.values(value).flatMap(stringsIn);
+  return [];
+}
+
+/** The visible text of a sent message: content and embeds (not button labels or URLs). */
+export function visibleText(message: Record<string, unknown>): string {
+  return [...stringsIn(message.content), ...stringsIn(message.embeds)].join('\n');
+}
+
+export const RAW_MENTION = /@everyone|@here|<@&/i;
+
+/** Problems with allowed_mentions of one sent message ([] when it can ping nobody). */
+export function mentionProblems(message: Record<string, unknown>): string[] {
+  const allowed = message.allowed_mentions;
+  if (typeof allowed !== 'object' || allowed === null) return ['no allowed_mentions'];
+  const problems: string[] = [];
+  const a = allowed as Record<string, unknown>;
+  for (const key of ['parse', 'users', 'roles'] as const) {
+    const list = a[key];
+    if (list !== undefined && (!Array.isArray(list) || list.length > 0)) {
+      problems.push(`allowed_mentions.${key} = ${JSON.stringify(list)}`);
+    }
+  }
+  if (a.replied_user === true) problems.push('allowed_mentions.replied_user = true');
+  const text = visibleText(message);
+  const raw = RAW_MENTION.exec(text);
+  if (raw) problems.push(`raw ${raw[0]} in ${JSON.stringify(text.slice(0, 200))}`);
+  return problems;
+}
+
+/** Deferral latencies etc.: the value at a percentile of a list (nearest rank). */
+export function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const rank = Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length)));
+  return sorted[rank - 1] as number;
+}
+
+/** Where any of the secrets occurs in the log lines and in the bodies of requests sent to Discord. */
+export function secretLeaks(h: Harness): string[] {
+  const secrets = [...h.secrets].filter((s) => s.length >= 8);
+  const leaks: string[] = [];
+  h.lines.forEach((line, i) => {
+    for (const s of secrets) if (line.includes(s)) leaks.push(`log line ${i}: ${line.slice(0, 160)}`);
+  });
+  for (const r of h.discord.requests) {
+    const body = r.body === undefined ? '' : JSON.stringify(r.body);
+    const where = `${r.method} ${r.path}`;
+    for (const s of secrets) {
+      if (r.path.includes(s)) leaks.push(`path of ${r.method}`);
+      if (body.includes(s)) leaks.push(`body of ${where}`);
+      if (r.query.includes(s)) leaks.push(`query of ${where}`);
+    }
+  }
+  return leaks;
+}
