@@ -38,7 +38,9 @@ describe('log redaction', () => {
     const log = createLogger({ destination: stream });
     const interactionToken = `aW50ZXJhY3Rpb246${'x'.repeat(60)}`;
     log.warn(
-      { url: `https://discord.com/api/v10/webhooks/1234567890123456789/${interactionToken}/messages/@original` },
+      {
+        url: `https://discord.com/api/v10/webhooks/1234567890123456789/${interactionToken}/messages/@original`,
+      },
       `POST /interactions/1234567890123456789/${interactionToken}/callback failed`,
     );
     expect(lines.join('')).not.toContain(interactionToken);
