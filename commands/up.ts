@@ -7,6 +7,7 @@
 import { gatherGuildStats } from '../src/bot/discord-data.js';
 import { GuildOnlyError } from '../src/bot/error-message.js';
 import type { SlashCommand } from '../src/bot/types.js';
+import type { ServerUpResult } from '../src/directory/types.js';
 import { renderUpResult, upOutcome } from '../src/render/up.js';
 import { upCommand } from './definitions.js';
 
@@ -22,18 +23,39 @@ export const up: SlashCommand = {
     );
     const channel = interaction.channel;
     const channelName = channel && 'name' in channel && channel.name ? channel.name : interaction.channelId;
-    const result = await deps.directory.postServer(
-      {
-        serverId: guildId,
-        up: true,
-        botPresent: true,
-        ...stats,
-        upUserId: interaction.user.id,
-        upChannelId: interaction.channelId,
-        upChannelName: channelName,
-      },
-      { priority: 'interactive', deadline },
-    );
+    // Journaled until the answer is decided: a restart in between still answers (recover.ts).
+    await deps.journal
+      .add({
+        interactionId: interaction.id,
+        token: interaction.token,
+        applicationId: interaction.applicationId,
+        guildId,
+        channelId: interaction.channelId,
+        channelName,
+        userId: interaction.user.id,
+        locale: interaction.locale,
+        createdAt: interaction.createdTimestamp,
+      })
+      .catch((err: unknown) => deps.logger.warn({ err }, 'could not journal the up; it goes on'));
+    let result: ServerUpResult;
+    try {
+      result = await deps.directory.postServer(
+        {
+          serverId: guildId,
+          up: true,
+          botPresent: true,
+          ...stats,
+          upUserId: interaction.user.id,
+          upChannelId: interaction.channelId,
+          upChannelName: channelName,
+        },
+        { priority: 'interactive', deadline },
+      );
+    } finally {
+      await deps.journal.remove(interaction.id).catch((err: unknown) => {
+        deps.logger.warn({ err }, 'could not update the journal of pending ups');
+      });
+    }
     const outcome = upOutcome(result);
     const message = renderUpResult(result, t, deps.now());
     if (outcome === 'success') await reply.public(message);

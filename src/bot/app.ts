@@ -12,6 +12,8 @@ import { type GuildReport, ServerReporter } from '../tasks/server-reports.js';
 import { StatsPoster, type StatsPosterOptions } from '../tasks/stats-poster.js';
 import { createDiscordClient, type DiscordClientOptions } from './discord-client.js';
 import { gatherGuildStats } from './discord-data.js';
+import { FileUpJournal, type UpJournal } from './journal.js';
+import { recoverPendingUps } from './recover.js';
 import { createRouter, type Router, type RouterHooks } from './router.js';
 import { localSnapshot, shardStates } from './shard-stats.js';
 import type { BotDeps, Registry } from './types.js';
@@ -30,6 +32,8 @@ export interface BotOptions {
   metrics?: Metrics;
   /** Post statistics from this process (not in a shard process: the manager posts for all). */
   postStats?: boolean;
+  /** Where ups in flight are journaled; default: a file in DATA_DIR. */
+  journal?: UpJournal;
   /** Overrides for the poster (tests shorten its delays). */
   stats?: Partial<Omit<StatsPosterOptions, 'directory' | 'logger' | 'snapshot'>>;
 }
@@ -94,11 +98,13 @@ export function createBot(options: BotOptions): BotApp {
     shards: sharding.isChild ? 'managed' : sharding.shardCount,
     ...options.discord,
   });
+  const journal = options.journal ?? new FileUpJournal(config.dataDir);
   const deps: BotDeps = {
     directory,
     logger,
     now: options.now ?? Date.now,
     gatherTimeoutMs: options.gatherTimeoutMs ?? 2_000,
+    journal,
   };
   const hooks: RouterHooks = {
     onHandled: (event) => {
@@ -138,6 +144,7 @@ export function createBot(options: BotOptions): BotApp {
     );
     // The poster checks itself that every shard is ready before it posts.
     poster?.start();
+    void recoverPendingUps({ journal, directory, rest: client.rest, logger, now: deps.now });
   });
   // Server reports need the directory token; without one they would only fill the log with refusals.
   const reports = config.directory.token !== undefined;

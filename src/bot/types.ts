@@ -7,6 +7,7 @@ import type { DirectoryClient } from '../directory/client.js';
 import type { SupportedLocale, Translate } from '../i18n/index.js';
 import type { Logger } from '../log/logger.js';
 import type { RenderedMessage } from '../render/message.js';
+import type { UpJournal } from './journal.js';
 
 /** What handlers get instead of importing modules: our own boundaries, easy to fake in tests. */
 export interface BotDeps {
@@ -15,6 +16,8 @@ export interface BotDeps {
   now: () => number;
   /** How long /up may spend gathering the guild's statistics before it goes without them. */
   gatherTimeoutMs: number;
+  /** Ups in flight, so that a restart answers them (journal.ts). */
+  journal: UpJournal;
 }
 
 /** Sends the outcome: public (edit the deferred reply) or private (only the user sees it). */

@@ -201,6 +201,7 @@ export const SCHEMA = z.object({
   STATS_ALLOW_SHORT_INTERVAL: flag(),
   SHARD_COUNT: shardCount(),
   HTTP_PORT: optionalPort(),
+  DATA_DIR: optionalText,
   SHUTDOWN_TIMEOUT_MS: integer(500, 9_000, 6_000, ' (milliseconds)'),
   // Set by discord.js's ShardingManager in the processes it spawns; not for operators.
   SHARDING_MANAGER: flag(),
@@ -242,6 +243,8 @@ export interface Config {
   /** Operations endpoint (/healthz, /readyz, /metrics); off when undefined. */
   httpPort: number | undefined;
   shutdownTimeoutMs: number;
+  /** Where the bot keeps what must survive a restart (the journal of ups in flight). */
+  dataDir: string;
   logLevel: (typeof LOG_LEVELS)[number];
 }
 
@@ -297,6 +300,7 @@ export function loadConfig(env: Environment): Config {
     sharding: { shardCount: e.SHARD_COUNT, isChild: e.SHARDING_MANAGER && e.SHARDS !== undefined },
     httpPort: e.HTTP_PORT,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    dataDir: e.DATA_DIR ?? 'data',
     logLevel: e.LOG_LEVEL,
   };
 }

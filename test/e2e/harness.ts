@@ -4,8 +4,11 @@
  * captured. Helpers send a command or a button click and wait for the router's one
  * "interaction handled" line for it, so a test sees the final answer and its outcome.
  */
+import { mkdtempSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { APIEmbed, APIMessageComponent } from 'discord.js';
 import { Events } from 'discord.js';
 import { registry } from '../../commands/index.js';
@@ -31,6 +34,8 @@ import { WaitList } from '../discord/waiters.js';
 import { type Emulator, type EmulatorOptions, startEmulator, TOKENS } from '../emulator/index.js';
 
 export const LOCALHOST = '127.0.0.1';
+/** One data directory per test file: its bots' journals never meet another file's. */
+export const DATA_DIR = mkdtempSync(join(tmpdir(), 'directory-bot-e2e-'));
 export const EPHEMERAL = 64;
 const DEFAULT_WAIT_MS = 10_000;
 /** How long teardown waits for a bot's stop() before going on without it. */
@@ -116,6 +121,7 @@ export function botEnvironment(
   overrides: Environment = {},
 ): Environment {
   return {
+    DATA_DIR,
     DIRECTORY_API_URL: emu.url,
     DIRECTORY_API_VERSION: 'v2',
     DIRECTORY_TOKEN: TOKENS.serviceBot,

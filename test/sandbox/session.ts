@@ -12,6 +12,7 @@ import type { Writable } from 'node:stream';
 import { ApplicationCommandOptionType, Events } from 'discord.js';
 import { registry } from '../../commands/index.js';
 import { type BotApp, createBot } from '../../src/bot/app.js';
+import { MemoryUpJournal } from '../../src/bot/journal.js';
 import { loadConfig, secretsOf } from '../../src/config/env.js';
 import { createLogger } from '../../src/log/logger.js';
 import {
@@ -456,6 +457,8 @@ export async function runSandbox(options: RunSandboxOptions): Promise<void> {
       config,
       logger,
       registry,
+      // The sandbox is a fresh world each run: nothing of a previous run to answer.
+      journal: new MemoryUpJournal(),
       hooks: { onHandled: (event) => handled.push(event) },
       onFatal: (reason) => fatal.abort(new SandboxError(`the bot stopped: ${reason}`)),
     });
