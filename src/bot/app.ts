@@ -51,6 +51,8 @@ export interface BotApp {
   stop(drainMs?: number): Promise<void>;
 }
 
+const DESTROY_BOUND_MS = 2_000;
+
 /** Gateway close codes after which discord.js will not reconnect and the operator must act. */
 const FATAL_CLOSE_CODES: Record<number, string> = {
   4004: 'Discord rejected the bot token (gateway close 4004): check DISCORD_TOKEN',
@@ -128,6 +130,7 @@ export function createBot(options: BotOptions): BotApp {
           logger,
           snapshot: () => localSnapshot(client),
           intervalMs: config.stats.intervalMs,
+          firstDelayMs: config.stats.firstDelayMs,
           stopTimeoutMs: 1_500,
           ...options.stats,
         });
@@ -203,7 +206,17 @@ export function createBot(options: BotOptions): BotApp {
         const drained = await router.drain(drainMs);
         if (!drained) logger.warn({ inFlight: router.inFlight }, 'interactions still running at shutdown');
         await Promise.all([poster?.stop(), reporter.stop()]);
-        await client.destroy();
+        // @discordjs/ws 1.2 can leave destroy() pending forever when a shard waits for READY
+        // (its abort handler starts a second destroy): never let that hold the shutdown.
+        let timer: NodeJS.Timeout | undefined;
+        const destroyed = await Promise.race([
+          client.destroy().then(() => true),
+          new Promise<false>((resolve) => {
+            timer = setTimeout(() => resolve(false), DESTROY_BOUND_MS);
+          }),
+        ]);
+        clearTimeout(timer);
+        if (!destroyed) logger.warn('the Discord client did not close in time; going on');
         await directory.close();
       })();
       return stopping;

@@ -36,7 +36,13 @@ const bot = createBot({
 
 const ops =
   metrics && config.httpPort !== undefined
-    ? await startOpsServer({ port: config.httpPort, metrics, isReady: () => bot.readiness(), logger })
+    ? await startOpsServer({
+        port: config.httpPort,
+        host: config.httpHost,
+        metrics,
+        isReady: () => bot.readiness(),
+        logger,
+      })
     : undefined;
 
 const shutdown = installShutdown({
@@ -44,6 +50,16 @@ const shutdown = installShutdown({
   hardLimitMs: 9_500,
   steps: [() => bot.stop(), async () => ops?.close()],
 });
+
+if (child) {
+  // The manager is gone (killed, crashed): a shard process must not live on without it.
+  process.once('disconnect', () => {
+    logger.warn('the sharding manager is gone; shutting down');
+    void shutdown.run(0);
+  });
+  // discord.js may still try to report to the dead manager: that must not crash the shutdown.
+  process.on('error', (err) => logger.warn({ err }, 'IPC error'));
+}
 
 try {
   await bot.start();

@@ -76,7 +76,10 @@ const manager = new ShardingManager(fileURLToPath(new URL('./main.js', import.me
 });
 manager.on('shardCreate', (shard) => {
   logger.info({ shard: shard.id }, 'shard process started');
-  shard.on('death', () => logger.warn({ shard: shard.id }, 'shard process died; respawning'));
+  shard.on('death', () => {
+    if (manager.respawn) logger.warn({ shard: shard.id }, 'shard process died; respawning');
+    else logger.info({ shard: shard.id }, 'shard process exited');
+  });
   shard.on('ready', () => logger.info({ shard: shard.id }, 'shard ready'));
 });
 
@@ -107,6 +110,7 @@ const poster = config.directory.token
       logger,
       snapshot,
       intervalMs: config.stats.intervalMs,
+      firstDelayMs: config.stats.firstDelayMs,
       stopTimeoutMs: 1_500,
     })
   : undefined;
@@ -120,6 +124,7 @@ const ops =
   config.httpPort !== undefined
     ? await startOpsServer({
         port: config.httpPort,
+        host: config.httpHost,
         metrics,
         logger,
         isReady: () => {

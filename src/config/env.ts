@@ -201,6 +201,11 @@ export const SCHEMA = z.object({
   STATS_ALLOW_SHORT_INTERVAL: flag(),
   SHARD_COUNT: shardCount(),
   HTTP_PORT: optionalPort(),
+  HTTP_HOST: z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v.trim() === '' ? '0.0.0.0' : v.trim())),
+  STATS_FIRST_DELAY: duration(30_000),
   DATA_DIR: optionalText,
   SHUTDOWN_TIMEOUT_MS: integer(500, 9_000, 6_000, ' (milliseconds)'),
   // Set by discord.js's ShardingManager in the processes it spawns; not for operators.
@@ -231,6 +236,8 @@ export interface Config {
   };
   stats: {
     intervalMs: number;
+    /** From full readiness to the first post. */
+    firstDelayMs: number;
     /** The documented override for tests and local work: intervals under 15 minutes. */
     allowShortInterval: boolean;
   };
@@ -242,6 +249,8 @@ export interface Config {
   };
   /** Operations endpoint (/healthz, /readyz, /metrics); off when undefined. */
   httpPort: number | undefined;
+  /** Address the operations endpoint listens on. */
+  httpHost: string;
   shutdownTimeoutMs: number;
   /** Where the bot keeps what must survive a restart (the journal of ups in flight). */
   dataDir: string;
@@ -296,9 +305,14 @@ export function loadConfig(env: Environment): Config {
       apiUrl: e.DISCORD_API_URL,
       devGuildId: e.DEV_GUILD_ID,
     },
-    stats: { intervalMs: e.STATS_INTERVAL, allowShortInterval: e.STATS_ALLOW_SHORT_INTERVAL },
+    stats: {
+      intervalMs: e.STATS_INTERVAL,
+      firstDelayMs: e.STATS_FIRST_DELAY,
+      allowShortInterval: e.STATS_ALLOW_SHORT_INTERVAL,
+    },
     sharding: { shardCount: e.SHARD_COUNT, isChild: e.SHARDING_MANAGER && e.SHARDS !== undefined },
     httpPort: e.HTTP_PORT,
+    httpHost: e.HTTP_HOST,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     dataDir: e.DATA_DIR ?? 'data',
     logLevel: e.LOG_LEVEL,

@@ -1,0 +1,174 @@
+/**
+ * The operations endpoint in process: startOpsServer on 127.0.0.1 with isReady: bot.readiness()
+ * (as main.ts wires it), the bot on the Discord stand-in with 4 shards, posting stats to the
+ * directory emulator. /readyz follows the shards through disconnects; /metrics shows the traffic.
+ */
+import { Events } from 'discord.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registry } from '../../commands/index.js';
+import { type BotApp, createBot } from '../../src/bot/app.js';
+import { MemoryUpJournal } from '../../src/bot/journal.js';
+import { loadConfig, secretsOf } from '../../src/config/env.js';
+import { createLogger } from '../../src/log/logger.js';
+import { createMetrics } from '../../src/ops/metrics.js';
+import { type OpsServer, startOpsServer } from '../../src/ops/server.js';
+import { type DiscordStandIn, startDiscordStandIn } from '../discord/index.js';
+import { type Emulator, IDS, startEmulator, TOKENS } from '../emulator/index.js';
+import {
+  discordLikeToken,
+  eventually,
+  guildSet,
+  httpGet,
+  LEVEL,
+  LOCALHOST,
+  LogSink,
+  leakedSecrets,
+  readyz,
+  readyzBecomes,
+  sample,
+  statsRequests,
+  withTimeout,
+} from './helpers.js';
+
+const SHARDS = 4;
+const GUILDS = 300;
+
+let emu: Emulator;
+let discord: DiscordStandIn;
+let bot: BotApp;
+let ops: OpsServer;
+let sink: LogSink;
+let users: number;
+const secrets = new Set<string>(Object.values(TOKENS));
+
+beforeAll(async () => {
+  emu = await startEmulator({ rateLimits: false });
+  // A server the directory knows (for /up), among 299 generated ones.
+  const set = guildSet(GUILDS, [{ id: IDS.serverFresh, memberCount: 1_234 }]);
+  users = set.users;
+  discord = await startDiscordStandIn({ shards: SHARDS, guilds: set.guilds, token: discordLikeToken() });
+  secrets.add(discord.token);
+  const config = loadConfig({
+    DIRECTORY_API_URL: emu.url,
+    DIRECTORY_TOKEN: TOKENS.serviceBot,
+    DISCORD_TOKEN: discord.token,
+    DISCORD_API_URL: discord.restUrl,
+    SHARD_COUNT: String(SHARDS),
+    DIRECTORY_RATE_LIMIT: '1000/1000',
+    DIRECTORY_ROUTE_RATE_LIMIT: '1000/1000',
+    LOG_LEVEL: 'debug',
+  });
+  sink = new LogSink();
+  const logger = createLogger({ level: config.logLevel, secrets: secretsOf(config), destination: sink });
+  const metrics = createMetrics({ logger });
+  bot = createBot({
+    journal: new MemoryUpJournal(),
+    config,
+    logger,
+    registry,
+    metrics,
+    postStats: true,
+    stats: { intervalMs: 1_000, firstDelayMs: 0, startDelayMs: 0, notReadyRetryMs: 200 },
+  });
+  ops = await startOpsServer({ port: 0, host: LOCALHOST, metrics, isReady: () => bot.readiness(), logger });
+  const ready = new Promise<void>((resolve) => bot.client.once(Events.ClientReady, () => resolve()));
+  await bot.start();
+  await withTimeout(ready, 15_000, 'the bot to become ready');
+}, 30_000);
+
+afterAll(async () => {
+  // Bounded: discord.js's destroy() can hang (see shutdown.test.ts); the report must still be written.
+  await withTimeout(bot?.stop(500) ?? Promise.resolve(), 5_000, 'the bot to stop').catch((err: unknown) => {
+    console.error(String(err));
+  });
+  await ops?.close();
+  await discord?.close();
+  await emu?.close();
+  const leaked = leakedSecrets(sink?.lines.join('') ?? '', secrets);
+  sink?.close();
+  expect(leaked, 'no token in the bot log').toEqual([]);
+}, 15_000);
+
+describe('operations endpoint in process', () => {
+  it('/readyz is 503 while a shard re-identifies after 4007 and 200 once it is back', async () => {
+    const ok = await readyz(ops.port);
+    expect(ok).toEqual({
+      status: 200,
+      body: { ready: true, detail: { shards: 4, expected: 4, notReady: [] } },
+    });
+
+    // 4007 (invalid seq) ends the session: discord.js identifies again, after its identify throttle
+    // (5 s per bucket since the last identify), and the stand-in holds the READY 0.5 s more.
+    discord.setIdentifyDelay(1, 500);
+    const disconnectedAt = Date.now();
+    discord.disconnectShard(1, 4007);
+    try {
+      const down = await readyzBecomes(ops.port, 503, 1_000, 20);
+      expect(down.body).toEqual({ ready: false, detail: { shards: 4, expected: 4, notReady: [1] } });
+      const up = await readyzBecomes(ops.port, 200, 10_000, 50);
+      expect(up.body.detail?.notReady).toEqual([]);
+      console.log(
+        `/readyz: 503 after ${down.at - disconnectedAt} ms, 200 again after ${up.at - disconnectedAt} ms`,
+      );
+      expect(up.at - disconnectedAt).toBeGreaterThanOrEqual(450);
+    } finally {
+      discord.setIdentifyDelay(1, 0);
+    }
+  }, 20_000);
+
+  for (const code of [4000, 1006]) {
+    it(`/readyz is not ready while a shard resumes after ${code}, and 200 once it has resumed`, async () => {
+      // A resume is quick (no identify to hold): read readiness as the bot learns of the disconnect.
+      const seen = new Promise<ReturnType<BotApp['readiness']>>((resolve) =>
+        bot.client.once(Events.ShardReconnecting, () => resolve(bot.readiness())),
+      );
+      const resumed = new Promise<number>((resolve) =>
+        bot.client.once(Events.ShardResume, (id) => resolve(id)),
+      );
+      discord.disconnectShard(2, code);
+      const during = await withTimeout(seen, 2_000, 'the bot to see the disconnect');
+      expect(during).toEqual({ ready: false, detail: { shards: 4, expected: 4, notReady: [2] } });
+      expect(await withTimeout(resumed, 5_000, 'shard 2 to resume')).toBe(2);
+      const up = await readyzBecomes(ops.port, 200, 2_000);
+      expect(up.body.detail?.notReady).toEqual([]);
+      expect(sink.count((e) => e.msg === 'shard resumed' && e.shardId === 2)).toBeGreaterThanOrEqual(1);
+    }, 10_000);
+  }
+
+  it('/metrics shows interactions, directory requests, stats posts, guilds and shards', async () => {
+    const handle = discord.sendCommand({ guildId: IDS.serverFresh, name: 'up' });
+    expect((await handle.firstResponse(3_000)).type).toBe(5);
+    await handle.waitFor((r) => r.method === 'PATCH' && r.path.endsWith('/messages/@original'), 5_000);
+    await eventually(() => statsRequests(emu).find((r) => r.status === 200), 5_000, 'a stats post');
+
+    const text: string = await eventually(
+      async () => {
+        const answer = await httpGet(ops.port, '/metrics');
+        expect(answer.status).toBe(200);
+        const posted = sample(answer.body, 'directory_stats_posts_total', { outcome: 'posted' }) ?? 0;
+        const handled = sample(answer.body, 'bot_interactions_total', { kind: 'command', name: 'up' }) ?? 0;
+        return posted >= 1 && handled >= 1 ? answer.body : undefined;
+      },
+      3_000,
+      'the metrics to show the post and the interaction',
+    );
+    expect(sample(text, 'bot_interactions_total', { kind: 'command', name: 'up', outcome: 'success' })).toBe(
+      1,
+    );
+    expect(sample(text, 'directory_requests_total', { route: 'POST /server', status: '200' })).toBe(1);
+    expect(
+      sample(text, 'directory_requests_total', { route: 'POST /stats', status: '200' }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(sample(text, 'directory_stats_posts_total', { outcome: 'posted' })).toBeGreaterThanOrEqual(1);
+    expect(sample(text, 'directory_stats_last_success_timestamp_seconds')).toBeGreaterThan(0);
+    expect(sample(text, 'discord_guilds')).toBe(GUILDS);
+    expect(sample(text, 'discord_shards', { status: 'ready' })).toBe(SHARDS);
+    expect(sample(text, 'discord_shards', { status: 'not_ready' })).toBe(0);
+    // What the poster sent is the same total.
+    const last = statsRequests(emu)
+      .filter((r) => r.status === 200)
+      .at(-1);
+    expect(JSON.parse(last?.body ?? '{}')).toEqual({ servers: GUILDS, shards: SHARDS, users });
+    expect(sink.count((e) => (e.level ?? 0) >= LEVEL.error)).toBe(0);
+  }, 15_000);
+});

@@ -1,0 +1,365 @@
+/**
+ * The built entry points as child processes, as Docker runs them: `node dist/src/bot/main.js` (one
+ * process, internal shards) and `node dist/src/bot/sharded.js` (discord.js's ShardingManager, one
+ * `main.js` per shard; the manager alone posts statistics and serves the operations endpoint).
+ *
+ * Each test has its own Discord stand-in and directory emulator on 127.0.0.1, so the tests run
+ * concurrently: most of their time is waiting (the sharded poster's first post comes 30 s after
+ * every shard is ready, a delay no setting shortens), and vitest runs one file at a time on 2 cores.
+ * Each child gets a temporary working directory (no `.env`) and only the environment given here.
+ */
+import { describe, it, type onTestFinished } from 'vitest';
+import { type DiscordStandIn, snowflake, startDiscordStandIn } from '../discord/index.js';
+import { type Emulator, type EmulatorOptions, IDS, startEmulator, TOKENS } from '../emulator/index.js';
+import {
+  BotProcess,
+  bodyOf,
+  type CapturedLine,
+  descendantsOf,
+  discordLikeToken,
+  eventually,
+  guildSet,
+  httpGet,
+  isAlive,
+  leakedSecrets,
+  readyz,
+  readyzBecomes,
+  sample,
+  statsRequests,
+  withTimeout,
+} from './helpers.js';
+
+const EPHEMERAL = 64;
+
+interface World {
+  emu: Emulator;
+  discord: DiscordStandIn;
+  /** Sum of the member counts of every guild. */
+  users: number;
+  guilds: number;
+  /** A child process, destroyed (with its whole tree) when the test ends. */
+  spawn(script: 'main.js' | 'sharded.js', env: Record<string, string>): BotProcess;
+}
+
+/**
+ * A stand-in and an emulator of the test's own. When the test finishes, every child process tree is
+ * killed, and the test fails if a token showed up in any output or a process outlived the cleanup.
+ */
+async function world(
+  finished: typeof onTestFinished,
+  options: { shards: number; guilds: number; emulator?: EmulatorOptions; maxConcurrency?: number },
+): Promise<World> {
+  const emu = await startEmulator(options.emulator ?? { rateLimits: false });
+  const set = guildSet(options.guilds, [{ id: IDS.serverFresh, memberCount: 321 }]);
+  const discord = await startDiscordStandIn({
+    shards: options.shards,
+    guilds: set.guilds,
+    token: discordLikeToken(),
+    ...(options.maxConcurrency ? { maxConcurrency: options.maxConcurrency } : {}),
+  });
+  const children: BotProcess[] = [];
+  finished(async () => {
+    const problems: string[] = [];
+    for (const child of children) {
+      await child
+        .destroy()
+        .catch((err: unknown) => problems.push(`cleanup of pid ${child.pid}: ${String(err)}`));
+      const leaked = leakedSecrets(child.output(), [discord.token, TOKENS.serviceBot]);
+      if (leaked.length > 0) problems.push(`a token appears in the output of pid ${child.pid}`);
+      const alive = child.alive();
+      if (alive.length > 0) problems.push(`processes left behind: ${alive.join(', ')}`);
+    }
+    await discord.close();
+    await emu.close();
+    if (problems.length > 0) throw new Error(problems.join('\n'));
+  }, 30_000);
+  return {
+    emu,
+    discord,
+    users: set.users,
+    guilds: options.guilds,
+    spawn(script, env) {
+      const child = new BotProcess(script, {
+        DISCORD_TOKEN: discord.token,
+        DISCORD_API_URL: discord.restUrl,
+        DIRECTORY_API_URL: emu.url,
+        DIRECTORY_TOKEN: TOKENS.serviceBot,
+        HTTP_PORT: '0',
+        LOG_LEVEL: 'info',
+        ...env,
+      });
+      children.push(child);
+      return child;
+    },
+  };
+}
+
+const someone = () => ({ id: snowflake(), username: `ops_${Math.random().toString(36).slice(2, 8)}` });
+
+const lineAfter =
+  (at: number, msg: string) =>
+  (e: { msg?: string }, line: CapturedLine): boolean =>
+    e.msg === msg && line.at >= at;
+
+describe.concurrent('built entry points as child processes', () => {
+  describe('process-per-shard mode (sharded.js)', () => {
+    const SHARDS = 2;
+    const GUILDS = 300;
+    const INTERVAL_MS = 3_000;
+    const shardedEnv = {
+      SHARD_COUNT: String(SHARDS),
+      STATS_INTERVAL: '3s',
+      STATS_ALLOW_SHORT_INTERVAL: 'true',
+      // Long enough to kill and respawn a shard process before the first post.
+      STATS_FIRST_DELAY: '12s',
+    };
+
+    const title =
+      'reports the true totals, respawns a killed shard process, posts per interval, stops on SIGTERM';
+    it(title, async ({ expect, onTestFinished }) => {
+      // The emulator's own limits stay on (1 POST /stats per 2 s): a 3 s interval never meets them.
+      // max_concurrency 16: the manager spawns a process every 344 ms rather than every 2.75 s.
+      const w = await world(onTestFinished, {
+        shards: SHARDS,
+        guilds: GUILDS,
+        emulator: {},
+        maxConcurrency: 16,
+      });
+      const startedAt = Date.now();
+      const bot = w.spawn('sharded.js', shardedEnv);
+      const port = await bot.opsPort(10_000);
+      const ready = await readyzBecomes(port, 200, 20_000, 100);
+      console.log(`sharded: /readyz 200 after ${ready.at - startedAt} ms`);
+      expect(ready.body).toEqual({ ready: true, detail: { shards: SHARDS, expected: SHARDS, notReady: [] } });
+      const metrics = (await httpGet(port, '/metrics')).body;
+      expect(sample(metrics, 'discord_guilds')).toBe(GUILDS);
+      expect(sample(metrics, 'discord_shards', { status: 'ready' })).toBe(SHARDS);
+      expect(sample(metrics, 'discord_shards', { status: 'not_ready' })).toBe(0);
+
+      // The poster has seen every shard ready; its first post is 12 s away. Kill a shard process now.
+      await bot.waitForLine(
+        (e) => e.msg === 'every shard is ready; first stats post scheduled',
+        5_000,
+        'the poster',
+      );
+      const shards = bot.descendants();
+      expect(shards).toHaveLength(SHARDS);
+      const victim = shards[SHARDS - 1] as number;
+      const killedAt = Date.now();
+      process.kill(victim, 'SIGKILL');
+      const statuses = new Set<number>();
+      const watching = eventually(
+        async () => {
+          statuses.add((await readyz(port)).status);
+          return undefined;
+        },
+        4_000,
+        'nothing (watching /readyz)',
+        100,
+      ).catch(() => undefined);
+      await bot.waitForLine(
+        lineAfter(killedAt, 'shard process died; respawning'),
+        5_000,
+        'the death of the shard',
+      );
+      const respawned = await eventually(
+        () => {
+          const now = descendantsOf(bot.pid);
+          return now.length === SHARDS && !now.includes(victim) ? now : undefined;
+        },
+        15_000,
+        'a new shard process',
+      );
+      for (const pid of respawned) bot.seenPids.add(pid);
+      expect(isAlive(victim)).toBe(false);
+      await bot.waitForLine(lineAfter(killedAt, 'shard ready'), 15_000, 'the respawned shard to be ready');
+      await watching;
+      console.log(
+        `sharded: /readyz answers while a shard process was respawned: ${[...statuses].join(', ')}`,
+      );
+      // The manager refreshes its view every 2 s: the totals are right again after the respawn.
+      await eventually(
+        async () => {
+          const text = (await httpGet(port, '/metrics')).body;
+          const guilds = sample(text, 'discord_guilds');
+          const up = sample(text, 'discord_shards', { status: 'ready' });
+          const down = sample(text, 'discord_shards', { status: 'not_ready' });
+          const readyNow = (await readyz(port)).status === 200;
+          return guilds === GUILDS && up === SHARDS && down === 0 && readyNow ? true : undefined;
+        },
+        6_000,
+        'the totals after the respawn',
+        200,
+      );
+
+      // The first post: the true totals, gathered from both processes (one of them respawned).
+      const expected = { servers: GUILDS, shards: SHARDS, users: w.users };
+      const first = await eventually(
+        () => statsRequests(w.emu).find((r) => r.status === 200),
+        40_000,
+        'the first POST /stats',
+        100,
+      );
+      console.log(`sharded: first POST /stats ${first.at - startedAt} ms after the start`);
+      expect(bodyOf(first)).toEqual(expected);
+      const second = await eventually(
+        () => statsRequests(w.emu).filter((r) => r.status === 200)[1],
+        INTERVAL_MS + 3_000,
+        'the second POST /stats',
+        50,
+      );
+      expect(bodyOf(second)).toEqual(expected);
+      const gap = second.at - first.at;
+      console.log(`sharded: second POST /stats ${gap} ms after the first`);
+      expect(gap).toBeGreaterThanOrEqual(INTERVAL_MS - 50);
+      expect(gap).toBeLessThan(INTERVAL_MS + 1_500);
+      // One request per interval, none refused.
+      expect(statsRequests(w.emu).map((r) => r.status)).toEqual([200, 200]);
+      const text = (await httpGet(port, '/metrics')).body;
+      expect(sample(text, 'directory_stats_posts_total', { outcome: 'posted' })).toBeGreaterThanOrEqual(1);
+
+      const signalledAt = performance.now();
+      bot.signal('SIGTERM');
+      const exit = await withTimeout(bot.exited, 10_000, 'the manager to exit after SIGTERM');
+      const took = Math.round(exit.at - signalledAt);
+      console.log(`sharded: shutdown took ${took} ms`);
+      expect(exit).toMatchObject({ code: 0, signal: null });
+      expect(took).toBeLessThan(10_000);
+      await eventually(
+        () => (bot.alive().length === 0 ? true : undefined),
+        3_000,
+        'every shard process to end',
+      );
+      // Each shard process shut down on its own, gracefully.
+      expect(bot.entries().filter((e) => e.msg === 'shut down' && e.role === undefined)).toHaveLength(SHARDS);
+    }, 75_000);
+
+    // BUG (reported): a shard process does not notice that its manager is gone. It stays connected to
+    // Discord (answering interactions next to the shards of a restarted manager) until its gateway
+    // connection drops, and then dies of an unhandled ERR_IPC_CHANNEL_CLOSED (ShardClientUtil's send).
+    it('shard processes end when the manager is killed', async ({ expect, onTestFinished }) => {
+      const w = await world(onTestFinished, { shards: SHARDS, guilds: 20, maxConcurrency: 16 });
+      const bot = w.spawn('sharded.js', shardedEnv);
+      const port = await bot.opsPort(10_000);
+      await readyzBecomes(port, 200, 20_000, 100);
+      const shards = bot.descendants();
+      expect(shards).toHaveLength(SHARDS);
+      process.kill(bot.pid, 'SIGKILL');
+      await withTimeout(bot.exited, 5_000, 'the manager to die');
+      const left = await eventually(
+        () => (shards.some(isAlive) ? undefined : []),
+        3_000,
+        'the shard processes to end after their manager died',
+        100,
+      ).catch(() => shards.filter(isAlive));
+      expect(left, 'shard processes still running 3 s after the manager died').toEqual([]);
+    }, 30_000);
+  });
+
+  describe('graceful shutdown of main.js', () => {
+    const SHARDS = 2;
+    const mainEnv = { SHARD_COUNT: String(SHARDS), STATS_INTERVAL: '15m' };
+
+    /** Starts main.js and waits for /readyz 200. */
+    async function startReady(w: World): Promise<BotProcess> {
+      const bot = w.spawn('main.js', mainEnv);
+      await readyzBecomes(await bot.opsPort(), 200, 15_000);
+      return bot;
+    }
+
+    const inFlight = 'SIGTERM with /up in flight: /up answered, later ones hear "restarting", exit 0 < 10 s';
+    it(inFlight, async ({ expect, onTestFinished }) => {
+      const w = await world(onTestFinished, { shards: SHARDS, guilds: 20 });
+      const bot = await startReady(w);
+      // The directory takes 3 s to answer the up: it is still running when SIGTERM comes.
+      w.emu.faults.add({ kind: 'latency', ms: 3_000, method: 'POST', path: /^\/server$/, times: 1 });
+      const up = w.discord.sendCommand({ guildId: IDS.serverFresh, name: 'up', user: someone() });
+      expect((await up.firstResponse(3_000)).type).toBe(5);
+
+      const signalledAt = performance.now();
+      bot.signal('SIGTERM');
+      await bot.waitForLine((e) => e.msg === 'shutting down', 2_000, '"shutting down"');
+
+      // An interaction that arrives now is refused politely, in private.
+      const late = w.discord.sendCommand({ guildId: IDS.serverFresh, name: 'up', user: someone() });
+      const refusal = await late.firstResponse(2_000);
+      expect(refusal.type).toBe(4);
+      expect(refusal.data).toMatchObject({ flags: EPHEMERAL, content: expect.stringMatching(/restarting/i) });
+
+      const exit = await withTimeout(bot.exited, 10_000, 'main.js to exit after SIGTERM');
+      const took = Math.round(exit.at - signalledAt);
+      console.log(`shutdown took ${took} ms (with an /up in flight for 3 s)`);
+      expect(exit).toMatchObject({ code: 0, signal: null });
+      expect(took).toBeLessThan(10_000);
+      expect(took, 'the shutdown waited for the /up').toBeGreaterThanOrEqual(1_500);
+
+      // The /up in flight got its final answer: the deferred reply was edited.
+      const edit = up
+        .requests()
+        .find((r) => r.method === 'PATCH' && r.path.endsWith('/messages/@original') && r.status === 200);
+      expect(
+        edit,
+        JSON.stringify(up.requests().map((r) => `${r.method} ${r.path} ${r.status}`)),
+      ).toBeDefined();
+      expect(up.view().original?.embeds?.length ?? 0).toBeGreaterThan(0);
+      expect(
+        w.emu.requests.filter((r) => r.method === 'POST' && r.path.startsWith('/v2/server')),
+      ).toHaveLength(1);
+      const handled = bot.entries().find((e) => e.msg === 'interaction handled' && e.name === 'up');
+      expect(handled?.outcome).toBe('success');
+      expect(bot.entries().some((e) => e.msg === 'shut down')).toBe(true);
+      expect(bot.entries().filter((e) => (e.level ?? 0) >= 50)).toEqual([]);
+    }, 30_000);
+
+    it('a second SIGTERM exits at once', async ({ expect, onTestFinished }) => {
+      const w = await world(onTestFinished, { shards: SHARDS, guilds: 20 });
+      const bot = await startReady(w);
+      w.emu.faults.add({ kind: 'latency', ms: 6_000, method: 'POST', path: /^\/server$/, times: 1 });
+      const up = w.discord.sendCommand({ guildId: IDS.serverFresh, name: 'up', user: someone() });
+      expect((await up.firstResponse(3_000)).type).toBe(5);
+      bot.signal('SIGTERM');
+      await bot.waitForLine((e) => e.msg === 'shutting down', 2_000, '"shutting down"');
+      const secondAt = performance.now();
+      bot.signal('SIGTERM');
+      const exit = await withTimeout(bot.exited, 2_000, 'main.js to exit after the second SIGTERM');
+      const took = Math.round(exit.at - secondAt);
+      console.log(`second SIGTERM: exited ${took} ms later with code ${exit.code}`);
+      // At once: not after the drain, which would take 5 s more (the /up waits 6 s for the directory).
+      // The bound is loose because five children start together on two cores in this file.
+      expect(took).toBeLessThan(2_000);
+      expect(
+        up.requests().some((r) => r.method === 'PATCH'),
+        'the /up in flight is abandoned',
+      ).toBe(false);
+      // Exit code 1: not a clean stop.
+      expect(exit.code).toBe(1);
+      expect(bot.entries().some((e) => e.msg === 'second signal: exiting at once')).toBe(true);
+    }, 30_000);
+
+    // BUG (reported): discord.js's client.destroy() never resolves when it is called while a shard has
+    // sent IDENTIFY and waits for READY (@discordjs/ws 1.2.3: destroy() aborts waitForEvent, whose
+    // catch starts a second destroy that clears the first one's onclose). bot.stop() then hangs and
+    // installShutdown's hard limit ends the process after 9.5 s with exit code 1.
+    it('SIGTERM while a shard is still connecting exits 0, well within 10 s', async ({
+      expect,
+      onTestFinished,
+    }) => {
+      const w = await world(onTestFinished, { shards: SHARDS, guilds: 20 });
+      w.discord.setIdentifyDelay(1, 8_000);
+      const bot = w.spawn('main.js', mainEnv);
+      await eventually(
+        () => w.discord.gatewayLog.find((e) => e.kind === 'identify' && e.shardId === 1),
+        10_000,
+        'shard 1 to identify',
+      );
+      const signalledAt = performance.now();
+      bot.signal('SIGTERM');
+      const exit = await withTimeout(bot.exited, 10_000, 'main.js to exit after SIGTERM');
+      const took = Math.round(exit.at - signalledAt);
+      console.log(`SIGTERM while shard 1 waits for READY: exit code ${exit.code} after ${took} ms`);
+      if (exit.code !== 0) console.log(bot.output().split('\n').slice(-8).join('\n'));
+      expect(exit.code).toBe(0);
+      expect(took).toBeLessThan(5_000);
+    }, 30_000);
+  });
+});
