@@ -18,9 +18,6 @@ export const up: SlashCommand = {
   async execute({ interaction, deps, t, reply, deadline }) {
     const guildId = interaction.guildId;
     if (!guildId) throw new GuildOnlyError();
-    const stats = await gatherGuildStats(interaction.client.rest, guildId, deps.gatherTimeoutMs, (err) =>
-      deps.logger.debug({ err, guildId }, 'guild statistics not gathered; the up goes without them'),
-    );
     const channel = interaction.channel;
     const channelName = channel && 'name' in channel && channel.name ? channel.name : interaction.channelId;
     // Journaled until the answer is decided: a restart in between still answers (recover.ts).
@@ -39,6 +36,9 @@ export const up: SlashCommand = {
       .catch((err: unknown) => deps.logger.warn({ err }, 'could not journal the up; it goes on'));
     let result: ServerUpResult;
     try {
+      const stats = await gatherGuildStats(interaction.client.rest, guildId, deps.gatherTimeoutMs, (err) =>
+        deps.logger.debug({ err, guildId }, 'guild statistics not gathered; the up goes without them'),
+      );
       result = await deps.directory.postServer(
         {
           serverId: guildId,

@@ -4,7 +4,7 @@
  * captured. Helpers send a command or a button click and wait for the router's one
  * "interaction handled" line for it, so a test sees the final answer and its outcome.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -36,6 +36,7 @@ import { type Emulator, type EmulatorOptions, startEmulator, TOKENS } from '../e
 export const LOCALHOST = '127.0.0.1';
 /** One data directory per test file: its bots' journals never meet another file's. */
 export const DATA_DIR = mkdtempSync(join(tmpdir(), 'directory-bot-e2e-'));
+process.once('exit', () => rmSync(DATA_DIR, { recursive: true, force: true }));
 export const EPHEMERAL = 64;
 const DEFAULT_WAIT_MS = 10_000;
 /** How long teardown waits for a bot's stop() before going on without it. */
