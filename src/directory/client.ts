@@ -151,7 +151,7 @@ export class DirectoryClient {
       connections: options.connections ?? 8,
       limiter: this.limiter,
       fallbackRetryAfterMs: (bucket) => (bucket ? routeWindow : globalWindow),
-      userAgent: options.userAgent ?? 'directory-bot (+https://github.com/; typed directory client)',
+      userAgent: options.userAgent ?? 'directory-bot (typed directory client; undici)',
       now: this.#now,
       random: options.random ?? Math.random,
     });

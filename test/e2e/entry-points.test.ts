@@ -1,0 +1,126 @@
+/**
+ * The built entry points as a user runs them: `npm start` without a token or with a refused one,
+ * and `npm run deploy-commands` to a guild and globally, against the Discord stand-in.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DiscordStandIn, makeGuild, startDiscordStandIn } from '../discord/index.js';
+
+const dist = (file: string) => fileURLToPath(new URL(`../../dist/src/bot/${file}`, import.meta.url));
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(file: string, env: Record<string, string>): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [dist(file)],
+      // A clean environment and an empty working directory: no .env of the developer is read.
+      {
+        env: { PATH: process.env.PATH ?? '', ...env },
+        cwd: mkdtempSync(join(tmpdir(), 'entry-')),
+        timeout: 20_000,
+      },
+      (err, stdout, stderr) => {
+        const code = err && typeof err.code === 'number' ? err.code : err ? null : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+let discord: DiscordStandIn;
+beforeAll(async () => {
+  discord = await startDiscordStandIn({
+    applicationId: '1234567890123456789',
+    guilds: [makeGuild({ id: '722424773233213460', name: 'Dev guild' })],
+  });
+});
+afterAll(async () => {
+  await discord.close();
+});
+
+describe('npm start', () => {
+  it('without DISCORD_TOKEN: one clear line, exit 2, no stack trace', async () => {
+    const result = await run('main.js', {});
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(/^DISCORD_TOKEN is not set/);
+    expect(result.stderr).not.toMatch(/\bat \S+ \(/);
+  });
+
+  it('with bad configuration: every problem in one message, exit 2, secrets not echoed', async () => {
+    const result = await run('main.js', {
+      DISCORD_TOKEN: 'secret-token-value-123',
+      DIRECTORY_API_VERSION: 'v9',
+      STATS_INTERVAL: '1m',
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('DIRECTORY_API_VERSION: expected one of v1, v2');
+    expect(result.stderr).not.toContain('secret-token-value-123');
+  });
+
+  it('refuses a stats interval under 15 minutes unless the override is set', async () => {
+    const result = await run('main.js', { DISCORD_TOKEN: 'x'.repeat(30), STATS_INTERVAL: '1m' });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('at least 15 min');
+    expect(result.stderr).toContain('STATS_ALLOW_SHORT_INTERVAL');
+  });
+
+  it('with a token Discord refuses: a clear message and exit 1', async () => {
+    const token = 'refused-token-0123456789abcdef';
+    const result = await run('main.js', {
+      DISCORD_TOKEN: token,
+      DISCORD_API_URL: discord.restUrl,
+      LOG_LEVEL: 'silent',
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('Discord rejected DISCORD_TOKEN');
+    expect(`${result.stdout}${result.stderr}`).not.toContain(token);
+  });
+});
+
+describe('npm run deploy-commands', () => {
+  const env = () => ({
+    DISCORD_TOKEN: discord.token,
+    DISCORD_APPLICATION_ID: discord.applicationId,
+    DISCORD_API_URL: discord.restUrl,
+  });
+
+  it('overwrites the commands of DEV_GUILD_ID, with Russian names and descriptions', async () => {
+    const result = await run('deploy.js', { ...env(), DEV_GUILD_ID: '722424773233213460' });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      'Deployed 4 commands to guild 722424773233213460: /up, /bot, /server, /profile',
+    );
+    const commands = discord.commands('722424773233213460') as Array<{
+      name: string;
+      name_localizations?: Record<string, string>;
+    }>;
+    expect(commands.map((c) => c.name).sort()).toEqual(['bot', 'profile', 'server', 'up']);
+    expect(commands.find((c) => c.name === 'up')?.name_localizations?.ru).toBe('ап');
+    const put = discord.requests.find((r) => r.method === 'PUT');
+    expect(put?.path).toBe(`/applications/${discord.applicationId}/guilds/722424773233213460/commands`);
+  });
+
+  it('overwrites the global commands without DEV_GUILD_ID', async () => {
+    const result = await run('deploy.js', env());
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('globally');
+    expect((discord.commands() as unknown[]).length).toBe(4);
+  });
+
+  it('needs DISCORD_APPLICATION_ID', async () => {
+    const result = await run('deploy.js', { DISCORD_TOKEN: discord.token });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^DISCORD_APPLICATION_ID is not set/);
+  });
+});
