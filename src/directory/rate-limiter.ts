@@ -63,6 +63,35 @@ export interface Grant extends GrantInfo {
 
 interface Entry {
   at: number;
+  /** Sent and not answered yet: it counts as happening now until `settle` gives it a time. */
+  inFlight: boolean;
+}
+
+/**
+ * A grant nobody settled (a bug of the caller) stops counting as current after this long, so it
+ * cannot hold its slot for ever; every request of the client is over long before.
+ */
+const IN_FLIGHT_CAP_MS = 120_000;
+
+/** Where an entry counts: an unanswered request may still be counted by the server at any moment. */
+function countsAt(entry: Entry, now: number): number {
+  return entry.inFlight ? Math.max(entry.at, Math.min(now, entry.at + IN_FLIGHT_CAP_MS)) : entry.at;
+}
+
+/** Index of the first element greater than `value` in an ascending array. */
+function upperBound(sorted: readonly number[], value: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((sorted[mid] as number) <= value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function insertSorted(sorted: number[], value: number): void {
+  sorted.splice(upperBound(sorted, value), 0, value);
 }
 
 interface Waiter {
@@ -193,9 +222,12 @@ export class RateLimiter {
         const state = this.#bucket(name);
         const window = this.#window(state);
         if (state.blockedUntil > next) next = state.blockedUntil;
-        const inWindow = (sim.get(name) ?? []).filter((e) => e > t - window && e <= t).sort((a, b) => a - b);
-        if (inWindow.length >= state.limit.max) {
-          const freeing = inWindow[inWindow.length - state.limit.max];
+        // The simulated log is kept sorted: the window (t - window, t] is a slice found by bisection.
+        const log = sim.get(name) ?? [];
+        const end = upperBound(log, t);
+        const count = end - upperBound(log, t - window);
+        if (count >= state.limit.max) {
+          const freeing = log[end - state.limit.max];
           if (freeing !== undefined && freeing + window > next) next = freeing + window;
         }
       }
@@ -213,10 +245,10 @@ export class RateLimiter {
     const sim = new Map<string, number[]>();
     for (const [name, state] of this.#buckets) {
       const window = this.#window(state);
-      state.log = state.log.filter((e) => e.at > now - window);
+      state.log = state.log.filter((e) => countsAt(e, now) > now - window);
       sim.set(
         name,
-        state.log.map((e) => e.at),
+        state.log.map((e) => countsAt(e, now)).sort((a, b) => a - b),
       );
     }
     const floor = new Map<string, number>();
@@ -234,7 +266,7 @@ export class RateLimiter {
         result.set(member, t);
         for (const b of member.buckets) {
           const log = sim.get(b) ?? [];
-          log.push(t);
+          insertSorted(log, t);
           sim.set(b, log);
           levelFloor.set(b, Math.max(levelFloor.get(b) ?? now, t));
         }
@@ -256,7 +288,7 @@ export class RateLimiter {
           wake = Math.min(wake, now + 5);
           continue;
         }
-        const entry: Entry = { at: now };
+        const entry: Entry = { at: now, inFlight: true };
         for (const b of waiter.buckets) this.#bucket(b).log.push(entry);
         this.#remove(waiter);
         const info: GrantInfo = {
@@ -267,7 +299,9 @@ export class RateLimiter {
         waiter.resolve({
           ...info,
           settle: (at = this.#now()) => {
-            if (at > entry.at) entry.at = at;
+            if (!entry.inFlight) return;
+            entry.inFlight = false;
+            entry.at = Math.max(entry.at, at);
           },
         });
         this.onGrant?.(info);
@@ -292,7 +326,7 @@ export class RateLimiter {
       const state = this.#bucket(name);
       if (state.blockedUntil > now) return false;
       const window = this.#window(state);
-      if (state.log.filter((e) => e.at > now - window).length >= state.limit.max) return false;
+      if (state.log.filter((e) => countsAt(e, now) > now - window).length >= state.limit.max) return false;
     }
     return true;
   }

@@ -10,12 +10,20 @@ describe('RateLimiter', () => {
     vi.useRealTimers();
   });
 
+  /** A limiter whose grants are answered at once (settled), as the transport does on each answer. */
   function limiter(marginMs = 0): RateLimiter {
-    return new RateLimiter({
+    const rl = new RateLimiter({
       global: { max: 5, windowMs: 5000 },
       routes: { max: 1, windowMs: 2000 },
       marginMs,
     });
+    const acquire = rl.acquire.bind(rl);
+    rl.acquire = (options) =>
+      acquire(options).then((grant) => {
+        grant.settle();
+        return grant;
+      });
+    return rl;
   }
 
   it('never grants more than max in any sliding window', async () => {
@@ -144,7 +152,11 @@ describe('RateLimiter', () => {
   });
 
   it('measures the next window from when the answer came, not from when the request left', async () => {
-    const rl = limiter();
+    const rl = new RateLimiter({
+      global: { max: 5, windowMs: 5000 },
+      routes: { max: 1, windowMs: 2000 },
+      marginMs: 0,
+    });
     const first = await rl.acquire({ buckets: ['server'] });
     // The answer took 700 ms: the server may have counted the request as late as that.
     await vi.advanceTimersByTimeAsync(700);
@@ -156,6 +168,27 @@ describe('RateLimiter', () => {
     await vi.advanceTimersByTimeAsync(5_000);
     await next;
     expect(at).toBe(2700);
+  });
+
+  it('counts a request that has not been answered as current, however long it takes', async () => {
+    const rl = new RateLimiter({
+      global: { max: 5, windowMs: 5000 },
+      routes: { max: 1, windowMs: 2000 },
+      marginMs: 0,
+    });
+    const slow = await rl.acquire({ buckets: ['server'] });
+    let at = -1;
+    const next = rl.acquire({ buckets: ['server'] }).then((g) => {
+      at = Date.now() - 1_000_000;
+      g.settle();
+    });
+    // Still unanswered after 6 s: the server may count it any moment, so the next one waits.
+    await vi.advanceTimersByTimeAsync(6_000);
+    expect(at).toBe(-1);
+    slow.settle();
+    await vi.advanceTimersByTimeAsync(3_000);
+    await next;
+    expect(at).toBe(8_000);
   });
 
   it('estimates the wait without queueing', async () => {
