@@ -1,0 +1,164 @@
+/**
+ * `npm run bench`: every scenario against the local stand-ins (127.0.0.1 only), a table on
+ * stdout, and the results in bench/results/<date>.json, latest.json and latest.md.
+ * BENCH_QUICK=1 runs a reduced version (under a minute) that writes latest-quick.json only.
+ * BENCH_ONLY=1,3 runs only the scenarios named (for working on one; never a published result).
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Budget, isQuick, machineFacts, resultsDir } from './lib/env.js';
+import { markdownTable, notes, type Row, type ScenarioResult, textTable } from './lib/report.js';
+import { clientOverheadScenario } from './scenarios/client-overhead.js';
+import { memoryScenario } from './scenarios/memory.js';
+import { rateLimitScenario } from './scenarios/rate-limit.js';
+import { readyScenario } from './scenarios/ready.js';
+import { upEndToEndScenario } from './scenarios/up-e2e.js';
+
+/** The whole run must stay under 10 minutes; the memory scenario drops its largest size to fit. */
+const FULL_BUDGET_MS = 9 * 60_000;
+const QUICK_BUDGET_MS = 60_000;
+/** Kept for scenario 5 when scenario 4 decides whether its largest size fits. */
+const READY_RESERVE_MS = 75_000;
+
+interface Scenario {
+  id: number;
+  name: string;
+  run: (budget: Budget) => Promise<ScenarioResult>;
+}
+
+const SCENARIOS: Scenario[] = [
+  { id: 1, name: '1. Directory client overhead', run: () => clientOverheadScenario() },
+  { id: 2, name: '2. /up end to end', run: () => upEndToEndScenario() },
+  { id: 3, name: '3. Rate-limit ceiling', run: () => rateLimitScenario() },
+  {
+    id: 4,
+    name: '4. Memory after ready',
+    run: (budget) => memoryScenario(budget, isQuick() ? 10_000 : READY_RESERVE_MS),
+  },
+  { id: 5, name: '5. Time to ready', run: (budget) => readyScenario(budget) },
+];
+
+function selected(): Scenario[] {
+  const only = process.env.BENCH_ONLY;
+  if (!only) return SCENARIOS;
+  const ids = new Set(only.split(',').map((s) => Number(s.trim())));
+  return SCENARIOS.filter((s) => ids.has(s.id));
+}
+
+function log(message: string): void {
+  process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+}
+
+async function main(): Promise<void> {
+  const quick = isQuick();
+  const budget = new Budget(quick ? QUICK_BUDGET_MS : FULL_BUDGET_MS);
+  const machine = machineFacts();
+  const unhandled: string[] = [];
+  process.on('unhandledRejection', (reason) => {
+    unhandled.push(reason instanceof Error ? (reason.stack ?? reason.message) : String(reason));
+  });
+  log(
+    `${quick ? 'quick' : 'full'} run on ${machine.cpuModel} (${machine.cores} cores), node ${machine.node}`,
+  );
+
+  const rows: Row[] = [];
+  const data: Record<string, unknown> = {};
+  const timings: Record<string, number> = {};
+  for (const scenario of selected()) {
+    log(`${scenario.name} ...`);
+    const started = performance.now();
+    try {
+      const result = await scenario.run(budget);
+      rows.push(...result.rows);
+      data[scenario.name] = result.data;
+    } catch (err) {
+      const message = err instanceof Error ? (err.stack ?? err.message) : String(err);
+      log(`${scenario.name} failed: ${message}`);
+      rows.push({
+        scenario: scenario.name,
+        metric: 'scenario failed',
+        unit: '',
+        ours: undefined,
+        verdict: 'error',
+        note: message.split('\n')[0] ?? message,
+      });
+      data[scenario.name] = { error: message };
+    }
+    const tookMs = Math.round(performance.now() - started);
+    timings[scenario.name] = tookMs;
+    log(`${scenario.name} done in ${(tookMs / 1000).toFixed(1)} s`);
+  }
+  const totalMs = budget.elapsedMs();
+  const finishedAt = new Date().toISOString();
+
+  const facts = [
+    `date ${machine.date}`,
+    `commit ${machine.commit}`,
+    `cpu ${machine.cpuModel} × ${machine.cores} cores`,
+    `node ${machine.node}`,
+    `discord.js ${machine.discordJs}`,
+    `undici ${machine.undici}`,
+    `${machine.platform} ${machine.arch}`,
+    `run ${(totalMs / 1000).toFixed(0)} s${quick ? ' (BENCH_QUICK)' : ''}`,
+  ].join(', ');
+  const failed = rows.filter((r) => r.verdict === 'FAIL' || r.verdict === 'error');
+  const rowNotes = notes(rows);
+  const text = [
+    '',
+    textTable(rows),
+    '',
+    facts,
+    ...(rowNotes.length > 0 ? ['', 'Notes:', ...rowNotes.map((n) => `  - ${n}`)] : []),
+    ...(unhandled.length > 0 ? ['', `Unhandled rejections: ${unhandled.length}`] : []),
+    '',
+    failed.length === 0 ? 'Every target met.' : `Missed or failed: ${failed.length} row(s).`,
+    '',
+  ].join('\n');
+  process.stdout.write(text);
+
+  const dir = resultsDir();
+  mkdirSync(dir, { recursive: true });
+  const stamp = finishedAt.replace(/:/g, '-');
+  const json = `${JSON.stringify(
+    {
+      quick,
+      startedAt: machine.date,
+      finishedAt,
+      totalMs: Math.round(totalMs),
+      machine,
+      timings,
+      rows,
+      data,
+      unhandled,
+    },
+    null,
+    2,
+  )}\n`;
+  const only = process.env.BENCH_ONLY ? '-partial' : '';
+  const suffix = quick ? `-quick${only}` : only;
+  writeFileSync(join(dir, `${stamp}${suffix}.json`), json);
+  writeFileSync(join(dir, `latest${suffix}.json`), json);
+  if (!quick && !only) {
+    const markdown = [
+      `<!-- npm run bench, ${finishedAt} -->`,
+      '',
+      markdownTable(rows),
+      '',
+      `_${facts}_`,
+      ...(rowNotes.length > 0 ? ['', ...rowNotes.map((n) => `- ${n}`)] : []),
+      '',
+    ].join('\n');
+    writeFileSync(join(dir, 'latest.md'), markdown);
+  }
+  log(`results written to ${join(dir, `latest${suffix}.json`)}`);
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    process.stderr.write(
+      `bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+    );
+    process.exit(1);
+  },
+);

@@ -1,0 +1,81 @@
+/**
+ * One Discord client in a process of its own: logs in to the stand-in the parent runs, waits for
+ * ready, and reports the time to ready and (after two forced GCs) process.memoryUsage() over IPC.
+ * Started by bench/lib/children.ts with --expose-gc and the request in BENCH_WORKER.
+ */
+import { Client, Events, GatewayIntentBits } from 'discord.js';
+import { createDiscordClient } from '../../src/bot/discord-client.js';
+import type { WorkerRequest, WorkerResult } from '../lib/children.js';
+
+function parseRequest(): WorkerRequest {
+  const raw = process.env.BENCH_WORKER;
+  if (!raw) throw new Error('BENCH_WORKER is not set');
+  return JSON.parse(raw) as WorkerRequest;
+}
+
+function makeClient(request: WorkerRequest): Client {
+  if (request.config === 'ours') {
+    return createDiscordClient({ apiUrl: request.restUrl, shards: request.shards });
+  }
+  // discord.js as it comes: every cache at its default, only the address and shard count set.
+  return new Client({
+    intents: [GatewayIntentBits.Guilds],
+    shardCount: request.shards,
+    rest: { api: request.restUrl },
+  });
+}
+
+async function settle(): Promise<void> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) throw new Error('run with --expose-gc');
+  for (let i = 0; i < 3; i++) {
+    gc();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+function send(message: unknown): Promise<void> {
+  return new Promise((resolve) => {
+    if (!process.send) {
+      resolve();
+      return;
+    }
+    process.send(message, () => resolve());
+  });
+}
+
+async function main(): Promise<void> {
+  const request = parseRequest();
+  const client = makeClient(request);
+  const ready = new Promise<void>((resolve) => client.once(Events.ClientReady, () => resolve()));
+  const started = performance.now();
+  await client.login(request.token);
+  await ready;
+  const readyMs = performance.now() - started;
+  const guilds = client.guilds.cache.size;
+  if (guilds !== request.expectedGuilds) {
+    throw new Error(`ready with ${guilds} guilds, expected ${request.expectedGuilds}`);
+  }
+  if (request.memory) await settle();
+  const usage = process.memoryUsage();
+  const result: WorkerResult = {
+    readyMs,
+    guilds,
+    channels: client.channels.cache.size,
+    rss: usage.rss,
+    heapUsed: usage.heapUsed,
+    heapTotal: usage.heapTotal,
+    external: usage.external,
+    arrayBuffers: usage.arrayBuffers,
+  };
+  await send({ ok: true, result });
+  await client.destroy();
+}
+
+main().then(
+  () => process.exit(0),
+  async (err: unknown) => {
+    await send({ ok: false, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+    process.exit(1);
+  },
+);
