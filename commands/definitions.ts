@@ -18,6 +18,18 @@ function describe(key: string): { description: string; description_localizations
 
 const GUILD_INSTALL = [ApplicationIntegrationType.GuildInstall];
 
+/** The `ref` option of /bot and /server: an ID, short code, mention or page link. */
+function refOption<const Required extends boolean>(descriptionKey: string, required: Required) {
+  return {
+    type: ApplicationCommandOptionType.String,
+    name: 'ref',
+    name_localizations: { ru: 'ссылка' },
+    ...describe(descriptionKey),
+    required,
+    max_length: 200,
+  } as const;
+}
+
 export const upCommand = {
   type: ApplicationCommandType.ChatInput,
   name: 'up',
@@ -34,16 +46,7 @@ export const botCommand = {
   ...describe('commands.bot.description'),
   contexts: [InteractionContextType.Guild, InteractionContextType.BotDM],
   integration_types: GUILD_INSTALL,
-  options: [
-    {
-      type: ApplicationCommandOptionType.String,
-      name: 'ref',
-      name_localizations: { ru: 'ссылка' },
-      ...describe('commands.bot.ref'),
-      required: true,
-      max_length: 200,
-    },
-  ],
+  options: [refOption('commands.bot.ref', true)],
 } as const satisfies RESTPostAPIChatInputApplicationCommandsJSONBody;
 
 export const serverCommand = {
@@ -53,16 +56,7 @@ export const serverCommand = {
   ...describe('commands.server.description'),
   contexts: [InteractionContextType.Guild, InteractionContextType.BotDM],
   integration_types: GUILD_INSTALL,
-  options: [
-    {
-      type: ApplicationCommandOptionType.String,
-      name: 'ref',
-      name_localizations: { ru: 'ссылка' },
-      ...describe('commands.server.ref'),
-      required: false,
-      max_length: 200,
-    },
-  ],
+  options: [refOption('commands.server.ref', false)],
 } as const satisfies RESTPostAPIChatInputApplicationCommandsJSONBody;
 
 export const profileCommand = {
