@@ -100,7 +100,13 @@ export function createBot(options: BotOptions): BotApp {
     shards: sharding.isChild ? 'managed' : sharding.shardCount,
     ...options.discord,
   });
-  const journal = options.journal ?? new FileUpJournal(config.dataDir);
+  // Shard processes share DATA_DIR: each keeps the journal of its own shards.
+  const journal =
+    options.journal ??
+    new FileUpJournal(
+      config.dataDir,
+      sharding.isChild ? `pending-ups-shards-${sharding.childShards.join('-')}` : 'pending-ups',
+    );
   const deps: BotDeps = {
     directory,
     logger,

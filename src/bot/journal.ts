@@ -53,8 +53,9 @@ export class FileUpJournal implements UpJournal {
   #entries: Map<string, PendingUp> | undefined;
   #chain: Promise<unknown> = Promise.resolve();
 
-  constructor(dataDir: string) {
-    this.path = join(dataDir, 'pending-ups.json');
+  /** `name` tells processes apart that share DATA_DIR (each shard process keeps its own file). */
+  constructor(dataDir: string, name = 'pending-ups') {
+    this.path = join(dataDir, `${name}.json`);
   }
 
   add(entry: PendingUp): Promise<void> {

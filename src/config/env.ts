@@ -246,6 +246,8 @@ export interface Config {
     shardCount: number | 'auto';
     /** This process was spawned by the ShardingManager (start:sharded). */
     isChild: boolean;
+    /** In such a process, the shards it runs (from SHARDS). */
+    childShards: number[];
   };
   /** Operations endpoint (/healthz, /readyz, /metrics); off when undefined. */
   httpPort: number | undefined;
@@ -272,6 +274,17 @@ function shown(name: string, env: Environment): string {
   if (SECRET_VARIABLES.has(name)) return ' (value hidden)';
   const cut = value.length > 40 ? `${value.slice(0, 40)}…` : value;
   return ` (got ${JSON.stringify(cut)})`;
+}
+
+/** SHARDS as discord.js's ShardingManager writes it: a JSON array of shard IDs. */
+function parseShardList(value: string | undefined): number[] {
+  if (value === undefined) return [];
+  try {
+    const parsed: unknown = JSON.parse(value);
+    return Array.isArray(parsed) ? parsed.filter((n): n is number => Number.isInteger(n) && n >= 0) : [];
+  } catch {
+    return [];
+  }
 }
 
 /** Parses the environment; throws one ConfigError naming every bad variable. */
@@ -310,7 +323,11 @@ export function loadConfig(env: Environment): Config {
       firstDelayMs: e.STATS_FIRST_DELAY,
       allowShortInterval: e.STATS_ALLOW_SHORT_INTERVAL,
     },
-    sharding: { shardCount: e.SHARD_COUNT, isChild: e.SHARDING_MANAGER && e.SHARDS !== undefined },
+    sharding: {
+      shardCount: e.SHARD_COUNT,
+      isChild: e.SHARDING_MANAGER && e.SHARDS !== undefined,
+      childShards: parseShardList(e.SHARDS),
+    },
     httpPort: e.HTTP_PORT,
     httpHost: e.HTTP_HOST,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,

@@ -67,3 +67,11 @@ describe('configuration', () => {
     expect(message).toContain('LOG_LEVEL: expected one of fatal, error, warn, info, debug, trace, silent');
   });
 });
+
+describe('shard processes', () => {
+  it('knows it is a shard process and which shards it runs from what the ShardingManager sets', () => {
+    const config = loadConfig({ SHARDING_MANAGER: 'true', SHARDS: '[2,3]', SHARD_COUNT: '4' });
+    expect(config.sharding).toEqual({ shardCount: 4, isChild: true, childShards: [2, 3] });
+    expect(loadConfig({}).sharding).toEqual({ shardCount: 'auto', isChild: false, childShards: [] });
+  });
+});

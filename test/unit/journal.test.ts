@@ -26,6 +26,18 @@ describe('FileUpJournal', () => {
     expect((await second.list()).map((e) => e.interactionId).sort()).toEqual(['1', '3']);
   });
 
+  it('keeps one file per name, so shard processes sharing DATA_DIR never overwrite each other', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'journal-'));
+    await new FileUpJournal(dir, 'pending-ups-shards-0').add(entry('1'));
+    await new FileUpJournal(dir, 'pending-ups-shards-1').add(entry('2'));
+    expect((await new FileUpJournal(dir, 'pending-ups-shards-0').list()).map((e) => e.interactionId)).toEqual(
+      ['1'],
+    );
+    expect((await new FileUpJournal(dir, 'pending-ups-shards-1').list()).map((e) => e.interactionId)).toEqual(
+      ['2'],
+    );
+  });
+
   it('is readable by its owner only: it holds interaction tokens', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'journal-'));
     const journal = new FileUpJournal(dir);
