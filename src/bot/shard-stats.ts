@@ -3,6 +3,7 @@
  * counts (not the user cache, which the bot keeps empty), and whether each shard is ready.
  */
 import { type Client, Status } from 'discord.js';
+import type { StatsSnapshot } from '../tasks/stats-poster.js';
 
 export interface ShardState {
   id: number;
@@ -13,10 +14,8 @@ export interface ShardState {
   ping: number;
 }
 
-export interface ShardSnapshot {
-  expectedShards: number;
-  shards: ShardState[];
-}
+/** What the statistics poster takes, with each shard's ping for the metrics. */
+export type ShardSnapshot = StatsSnapshot & { shards: ShardState[] };
 
 /** The shards this process runs, in one pass over the guild cache. */
 export function shardStates(client: Client): ShardState[] {

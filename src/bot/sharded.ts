@@ -13,8 +13,8 @@ import { DirectoryClient } from '../directory/client.js';
 import { createLogger } from '../log/logger.js';
 import { createMetrics } from '../ops/metrics.js';
 import { startOpsServer } from '../ops/server.js';
-import { StatsPoster, type StatsSnapshot } from '../tasks/stats-poster.js';
-import type { ShardState } from './shard-stats.js';
+import { StatsPoster } from '../tasks/stats-poster.js';
+import type { ShardSnapshot, ShardState } from './shard-stats.js';
 import { installShutdown } from './shutdown.js';
 import { checkStatsInterval, loadOrExit } from './startup.js';
 
@@ -83,7 +83,7 @@ manager.on('shardCreate', (shard) => {
   shard.on('ready', () => logger.info({ shard: shard.id }, 'shard ready'));
 });
 
-async function snapshot(): Promise<StatsSnapshot & { shards: ShardState[] }> {
+async function snapshot(): Promise<ShardSnapshot> {
   // Rejects while a process is still spawning or has died: the poster skips that tick.
   const perProcess = await manager.broadcastEval(shardStatesInProcess);
   return { expectedShards: totalShards, shards: perProcess.flat() };

@@ -33,6 +33,9 @@ import {
 import { WaitList } from '../discord/waiters.js';
 import { type Emulator, type EmulatorOptions, startEmulator, TOKENS } from '../emulator/index.js';
 
+import { LEVEL, type LogEntry } from '../support/logs.js';
+
+export { LEVEL, type LogEntry };
 export const LOCALHOST = '127.0.0.1';
 /** One data directory per test file: its bots' journals never meet another file's. */
 export const DATA_DIR = mkdtempSync(join(tmpdir(), 'directory-bot-e2e-'));
@@ -41,15 +44,6 @@ export const EPHEMERAL = 64;
 const DEFAULT_WAIT_MS = 10_000;
 /** How long teardown waits for a bot's stop() before going on without it. */
 export const STOP_BOUND_MS = 5_000;
-
-/** A parsed pino line. */
-export interface LogEntry {
-  level: number;
-  msg?: string;
-  [key: string]: unknown;
-}
-
-export const LEVEL = { debug: 20, info: 30, warn: 40, error: 50, fatal: 60 } as const;
 
 export interface HarnessOptions {
   guilds?: GuildFixture[];

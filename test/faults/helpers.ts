@@ -12,6 +12,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { sleep, withTimeout } from '../support/wait.js';
+
+export { sleep, withTimeout };
 export const LOCALHOST = '127.0.0.1';
 export const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 export const MAIN_JS = join(ROOT, 'dist/src/bot/main.js');
@@ -49,10 +52,6 @@ export function message(err: unknown): string {
 
 // ---- waiting ------------------------------------------------------------------------------------
 
-export function sleep(ms: number): Promise<void> {
-  return new Promise((done) => setTimeout(done, ms));
-}
-
 /** Polls until `probe` returns something other than undefined; throws after `timeoutMs`. */
 export async function until<T>(
   probe: () => T | undefined,
@@ -67,14 +66,6 @@ export async function until<T>(
     if (performance.now() >= deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await sleep(everyMs);
   }
-}
-
-export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 // ---- secrets ------------------------------------------------------------------------------------

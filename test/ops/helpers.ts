@@ -10,13 +10,14 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DestinationStream } from 'pino';
+import type { StatsBody } from '../../src/tasks/stats-poster.js';
 import { type GuildFixture, makeGuild, makeGuilds, randomToken } from '../discord/index.js';
 import { WaitList } from '../discord/waiters.js';
 import type { Emulator, RecordedRequest } from '../emulator/index.js';
+import { LEVEL } from '../support/logs.js';
+import { sleep, withTimeout } from '../support/wait.js';
 
-export const LOCALHOST = '127.0.0.1';
-export const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
-export const DIST_BOT = join(ROOT, 'dist/src/bot');
+export { LEVEL, sleep, withTimeout };
 
 /** A parsed pino line (or the raw text of a line that is not JSON). */
 export interface LogEntry {
@@ -25,6 +26,11 @@ export interface LogEntry {
   pid?: number;
   [key: string]: unknown;
 }
+export const LOCALHOST = '127.0.0.1';
+export const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
+export const DIST_BOT = join(ROOT, 'dist/src/bot');
+
+/** A parsed pino line (or the raw text of a line that is not JSON). */
 
 export interface CapturedLine {
   stream: 'stdout' | 'stderr';
@@ -33,8 +39,6 @@ export interface CapturedLine {
   /** Date.now() when the line was read. */
   at: number;
 }
-
-export const LEVEL = { debug: 20, info: 30, warn: 40, error: 50, fatal: 60 } as const;
 
 function parse(raw: string): LogEntry | undefined {
   if (!raw.startsWith('{')) return undefined;
@@ -72,10 +76,6 @@ export function guildSet(
 
 // ---- waiting ---------------------------------------------------------------------------------------
 
-export function sleep(ms: number): Promise<void> {
-  return new Promise((done) => setTimeout(done, ms));
-}
-
 /** Polls until `probe` returns something other than undefined; throws after `timeoutMs`. */
 export async function eventually<T>(
   probe: () => Promise<T | undefined> | T | undefined,
@@ -98,14 +98,6 @@ export async function eventually<T>(
     }
     await sleep(everyMs);
   }
-}
-
-export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`Timed out after ${ms} ms waiting for ${what}`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 // ---- in-process logs ---------------------------------------------------------------------------------
@@ -362,11 +354,7 @@ export function sample(text: string, name: string, labels: Record<string, string
 
 // ---- the directory emulator ------------------------------------------------------------------------
 
-export interface StatsBody {
-  servers: number;
-  shards: number;
-  users: number;
-}
+export type { StatsBody };
 
 /** Requests to POST /stats (any API version), in order of arrival. */
 export function statsRequests(emu: Emulator): RecordedRequest[] {
