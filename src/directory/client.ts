@@ -370,7 +370,8 @@ export class DirectoryClient {
     // Everything that can fail without the network fails here, before anything is sent.
     const authorization = authorizationFor(endpoint, this.version, this.#token, this.tokenKind);
     const path = `/${this.version}${buildPath(endpoint.path, params)}`;
-    const context = { method: endpoint.name, route: routeOf(endpoint) };
+    const route = routeOf(endpoint);
+    const context = { method: endpoint.name, route };
     const deadline = options.deadline instanceof Date ? options.deadline.getTime() : options.deadline;
     const started = this.#now();
     let response: TransportResponse;
@@ -388,10 +389,10 @@ export class DirectoryClient {
       });
     } catch (err) {
       const mapped = this.#networkError(err, context, options.signal);
-      this.#emit(endpoint, mapped.code, started, 1);
+      this.#emit(endpoint.name, route, mapped.code, started, 1);
       throw mapped;
     }
-    this.#emit(endpoint, response.status, started, response.attempts);
+    this.#emit(endpoint.name, route, response.status, started, response.attempts);
     if (response.status >= 200 && response.status < 300) {
       const json = this.#parseJson(response, context);
       const resolved = typeof schema === 'function' ? schema(response.receivedAt) : schema;
@@ -412,10 +413,16 @@ export class DirectoryClient {
     throw this.#statusError(response, context);
   }
 
-  #emit(endpoint: Endpoint, status: number | string, started: number, attempts: number): void {
+  #emit(
+    method: EndpointName,
+    route: string,
+    status: number | string,
+    started: number,
+    attempts: number,
+  ): void {
     this.#onRequest?.({
-      method: endpoint.name,
-      route: routeOf(endpoint),
+      method,
+      route,
       status,
       durationMs: this.#now() - started,
       attempts,

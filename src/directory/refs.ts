@@ -79,11 +79,22 @@ export function parseReference(input: string, kind: RefKind): string | null {
   return isSnowflake(ref) || isShortCode(ref) ? ref : null;
 }
 
+/** Templates split once into literal text (even indexes) and parameter names (odd indexes). */
+const compiledTemplates = new Map<string, readonly string[]>();
+
 /** Builds a path from a template and already-validated parameters, encoding each segment. */
 export function buildPath(template: string, params: Record<string, string>): string {
-  return template.replace(/\{(\w+)\}/g, (_, name: string) => {
+  let parts = compiledTemplates.get(template);
+  if (parts === undefined) {
+    parts = template.split(/\{(\w+)\}/);
+    compiledTemplates.set(template, parts);
+  }
+  let path = parts[0] ?? '';
+  for (let i = 1; i < parts.length; i += 2) {
+    const name = parts[i] as string;
     const value = params[name];
     if (value === undefined) throw new InvalidArgumentError(`missing path parameter ${name}`);
-    return encodeURIComponent(value);
-  });
+    path += encodeURIComponent(value) + (parts[i + 1] ?? '');
+  }
+  return path;
 }

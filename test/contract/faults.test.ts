@@ -2,6 +2,7 @@
  * Each fault the directory can show yields its error class, retries happen only where safe,
  * and bad input never leaves the process.
  */
+import { createServer as createHttpServer, type ServerResponse } from 'node:http';
 import { createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { DirectoryClient, DirectoryClientOptions } from '../../src/directory/client.js';
@@ -210,6 +211,54 @@ describe('faults', () => {
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RateLimitedError);
     expect((err as RateLimitedError).retryAfterMs).toBe(7_000);
+  });
+});
+
+describe('answer bodies', () => {
+  const botJson = JSON.stringify({ id: IDS.plainBot, information: { bumps: '3' } });
+  const oversized = `{"id":"${IDS.plainBot}","pad":"${'x'.repeat(3 * 1024 * 1024)}"}`;
+  let handler: (res: ServerResponse) => void = (res) => res.end();
+  const server = createHttpServer((_req, res) => handler(res));
+  let baseUrl = '';
+
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    if (address === null || typeof address === 'string') throw new Error('no port');
+    baseUrl = `http://127.0.0.1:${address.port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it('reads an answer sent in chunks without a Content-Length', async () => {
+    handler = (res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(botJson.slice(0, 10));
+      setTimeout(() => res.end(botJson.slice(10)), 20);
+    };
+    const bot = await client({ baseUrl }).getBot('kerdoku');
+    expect(bot).toMatchObject({ id: IDS.plainBot, bumps: 3 });
+  });
+
+  it('cuts a body over 2 MB, declared or not, and says the answer is not JSON', async () => {
+    for (const declared of [true, false]) {
+      handler = (res) => {
+        res.writeHead(200, {
+          'content-type': 'application/json',
+          ...(declared ? { 'content-length': Buffer.byteLength(oversized) } : {}),
+        });
+        res.end(oversized);
+      };
+      const err = await client({ baseUrl })
+        .getBot('kerdoku')
+        .catch((e: unknown) => e);
+      expect(err, `declared: ${declared}`).toBeInstanceOf(InvalidResponseError);
+      expect((err as Error).message).toMatch(/not JSON/);
+      // The excerpt is the start of the body, not megabytes of it.
+      expect((err as InvalidResponseError).excerpt.length).toBeLessThan(300);
+    }
   });
 });
 

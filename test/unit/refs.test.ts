@@ -36,6 +36,16 @@ describe('references', () => {
 
   it('encodes every path segment', () => {
     expect(buildPath('/bot/{ref}', { ref: 'a/b?c' })).toBe('/bot/a%2Fb%3Fc');
+    expect(buildPath('/server/{serverId}/validateBot/{botId}', { serverId: '1#', botId: '../2' })).toBe(
+      '/server/1%23/validateBot/..%2F2',
+    );
+    expect(buildPath('/bot/{id}/comments', { id: 'é' })).toBe('/bot/%C3%A9/comments');
+    expect(buildPath('/stats', {})).toBe('/stats');
+    // The same template again, now from its cached form, with other values.
+    expect(buildPath('/bot/{id}/comments', { id: '7' })).toBe('/bot/7/comments');
+    expect(() => buildPath('/server/{serverId}/validateBot/{botId}', { serverId: '1' })).toThrow(
+      /missing path parameter botId/,
+    );
   });
 });
 
