@@ -24,6 +24,12 @@ export function atMost(value: number | undefined, bound: number): Verdict {
   return value <= bound ? 'pass' : 'FAIL';
 }
 
+/** pass/FAIL for a value against a lower bound. */
+export function atLeast(value: number | undefined, bound: number): Verdict {
+  if (value === undefined || !Number.isFinite(value)) return 'FAIL';
+  return value >= bound ? 'pass' : 'FAIL';
+}
+
 const HEADERS = ['Scenario', 'Metric', 'Ours', 'Baseline', 'Ratio', 'Target', 'Result'] as const;
 
 function show(value: number | undefined, unit: string): string {

@@ -191,7 +191,7 @@ export const SCHEMA = z.object({
   DIRECTORY_MAX_RETRIES: integer(0, 10, 2),
   DIRECTORY_RATE_LIMIT: rate('5/5000'),
   DIRECTORY_ROUTE_RATE_LIMIT: rate('1/2000'),
-  DIRECTORY_RATE_LIMIT_MARGIN_MS: integer(0, 10_000, 100, ' (milliseconds)'),
+  DIRECTORY_RATE_LIMIT_MARGIN_MS: integer(0, 10_000, 25, ' (milliseconds)'),
   LOG_LEVEL: oneOf(LOG_LEVELS, 'info'),
   DISCORD_TOKEN: optionalText,
   DISCORD_APPLICATION_ID: snowflake(),

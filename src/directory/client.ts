@@ -59,7 +59,7 @@ export const DEFAULT_BASE_URL = 'https://api.boticord.top';
 export const DEFAULT_RATE_LIMITS = {
   global: { max: 5, windowMs: 5_000 },
   routes: { max: 1, windowMs: 2_000 },
-  marginMs: 100,
+  marginMs: 25,
 } as const;
 
 export interface RequestEvent {

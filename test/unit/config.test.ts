@@ -11,7 +11,7 @@ describe('configuration', () => {
       tokenKind: 'Bot',
       timeoutMs: 10_000,
       maxRetries: 2,
-      rateLimits: { global: { max: 5, windowMs: 5000 }, routes: { max: 1, windowMs: 2000 }, marginMs: 100 },
+      rateLimits: { global: { max: 5, windowMs: 5000 }, routes: { max: 1, windowMs: 2000 }, marginMs: 25 },
     });
     expect(config.logLevel).toBe('info');
   });
