@@ -4,14 +4,14 @@
  * process with its output captured, and a holding HTTP proxy that can keep a request from ever
  * reaching the server behind it (to kill the bot while a request is "on the wire").
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { type Exit, NodeChild } from '../support/child.js';
+import type { LogEntry } from '../support/logs.js';
 import { sleep, withTimeout } from '../support/wait.js';
 
 export { sleep, withTimeout };
@@ -85,139 +85,25 @@ export function leaksIn(
 
 // ---- the built bot as a child process -----------------------------------------------------------
 
-export interface ChildLine {
-  stream: 'stdout' | 'stderr';
-  raw: string;
-  /** The parsed pino line, when it is one. */
-  entry: Record<string, unknown> | undefined;
-}
-
-export interface ChildExit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  /** performance.now() when the exit was seen. */
-  at: number;
-}
-
-function parseLine(raw: string): Record<string, unknown> | undefined {
-  if (!raw.startsWith('{')) return undefined;
-  try {
-    const value: unknown = JSON.parse(raw);
-    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
+export type { CapturedLine, Exit } from '../support/child.js';
 
 /** Every child started here, so afterAll can kill what a failed row left behind. */
 export const children = new Set<BotChild>();
 
-/**
- * `node dist/src/bot/main.js` in a temporary working directory (no `.env` is read there), with
- * only the environment given plus PATH: nothing leaks in from the runner's own environment.
- */
-export class BotChild {
-  readonly proc: ChildProcess;
-  readonly lines: ChildLine[] = [];
-  readonly exited: Promise<ChildExit>;
-  readonly cwd: string;
-  readonly startedAt = performance.now();
-  exit: ChildExit | undefined;
-  readonly #waiters = new Set<() => void>();
-
-  constructor(
-    readonly name: string,
-    env: Record<string, string>,
-  ) {
-    this.cwd = mkdtempSync(join(tmpdir(), 'faults-cwd-'));
-    this.proc = spawn(process.execPath, [MAIN_JS], {
-      cwd: this.cwd,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+/** `node dist/src/bot/main.js` as a child (see NodeChild), named for the row's messages. */
+export class BotChild extends NodeChild {
+  constructor(name: string, env: Record<string, string>) {
+    super(name, MAIN_JS, env);
     children.add(this);
-    this.#capture('stdout');
-    this.#capture('stderr');
-    this.exited = new Promise<ChildExit>((done) => {
-      this.proc.once('exit', (code, signal) => {
-        this.exit = { code, signal, at: performance.now() };
-        for (const wake of this.#waiters) wake();
-        done(this.exit);
-      });
-    });
-  }
-
-  #capture(stream: 'stdout' | 'stderr'): void {
-    let partial = '';
-    const source = stream === 'stdout' ? this.proc.stdout : this.proc.stderr;
-    source?.setEncoding('utf8');
-    const push = (raw: string): void => {
-      if (raw.trim() === '') return;
-      this.lines.push({ stream, raw, entry: parseLine(raw) });
-      for (const wake of this.#waiters) wake();
-    };
-    source?.on('data', (chunk: string) => {
-      const parts = (partial + chunk).split('\n');
-      partial = parts.pop() ?? '';
-      for (const raw of parts) push(raw);
-    });
-    source?.on('end', () => {
-      if (partial !== '') push(partial);
-      partial = '';
-    });
-  }
-
-  get stderr(): string {
-    return this.lines
-      .filter((l) => l.stream === 'stderr')
-      .map((l) => l.raw)
-      .join('\n');
-  }
-
-  /** The first pino line (seen or to come) matching `pred`; rejects on timeout or exit. */
-  waitForEntry(
-    pred: (entry: Record<string, unknown>) => boolean,
-    timeoutMs: number,
-    what: string,
-  ): Promise<Record<string, unknown>> {
-    return new Promise((resolveEntry, reject) => {
-      const check = (): void => {
-        const found = this.lines.find((l) => l.entry !== undefined && pred(l.entry));
-        if (found?.entry) {
-          finish();
-          resolveEntry(found.entry);
-        } else if (this.exit) {
-          finish();
-          const tail = this.lines.slice(-5).map((l) => l.raw.slice(0, 200));
-          reject(
-            new Error(`${this.name} exited (${this.exit.code ?? this.exit.signal}) before ${what}: ${tail}`),
-          );
-        }
-      };
-      const timer = setTimeout(() => {
-        finish();
-        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${this.name}: ${what}`));
-      }, timeoutMs);
-      const finish = (): void => {
-        clearTimeout(timer);
-        this.#waiters.delete(check);
-      };
-      this.#waiters.add(check);
-      check();
-    });
   }
 
   /** Waits for the 'connected to Discord' line (the gateway is ready). */
-  ready(timeoutMs = 10_000): Promise<Record<string, unknown>> {
+  ready(timeoutMs = 10_000): Promise<LogEntry> {
     return this.waitForEntry((e) => e.msg === 'connected to Discord', timeoutMs, 'connected to Discord');
   }
 
-  kill(signal: NodeJS.Signals): void {
-    if (!this.exit) this.proc.kill(signal);
-  }
-
   /** SIGTERM, then SIGKILL after `graceMs`; always resolves with the exit. Removes the cwd. */
-  async stop(graceMs = 5_000): Promise<ChildExit> {
+  async stop(graceMs = 5_000): Promise<Exit> {
     if (!this.exit) {
       this.kill('SIGTERM');
       const done = await withTimeout(this.exited, graceMs, `${this.name} to exit`).catch(() => undefined);
@@ -227,7 +113,7 @@ export class BotChild {
       }
     }
     children.delete(this);
-    rmSync(this.cwd, { recursive: true, force: true });
+    this.removeCwd();
     return this.exit ?? { code: null, signal: null, at: performance.now() };
   }
 }

@@ -3,10 +3,8 @@
  * line by line, bounded waits, HTTP probes of the operations endpoint, Prometheus text parsing,
  * and the process tree (`ps`) so that no shard process outlives a test.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DestinationStream } from 'pino';
@@ -14,41 +12,17 @@ import type { StatsBody } from '../../src/tasks/stats-poster.js';
 import { type GuildFixture, makeGuild, makeGuilds, randomToken } from '../discord/index.js';
 import { WaitList } from '../discord/waiters.js';
 import type { Emulator, RecordedRequest } from '../emulator/index.js';
-import { LEVEL } from '../support/logs.js';
+import { NodeChild, parseLogLine } from '../support/child.js';
+import { LEVEL, type LogEntry } from '../support/logs.js';
 import { sleep, withTimeout } from '../support/wait.js';
 
+export type { CapturedLine, Exit } from '../support/child.js';
+export type { LogEntry };
 export { LEVEL, sleep, withTimeout };
 
-/** A parsed pino line (or the raw text of a line that is not JSON). */
-export interface LogEntry {
-  level?: number;
-  msg?: string;
-  pid?: number;
-  [key: string]: unknown;
-}
 export const LOCALHOST = '127.0.0.1';
 export const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 export const DIST_BOT = join(ROOT, 'dist/src/bot');
-
-/** A parsed pino line (or the raw text of a line that is not JSON). */
-
-export interface CapturedLine {
-  stream: 'stdout' | 'stderr';
-  raw: string;
-  entry: LogEntry | undefined;
-  /** Date.now() when the line was read. */
-  at: number;
-}
-
-function parse(raw: string): LogEntry | undefined {
-  if (!raw.startsWith('{')) return undefined;
-  try {
-    const value: unknown = JSON.parse(raw);
-    return typeof value === 'object' && value !== null ? (value as LogEntry) : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** A token shaped like Discord's (three dot-separated parts). */
 export function discordLikeToken(): string {
@@ -110,7 +84,8 @@ export class LogSink implements DestinationStream {
 
   write(line: string): void {
     this.lines.push(line);
-    const entry = parse(line.trim()) ?? { msg: line };
+    // A line that is not JSON is kept as its text, with no level.
+    const entry = parseLogLine(line.trim()) ?? { level: 0, msg: line };
     this.entries.push(entry);
     this.#waiters.notify(entry);
   }
@@ -130,72 +105,14 @@ export class LogSink implements DestinationStream {
 
 // ---- child processes -----------------------------------------------------------------------------------
 
-export interface Exit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  /** performance.now() when the exit was seen. */
-  at: number;
-}
-
-/**
- * A built entry point run with `node` in a temporary working directory (no `.env` is read) and
- * only the environment given (plus PATH): nothing leaks in from the test runner's own environment.
- */
-export class BotProcess {
-  readonly proc: ChildProcess;
-  readonly pid: number;
-  readonly lines: CapturedLine[] = [];
-  readonly exited: Promise<Exit>;
-  readonly cwd: string;
-  exit: Exit | undefined;
+/** A built entry point of the bot (`main.js`, `sharded.js`) as a child, with its process tree. */
+export class BotProcess extends NodeChild {
   /** Every process seen in this tree, for the final orphan check. */
   readonly seenPids = new Set<number>();
-  readonly #waiters = new WaitList<CapturedLine>();
 
   constructor(script: string, env: Record<string, string>) {
-    this.cwd = mkdtempSync(join(tmpdir(), 'ops-test-'));
-    this.proc = spawn(process.execPath, [join(DIST_BOT, script)], {
-      cwd: this.cwd,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    if (this.proc.pid === undefined) throw new Error(`could not start ${script}`);
-    this.pid = this.proc.pid;
+    super(script, join(DIST_BOT, script), env);
     this.seenPids.add(this.pid);
-    this.#capture('stdout');
-    this.#capture('stderr');
-    this.exited = new Promise<Exit>((done) => {
-      this.proc.once('exit', (code, signal) => {
-        this.exit = { code, signal, at: performance.now() };
-        done(this.exit);
-      });
-    });
-  }
-
-  #capture(stream: 'stdout' | 'stderr'): void {
-    let partial = '';
-    const source = stream === 'stdout' ? this.proc.stdout : this.proc.stderr;
-    source?.setEncoding('utf8');
-    const push = (raw: string): void => {
-      if (raw.trim() === '') return;
-      const line: CapturedLine = { stream, raw, entry: parse(raw), at: Date.now() };
-      this.lines.push(line);
-      this.#waiters.notify(line);
-    };
-    source?.on('data', (chunk: string) => {
-      const parts = (partial + chunk).split('\n');
-      partial = parts.pop() ?? '';
-      for (const raw of parts) push(raw);
-    });
-    source?.on('end', () => {
-      if (partial !== '') push(partial);
-      partial = '';
-    });
-  }
-
-  waitForLine(pred: (entry: LogEntry, line: CapturedLine) => boolean, timeoutMs: number, what: string) {
-    const matches = (line: CapturedLine): boolean => line.entry !== undefined && pred(line.entry, line);
-    return this.#waiters.wait(matches, timeoutMs, `${what} in the output of pid ${this.pid}`, this.lines);
   }
 
   /** The port the operations server reported (HTTP_PORT=0 picks a free one). */
@@ -206,15 +123,6 @@ export class BotProcess {
     return port;
   }
 
-  /** All the output, for diagnostics and the token check. */
-  output(): string {
-    return this.lines.map((l) => `[${l.stream}] ${l.raw}`).join('\n');
-  }
-
-  entries(): LogEntry[] {
-    return this.lines.flatMap((l) => (l.entry ? [l.entry] : []));
-  }
-
   /** Live processes below this one (children, grandchildren ...). */
   descendants(): number[] {
     const found = descendantsOf(this.pid);
@@ -223,7 +131,7 @@ export class BotProcess {
   }
 
   signal(signal: NodeJS.Signals): void {
-    if (this.exit === undefined) this.proc.kill(signal);
+    this.kill(signal);
   }
 
   /** SIGKILL for the whole tree, then waits (bounded) until nothing of it is alive. */
@@ -239,8 +147,7 @@ export class BotProcess {
     }
     if (this.exit === undefined) await withTimeout(this.exited, 5_000, `pid ${this.pid} to exit`);
     await eventually(() => (this.alive().length === 0 ? true : undefined), 5_000, 'the process tree to end');
-    this.#waiters.close();
-    rmSync(this.cwd, { recursive: true, force: true });
+    this.removeCwd();
   }
 
   /** Pids of this tree still running (zombies count as ended). */
