@@ -2,9 +2,10 @@
  * The discord.js client as this bot needs it: the Guilds intent only (no privileged intents),
  * caches trimmed to what the bot reads (guilds and their channels; no messages, presences,
  * members beyond its own, emojis, stickers, threads, voice states ...), and no mentions parsed
- * in anything it sends.
+ * in anything it sends. The channels a report or /up names are kept by ChannelNames.
  */
 import { Client, GatewayIntentBits, Options } from 'discord.js';
+import { ChannelNames, type ChannelNamesOptions } from './channel-names.js';
 import { NO_MENTIONS } from './respond.js';
 
 export interface DiscordClientOptions {
@@ -15,6 +16,14 @@ export interface DiscordClientOptions {
    * many; 'managed': a process spawned by the ShardingManager, which tells discord.js its shards.
    */
   shards?: 'auto' | 'managed' | number;
+  /** Where a gateway dispatch ChannelNames could not read is reported. */
+  onChannelNamesError?: ChannelNamesOptions['onError'];
+}
+
+/** The client and what the bot keeps of channels beside it. */
+export interface DiscordConnection {
+  client: Client;
+  channels: ChannelNames;
 }
 
 /** Cache limits: 0 means "never cache"; `keepOverLimit` keeps the bot's own member and user. */
@@ -47,8 +56,8 @@ export function trimmedCache(): ReturnType<typeof Options.cacheWithLimits> {
   });
 }
 
-export function createDiscordClient(options: DiscordClientOptions = {}): Client {
-  return new Client({
+export function createDiscordClient(options: DiscordClientOptions = {}): DiscordConnection {
+  const client = new Client({
     intents: [GatewayIntentBits.Guilds],
     makeCache: trimmedCache(),
     allowedMentions: NO_MENTIONS,
@@ -59,4 +68,9 @@ export function createDiscordClient(options: DiscordClientOptions = {}): Client 
         : { shards: 'auto' as const }),
     ...(options.apiUrl ? { rest: { api: options.apiUrl } } : {}),
   });
+  const channels = new ChannelNames(
+    options.onChannelNamesError ? { onError: options.onChannelNamesError } : {},
+  );
+  channels.listen(client);
+  return { client, channels };
 }
