@@ -166,12 +166,12 @@ export function createBot(options: BotOptions): BotApp {
     logger.info({ guildId: guild.id, members: guild.memberCount }, 'joined a guild');
     if (!reports) return;
     const botUserId = client.user?.id ?? guild.client.user.id;
+    // Read now: a leave while the statistics are gathered makes ChannelNames forget the guild.
+    const report = guildReport(guild, true, botUserId, channels.reportChannel(guild.id));
     // The same statistics an up sends (approximate counts, icon, owner tag), bounded in time.
     void gatherGuildStats(client.rest, guild.id, deps.gatherTimeoutMs, (err) =>
       logger.debug({ err, guildId: guild.id }, 'guild statistics not gathered for the report'),
-    ).then((stats) =>
-      reporter.report({ ...guildReport(guild, true, botUserId, channels.reportChannel(guild.id)), ...stats }),
-    );
+    ).then((stats) => reporter.report({ ...report, ...stats }));
   });
   client.on(Events.GuildDelete, (guild) => {
     // discord.js emits GuildUnavailable, not GuildDelete, for an outage: this is a real leave.
