@@ -18,8 +18,7 @@ export const up: SlashCommand = {
   async execute({ interaction, deps, t, reply, deadline }) {
     const guildId = interaction.guildId;
     if (!guildId) throw new GuildOnlyError();
-    const channel = interaction.channel;
-    const channelName = channel && 'name' in channel && channel.name ? channel.name : interaction.channelId;
+    const channelName = deps.channelName(interaction.channelId) ?? interaction.channelId;
     // Journaled until the answer is decided: a restart in between still answers (recover.ts).
     await deps.journal
       .add({

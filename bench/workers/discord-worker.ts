@@ -13,16 +13,20 @@ function parseRequest(): WorkerRequest {
   return JSON.parse(raw) as WorkerRequest;
 }
 
-function makeClient(request: WorkerRequest): Client {
+/** The client, and for ours the number of guilds ChannelNames knows (it is part of what is measured). */
+function makeClient(request: WorkerRequest): { client: Client; keptGuilds?: () => number } {
   if (request.config === 'ours') {
-    return createDiscordClient({ apiUrl: request.restUrl, shards: request.shards });
+    const { client, channels } = createDiscordClient({ apiUrl: request.restUrl, shards: request.shards });
+    return { client, keptGuilds: () => channels.guildCount };
   }
   // discord.js as it comes: every cache at its default, only the address and shard count set.
-  return new Client({
-    intents: [GatewayIntentBits.Guilds],
-    shardCount: request.shards,
-    rest: { api: request.restUrl },
-  });
+  return {
+    client: new Client({
+      intents: [GatewayIntentBits.Guilds],
+      shardCount: request.shards,
+      rest: { api: request.restUrl },
+    }),
+  };
 }
 
 async function settle(): Promise<void> {
@@ -46,7 +50,7 @@ function send(message: unknown): Promise<void> {
 
 async function main(): Promise<void> {
   const request = parseRequest();
-  const client = makeClient(request);
+  const { client, keptGuilds } = makeClient(request);
   const ready = new Promise<void>((resolve) => client.once(Events.ClientReady, () => resolve()));
   const started = performance.now();
   await client.login(request.token);
@@ -55,6 +59,11 @@ async function main(): Promise<void> {
   const guilds = client.guilds.cache.size;
   if (guilds !== request.expectedGuilds) {
     throw new Error(`ready with ${guilds} guilds, expected ${request.expectedGuilds}`);
+  }
+  // Ours keeps each guild's report channel beside discord.js: it must hold every guild too.
+  const kept = keptGuilds?.();
+  if (kept !== undefined && kept !== request.expectedGuilds) {
+    throw new Error(`ready with the channels of ${kept} guilds kept, expected ${request.expectedGuilds}`);
   }
   if (request.memory) await settle();
   const usage = process.memoryUsage();

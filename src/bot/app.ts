@@ -2,7 +2,7 @@
  * The bot assembled: discord.js client, directory client, router and server reports, wired to
  * the gateway events. main.ts, the sandbox and the end-to-end tests all build it through here.
  */
-import { ChannelType, type Client, Events, type Guild, type GuildBasedChannel } from 'discord.js';
+import { type Client, Events, type Guild } from 'discord.js';
 import type { Config } from '../config/env.js';
 import { DirectoryClient } from '../directory/client.js';
 import type { Logger } from '../log/logger.js';
@@ -10,6 +10,7 @@ import type { Metrics } from '../ops/metrics.js';
 import type { Readiness } from '../ops/server.js';
 import { type GuildReport, ServerReporter } from '../tasks/server-reports.js';
 import { StatsPoster, type StatsPosterOptions } from '../tasks/stats-poster.js';
+import type { ChannelNames, ReportChannel } from './channel-names.js';
 import { createDiscordClient, type DiscordClientOptions } from './discord-client.js';
 import { gatherGuildStats } from './discord-data.js';
 import { FileUpJournal, type UpJournal } from './journal.js';
@@ -40,6 +41,8 @@ export interface BotOptions {
 
 export interface BotApp {
   client: Client;
+  /** What the bot keeps of channels, discord.js keeping none (channel-names.ts). */
+  channels: ChannelNames;
   directory: DirectoryClient;
   router: Router;
   reporter: ServerReporter;
@@ -62,16 +65,16 @@ const FATAL_CLOSE_CODES: Record<number, string> = {
   4014: 'Discord refused the intents as not allowed (gateway close 4014)',
 };
 
-/** A channel the report can name: the system channel, or the first text channel. */
-function reportChannel(guild: Guild): { id: string; name: string } {
-  const system = guild.systemChannel;
-  if (system) return { id: system.id, name: system.name };
-  const text = guild.channels.cache.find((c: GuildBasedChannel) => c.type === ChannelType.GuildText);
-  return text ? { id: text.id, name: text.name } : { id: guild.id, name: guild.name };
-}
-
-export function guildReport(guild: Guild, botPresent: boolean, botUserId: string): GuildReport {
-  const channel = reportChannel(guild);
+/**
+ * A server report. `channel` is the one the report names (the system channel, else the first text
+ * channel: ChannelNames); without one the report names the guild itself.
+ */
+export function guildReport(
+  guild: Guild,
+  botPresent: boolean,
+  botUserId: string,
+  channel: ReportChannel | undefined,
+): GuildReport {
   const icon = guild.iconURL({ size: 512, extension: 'webp' });
   return {
     guildId: guild.id,
@@ -81,8 +84,8 @@ export function guildReport(guild: Guild, botPresent: boolean, botUserId: string
     ...(guild.memberCount ? { membersAll: guild.memberCount } : {}),
     ownerId: guild.ownerId,
     reporterUserId: botUserId,
-    channelId: channel.id,
-    channelName: channel.name,
+    channelId: channel?.id ?? guild.id,
+    channelName: channel?.name ?? guild.name,
   };
 }
 
@@ -94,10 +97,11 @@ export function createBot(options: BotOptions): BotApp {
     new DirectoryClient({ ...config.directory, ...(metrics ? { onRequest: metrics.directoryRequest } : {}) });
   if (metrics && directory.limiter) directory.limiter.onGrant = metrics.rateLimitGrant;
   const sharding = config.sharding;
-  const client = createDiscordClient({
+  const { client, channels } = createDiscordClient({
     apiUrl: config.discord.apiUrl,
     // A shard process takes its shards from the manager (discord.js reads them itself).
     shards: sharding.isChild ? 'managed' : sharding.shardCount,
+    onChannelNamesError: (err, event) => logger.warn({ err, event }, 'gateway dispatch not understood'),
     ...options.discord,
   });
   // Shard processes share DATA_DIR: each keeps the journal of its own shards.
@@ -113,6 +117,7 @@ export function createBot(options: BotOptions): BotApp {
     now: options.now ?? Date.now,
     gatherTimeoutMs: options.gatherTimeoutMs ?? 2_000,
     journal,
+    channelName: (channelId) => channels.interactionChannelName(channelId),
   };
   const hooks: RouterHooks = {
     onHandled: (event) => {
@@ -161,15 +166,20 @@ export function createBot(options: BotOptions): BotApp {
     logger.info({ guildId: guild.id, members: guild.memberCount }, 'joined a guild');
     if (!reports) return;
     const botUserId = client.user?.id ?? guild.client.user.id;
+    // Read now: a leave while the statistics are gathered makes ChannelNames forget the guild.
+    const report = guildReport(guild, true, botUserId, channels.reportChannel(guild.id));
     // The same statistics an up sends (approximate counts, icon, owner tag), bounded in time.
     void gatherGuildStats(client.rest, guild.id, deps.gatherTimeoutMs, (err) =>
       logger.debug({ err, guildId: guild.id }, 'guild statistics not gathered for the report'),
-    ).then((stats) => reporter.report({ ...guildReport(guild, true, botUserId), ...stats }));
+    ).then((stats) => reporter.report({ ...report, ...stats }));
   });
   client.on(Events.GuildDelete, (guild) => {
     // discord.js emits GuildUnavailable, not GuildDelete, for an outage: this is a real leave.
     logger.info({ guildId: guild.id }, 'left a guild');
-    if (reports) reporter.report(guildReport(guild, false, client.user?.id ?? guild.client.user.id));
+    // discord.js has dropped the guild's channels by now; ChannelNames still knows its channel.
+    const channel = channels.reportChannel(guild.id);
+    channels.forget(guild.id);
+    if (reports) reporter.report(guildReport(guild, false, client.user?.id ?? guild.client.user.id, channel));
   });
   client.on(Events.ShardDisconnect, (event, shardId) => {
     const fatal = FATAL_CLOSE_CODES[event.code];
@@ -188,6 +198,7 @@ export function createBot(options: BotOptions): BotApp {
   let stopping: Promise<void> | undefined;
   return {
     client,
+    channels,
     directory,
     router,
     reporter,

@@ -1,10 +1,11 @@
 /**
  * The discord.js client as this bot needs it: the Guilds intent only (no privileged intents),
- * caches trimmed to what the bot reads (guilds and their channels; no messages, presences,
- * members beyond its own, emojis, stickers, threads, voice states ...), and no mentions parsed
- * in anything it sends.
+ * caches trimmed to what the bot reads (the guilds themselves and its own member; no channels,
+ * roles, messages, presences, members, emojis, stickers, threads, voice states ...), and no
+ * mentions parsed in anything it sends. What it needs of channels is kept by ChannelNames.
  */
 import { Client, GatewayIntentBits, Options } from 'discord.js';
+import { ChannelNames, type ChannelNamesOptions } from './channel-names.js';
 import { NO_MENTIONS } from './respond.js';
 
 export interface DiscordClientOptions {
@@ -15,7 +16,40 @@ export interface DiscordClientOptions {
    * many; 'managed': a process spawned by the ShardingManager, which tells discord.js its shards.
    */
   shards?: 'auto' | 'managed' | number;
+  /** Where a gateway dispatch ChannelNames could not read is reported. */
+  onChannelNamesError?: ChannelNamesOptions['onError'];
 }
+
+/** The client and what the bot keeps of channels beside it. */
+export interface DiscordConnection {
+  client: Client;
+  channels: ChannelNames;
+}
+
+/**
+ * Caches discord.js does not support limiting ("unsupported and breaks functionality"), turned
+ * off: with the Guilds intent, channels and roles were about three quarters of the bot's memory
+ * per guild. What breaks, and why the bot does not mind (test/e2e/uncached.test.ts holds it to
+ * that, test/unit/uncached-reads.test.ts keeps the code from reading them):
+ * - `interaction.channel` is null (it reads the channel cache): /up takes the channel's name from
+ *   the interaction's own payload (ChannelNames).
+ * - `guild.channels`, `guild.systemChannel` and the other channel getters, `guild.roles` are empty
+ *   or null, and so `roles.everyone`, `member.permissions` and `channel.permissionsFor()` cannot
+ *   work: the bot computes no permissions (each interaction carries `appPermissions` and
+ *   `memberPermissions`), and the channel a server report names comes from ChannelNames.
+ * - Events that need the cached object are not emitted (channelUpdate, channelDelete,
+ *   channelPinsUpdate, threadUpdate, threadDelete, the thread member and stage instance events,
+ *   roleUpdate, roleDelete), and channelCreate, threadCreate and roleCreate fire for every
+ *   create: the bot listens to none of them, and discord.js handles them all without an error.
+ * PermissionOverwriteManager stays as it is: overwrites live on channels, so with no channel kept
+ * none is kept either; limiting it as well changes nothing measurable and adds a warning.
+ * Not in discord.js's CacheWithLimitsOptions type, which lists only the caches it supports limiting.
+ */
+const UNSUPPORTED_LIMITS: Record<string, number> = {
+  ChannelManager: 0,
+  GuildChannelManager: 0,
+  RoleManager: 0,
+};
 
 /** Cache limits: 0 means "never cache"; `keepOverLimit` keeps the bot's own member and user. */
 export function trimmedCache(): ReturnType<typeof Options.cacheWithLimits> {
@@ -44,11 +78,43 @@ export function trimmedCache(): ReturnType<typeof Options.cacheWithLimits> {
     ThreadMemberManager: 0,
     UserManager: { maxSize: 0, keepOverLimit: (user) => user.id === user.client.user.id },
     VoiceStateManager: 0,
+    ...UNSUPPORTED_LIMITS,
   });
 }
 
-export function createDiscordClient(options: DiscordClientOptions = {}): Client {
-  return new Client({
+const UNSUPPORTED_WARNING = 'UnsupportedCacheOverwriteWarning';
+let warningsFiltered = false;
+
+/**
+ * discord.js warns once per process for each cache above, at the first guild, that overriding it
+ * "breaks functionality". The override is deliberate and what it breaks is covered by tests, so
+ * these three warnings would only alarm whoever reads the output; every other warning, this type
+ * for any other manager included, still goes out.
+ */
+function filterExpectedCacheWarnings(): void {
+  if (warningsFiltered) return;
+  warningsFiltered = true;
+  const expected = Object.keys(UNSUPPORTED_LIMITS).map(
+    (manager) => `Overriding the cache handling for ${manager} is unsupported`,
+  );
+  const emitWarning = process.emitWarning.bind(process) as (
+    warning: string | Error,
+    ...rest: unknown[]
+  ) => void;
+  const filtered = (warning: string | Error, ...rest: unknown[]): void => {
+    const [typeOrOptions] = rest;
+    const type = typeof typeOrOptions === 'string' ? typeOrOptions : undefined;
+    if (type === UNSUPPORTED_WARNING && typeof warning === 'string') {
+      if (expected.some((text) => warning.startsWith(text))) return;
+    }
+    emitWarning(warning, ...rest);
+  };
+  process.emitWarning = filtered as typeof process.emitWarning;
+}
+
+export function createDiscordClient(options: DiscordClientOptions = {}): DiscordConnection {
+  filterExpectedCacheWarnings();
+  const client = new Client({
     intents: [GatewayIntentBits.Guilds],
     makeCache: trimmedCache(),
     allowedMentions: NO_MENTIONS,
@@ -59,4 +125,9 @@ export function createDiscordClient(options: DiscordClientOptions = {}): Client 
         : { shards: 'auto' as const }),
     ...(options.apiUrl ? { rest: { api: options.apiUrl } } : {}),
   });
+  const channels = new ChannelNames(
+    options.onChannelNamesError ? { onError: options.onChannelNamesError } : {},
+  );
+  channels.listen(client);
+  return { client, channels };
 }

@@ -18,6 +18,11 @@ export interface BotDeps {
   gatherTimeoutMs: number;
   /** Ups in flight, so that a restart answers them (journal.ts). */
   journal: UpJournal;
+  /**
+   * The name of the channel an interaction came from, from the interaction's own payload
+   * (`interaction.channel` is null: discord.js caches no channels for this bot).
+   */
+  channelName: (channelId: string) => string | undefined;
 }
 
 /** Sends the outcome: public (edit the deferred reply) or private (only the user sees it). */
