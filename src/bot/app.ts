@@ -162,16 +162,28 @@ export function createBot(options: BotOptions): BotApp {
   });
   // Server reports need the directory token; without one they would only fill the log with refusals.
   const reports = config.directory.token !== undefined;
+  /** Joins whose statistics are being gathered; a leave (or a newer join) takes the entry away. */
+  const joining = new Map<string, symbol>();
   client.on(Events.GuildCreate, (guild) => {
     logger.info({ guildId: guild.id, members: guild.memberCount }, 'joined a guild');
     if (!reports) return;
     const botUserId = client.user?.id ?? guild.client.user.id;
     // Read now: a leave while the statistics are gathered makes ChannelNames forget the guild.
     const report = guildReport(guild, true, botUserId, channels.reportChannel(guild.id));
+    const join = Symbol(guild.id);
+    joining.set(guild.id, join);
     // The same statistics an up sends (approximate counts, icon, owner tag), bounded in time.
     void gatherGuildStats(client.rest, guild.id, deps.gatherTimeoutMs, (err) =>
       logger.debug({ err, guildId: guild.id }, 'guild statistics not gathered for the report'),
-    ).then((stats) => reporter.report({ ...report, ...stats }));
+    ).then((stats) => {
+      if (joining.get(guild.id) !== join) {
+        // Left (or joined again) meanwhile: this report would follow the leave and undo it.
+        logger.debug({ guildId: guild.id }, 'join report dropped: the guild was left meanwhile');
+        return;
+      }
+      joining.delete(guild.id);
+      reporter.report({ ...report, ...stats });
+    });
   });
   client.on(Events.GuildDelete, (guild) => {
     // discord.js emits GuildUnavailable, not GuildDelete, for an outage: this is a real leave.
@@ -179,6 +191,7 @@ export function createBot(options: BotOptions): BotApp {
     // discord.js has dropped the guild's channels by now; ChannelNames still knows its channel.
     const channel = channels.reportChannel(guild.id);
     channels.forget(guild.id);
+    joining.delete(guild.id);
     if (reports) reporter.report(guildReport(guild, false, client.user?.id ?? guild.client.user.id, channel));
   });
   client.on(Events.ShardDisconnect, (event, shardId) => {

@@ -87,6 +87,23 @@ describe('server reports', () => {
     expect(posts[0]?.status).toBe(200);
   });
 
+  it('a leave right after a join is the last word: the join report is dropped, not sent after it', async () => {
+    h.emu.reset();
+    const brief = makeGuild({ name: 'Brief Guild', owner_id: owner.id, channels: ['general'] });
+    // The join's statistics are still being gathered (GET guild) when the leave arrives.
+    h.discord.addGuild(brief);
+    h.discord.removeGuild(brief.id);
+    const posts = await waitForPosts(1);
+    // Long enough for the join's statistics (answered at once by the stand-in) and its report.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const forBrief = h.emu.requests.filter((r) => r.method === 'POST' && bodyOf(r).serverID === brief.id);
+    expect(forBrief.map((r) => bodyOf(r).status)).toEqual([0]);
+    expect(bodyOf(posts[0])).toMatchObject({ serverID: brief.id, status: 0, upChannelName: 'general' });
+    expect(h.emu.state.botsOnServers.get(brief.id)?.has(IDS.serviceBot) ?? false).toBe(false);
+    const dropped = 'join report dropped: the guild was left meanwhile';
+    expect(h.entries().some((e) => e.msg === dropped && e.guildId === brief.id)).toBe(true);
+  });
+
   it('an outage and its end send nothing', async () => {
     h.emu.reset();
     h.discord.removeGuild(present.id, true);
