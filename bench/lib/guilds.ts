@@ -12,18 +12,7 @@ import {
   makeTextChannel,
   snowflake,
 } from '../../test/discord/index.js';
-
-/** Deterministic pseudo-random numbers (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom as rng } from '../../test/support/random.js';
 
 function between(random: () => number, min: number, max: number): number {
   return min + Math.floor(random() * (max - min + 1));

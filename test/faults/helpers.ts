@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 
 import { type Exit, NodeChild } from '../support/child.js';
 import type { LogEntry } from '../support/logs.js';
+import { seededRandom } from '../support/random.js';
 import { sleep, withTimeout } from '../support/wait.js';
 
 export { sleep, withTimeout };
@@ -232,18 +233,6 @@ export async function startHoldingProxy(target: string): Promise<HoldingProxy> {
 }
 
 // ---- hostile inputs -----------------------------------------------------------------------------
-
-/** mulberry32: a small deterministic generator (the same seed gives the same inputs on every run). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 const SNOWFLAKE_LIKE = '123456789012345678';
 const PIECES: readonly string[] = [
