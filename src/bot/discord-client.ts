@@ -1,11 +1,15 @@
 /**
  * The discord.js client as this bot needs it: the Guilds intent only (no privileged intents),
  * caches trimmed to what the bot reads (guilds and their channels; no messages, presences,
- * members beyond its own, emojis, stickers, threads, voice states ...), and no mentions parsed
- * in anything it sends.
+ * members beyond its own, emojis, stickers, threads, voice states ...), no mentions parsed
+ * in anything it sends, and a bounded pool of keep-alive connections to Discord's REST API
+ * (rest-agent.ts).
  */
+import type { RESTOptions } from '@discordjs/rest';
 import { Client, GatewayIntentBits, Options } from 'discord.js';
+import type { Dispatcher } from 'undici';
 import { NO_MENTIONS } from './respond.js';
+import { createDiscordRestAgent } from './rest-agent.js';
 
 export interface DiscordClientOptions {
   /** REST base including /api (Discord's by default); the gateway address comes from GET /gateway/bot through it. */
@@ -15,6 +19,8 @@ export interface DiscordClientOptions {
    * many; 'managed': a process spawned by the ShardingManager, which tells discord.js its shards.
    */
   shards?: 'auto' | 'managed' | number;
+  /** Where REST requests go (default: a new createDiscordRestAgent(), left open). */
+  restAgent?: Dispatcher;
 }
 
 /** Cache limits: 0 means "never cache"; `keepOverLimit` keeps the bot's own member and user. */
@@ -57,6 +63,12 @@ export function createDiscordClient(options: DiscordClientOptions = {}): Client 
       : typeof options.shards === 'number'
         ? { shardCount: options.shards }
         : { shards: 'auto' as const }),
-    ...(options.apiUrl ? { rest: { api: options.apiUrl } } : {}),
+    rest: {
+      ...(options.apiUrl ? { api: options.apiUrl } : {}),
+      // Our undici (7) serves @discordjs/rest's own copy (6): undici 7 takes the handlers undici 6's
+      // request() hands it as they are (the same dispatcher protocol); only the two copies'
+      // FormData typings differ, hence the cast. The end-to-end tests run every request through it.
+      agent: (options.restAgent ?? createDiscordRestAgent()) as unknown as RESTOptions['agent'],
+    },
   });
 }
