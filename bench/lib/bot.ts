@@ -1,9 +1,10 @@
 /**
  * The real bot (createBot: discord.js client, directory client, router) between the Discord
- * stand-in and the directory emulator, all in this process on 127.0.0.1, as the end-to-end tests
- * run it. The router's "interaction handled" log line gives each interaction's outcome.
+ * stand-in and the directory emulator, on 127.0.0.1. Two rigs: `startBotRig` keeps everything in
+ * this process, as the end-to-end tests run it; `startIsolatedBotRig` runs the stand-ins in child
+ * processes, so this process holds the bot alone (plus the bench's bookkeeping), as in
+ * production. The router's "interaction handled" log line gives each interaction's outcome.
  */
-import diagnosticsChannel from 'node:diagnostics_channel';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,48 +17,38 @@ import {
   type DiscordStandIn,
   type GuildFixture,
   type InteractionHandle,
-  type RecordedRestRequest,
   snowflake,
   startDiscordStandIn,
 } from '../../test/discord/index.js';
 import { type Emulator, type EmulatorOptions, startEmulator, TOKENS } from '../../test/emulator/index.js';
+import type { StandInStarted, UpCommand } from '../workers/discord-stand-in.js';
+import type { EmulatorChildOptions } from '../workers/emulator.js';
 import { assertLocal } from './env.js';
+import { forkRpc } from './ipc.js';
+import { type UpTimings, upTimings } from './records.js';
 
-export interface BotRig {
-  emu: Emulator;
-  discord: DiscordStandIn;
+export { isFinalAnswer } from './records.js';
+
+export interface UpRecord extends UpTimings {
+  /** The router's outcome ('success', 'cooldown', 'error:RateLimited', 'unanswered', ...), or 'timeout'. */
+  outcome: string;
+}
+
+interface BotUnderTest {
   bot: BotApp;
-  /** Sends /up from a guild as a user of its own; resolves with what happened to it. */
-  up(guildId: string, waitMs: number): { handle: InteractionHandle; done: Promise<UpRecord> };
+  /** The outcome the router logs for the interaction of this user, or 'timeout' after `waitMs`. */
+  outcome(userId: string, waitMs: number): Promise<string>;
   close(): Promise<void>;
 }
 
-export interface UpRecord {
-  /** The router's outcome ('success', 'cooldown', 'error:RateLimited', 'unanswered', ...), or 'timeout'. */
-  outcome: string;
-  /** Deferral as Discord saw it, ms after dispatch; undefined when none was accepted. */
-  firstMs: number | undefined;
-  /** The final edit of @original or the follow-up, ms after dispatch; undefined when none came. */
-  finalMs: number | undefined;
-}
-
-/** Editing @original (public outcome) or posting a follow-up (private outcome): the final answer. */
-export function isFinalAnswer(request: RecordedRestRequest): boolean {
-  if (request.status >= 300) return false;
-  if (request.method === 'PATCH') return /^\/webhooks\/\d+\/[^/]+\/messages\/@original$/.test(request.path);
-  return request.method === 'POST' && /^\/webhooks\/\d+\/[^/]+$/.test(request.path);
-}
-
-export async function startBotRig(options: {
-  guilds: GuildFixture[];
-  emulator: EmulatorOptions;
+async function startBot(options: {
+  discordRestUrl: string;
+  discordToken: string;
+  directoryUrl: string;
   env: Environment;
-}): Promise<BotRig> {
-  const emu = await startEmulator(options.emulator);
-  const discord = await startDiscordStandIn({ guilds: options.guilds });
-  assertLocal(emu.url, 'the directory emulator');
-  assertLocal(discord.restUrl, 'the Discord stand-in');
-
+}): Promise<BotUnderTest> {
+  assertLocal(options.directoryUrl, 'the directory emulator');
+  assertLocal(options.discordRestUrl, 'the Discord stand-in');
   const waiters = new Map<string, (outcome: string) => void>();
   const destination = {
     write(line: string): void {
@@ -75,10 +66,10 @@ export async function startBotRig(options: {
   const dataDir = mkdtempSync(join(tmpdir(), 'directory-bot-bench-'));
   const config = loadConfig({
     DATA_DIR: dataDir,
-    DIRECTORY_API_URL: emu.url,
+    DIRECTORY_API_URL: options.directoryUrl,
     DIRECTORY_TOKEN: TOKENS.serviceBot,
-    DISCORD_TOKEN: discord.token,
-    DISCORD_API_URL: discord.restUrl,
+    DISCORD_TOKEN: options.discordToken,
+    DISCORD_API_URL: options.discordRestUrl,
     SHARD_COUNT: '1',
     LOG_LEVEL: 'info',
     ...options.env,
@@ -86,88 +77,196 @@ export async function startBotRig(options: {
   const logger = createLogger({ level: config.logLevel, destination });
   const bot = createBot({ config, logger, registry, postStats: false });
   const ready = new Promise<void>((resolve) => bot.client.once(Events.ClientReady, () => resolve()));
-  await bot.start();
-  await ready;
-
-  const up = (guildId: string, waitMs: number): { handle: InteractionHandle; done: Promise<UpRecord> } => {
-    const userId = snowflake();
-    let timer: NodeJS.Timeout | undefined;
-    const outcome = new Promise<string>((resolve) => {
-      waiters.set(userId, resolve);
-      timer = setTimeout(() => {
-        waiters.delete(userId);
-        resolve('timeout');
-      }, waitMs);
-    });
-    const handle = discord.sendCommand({
-      guildId,
-      name: 'up',
-      user: { id: userId, username: `bench_${userId}` },
-    });
-    const done = outcome.then((result): UpRecord => {
-      clearTimeout(timer);
-      const requests = handle.requests();
-      const first = requests.find((r) => r.path.endsWith('/callback') && r.status < 300);
-      const final = requests.find(isFinalAnswer);
-      return {
-        outcome: result,
-        firstMs: first ? first.at - handle.sentAt : undefined,
-        finalMs: final ? final.at - handle.sentAt : undefined,
-      };
-    });
-    return { handle, done };
-  };
-
+  try {
+    await bot.start();
+    await ready;
+  } catch (err) {
+    rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
   return {
-    emu,
-    discord,
     bot,
-    up,
+    outcome(userId, waitMs) {
+      return new Promise<string>((resolve) => {
+        const timer = setTimeout(() => {
+          waiters.delete(userId);
+          resolve('timeout');
+        }, waitMs);
+        waiters.set(userId, (outcome) => {
+          clearTimeout(timer);
+          resolve(outcome);
+        });
+      });
+    },
     async close() {
       try {
         await bot.stop(5_000);
       } finally {
-        await discord.close();
-        await emu.close();
         rmSync(dataDir, { recursive: true, force: true });
       }
     },
   };
 }
 
-/** POST /server requests the directory received, and how many went without the guild's statistics. */
-export function serverPosts(emu: Emulator, from = 0): { posts: number; withoutStats: number } {
-  const posts = emu.requests
-    .slice(from)
-    .filter((r) => r.method === 'POST' && /^\/v[12]\/server$/.test(r.path));
-  let withoutStats = 0;
-  for (const post of posts) {
-    try {
-      const body = JSON.parse(post.body) as Record<string, unknown>;
-      if (body.serverName === undefined) withoutStats++;
-    } catch {
-      withoutStats++;
-    }
-  }
-  return { posts: posts.length, withoutStats };
+export interface BotRig {
+  emu: Emulator;
+  discord: DiscordStandIn;
+  bot: BotApp;
+  /** Sends /up from a guild as a user of its own; resolves with what happened to it. */
+  up(guildId: string, waitMs: number): { handle: InteractionHandle; done: Promise<UpRecord> };
+  close(): Promise<void>;
 }
 
-/** Counts the connections undici (any copy: ours, @discordjs/rest's) opens to a port. */
-export function countConnections(port: number): { readonly count: number; reset(): void; stop(): void } {
-  let count = 0;
-  const onConnected = (message: unknown): void => {
-    const params = (message as { connectParams?: { port?: string | number } }).connectParams;
-    if (Number(params?.port) === port) count++;
+/** Everything in this process: the bot competes with the stand-ins for one event loop. */
+export async function startBotRig(options: {
+  guilds: GuildFixture[];
+  emulator: EmulatorOptions;
+  env: Environment;
+}): Promise<BotRig> {
+  const emu = await startEmulator(options.emulator);
+  const discord = await startDiscordStandIn({ guilds: options.guilds });
+  let botUnderTest: BotUnderTest;
+  try {
+    botUnderTest = await startBot({
+      discordRestUrl: discord.restUrl,
+      discordToken: discord.token,
+      directoryUrl: emu.url,
+      env: options.env,
+    });
+  } catch (err) {
+    await Promise.all([discord.close(), emu.close()]);
+    throw err;
+  }
+
+  const up = (guildId: string, waitMs: number): { handle: InteractionHandle; done: Promise<UpRecord> } => {
+    const userId = snowflake();
+    const outcome = botUnderTest.outcome(userId, waitMs);
+    const handle = discord.sendCommand({
+      guildId,
+      name: 'up',
+      user: { id: userId, username: `bench_${userId}` },
+    });
+    const done = outcome.then((result): UpRecord => ({ outcome: result, ...upTimings(handle) }));
+    return { handle, done };
   };
-  diagnosticsChannel.subscribe('undici:client:connected', onConnected);
+
   return {
-    get count() {
-      return count;
+    emu,
+    discord,
+    bot: botUnderTest.bot,
+    up,
+    async close() {
+      try {
+        await botUnderTest.close();
+      } finally {
+        await discord.close();
+        await emu.close();
+      }
     },
-    reset: () => {
-      count = 0;
+  };
+}
+
+export interface IsolatedBotRig {
+  bot: BotApp;
+  /**
+   * Sends /up from a guild as a user of its own; resolves with the router's outcome as soon as it
+   * is logged (the times are read afterwards, with `records`). Calls made in one turn of the event
+   * loop reach the stand-in together and are dispatched in one go.
+   */
+  up(guildId: string, waitMs: number): Promise<{ userId: string; outcome: string }>;
+  /** The times of these ups, from the stand-in, in one call. */
+  records(ups: ReadonlyArray<{ userId: string; outcome: string }>): Promise<UpRecord[]>;
+  /** Connections the Discord stand-in has accepted for REST so far. */
+  restConnections(): Promise<number>;
+  /** Requests the directory has received so far (a mark for serverPosts). */
+  directoryRequests(): Promise<number>;
+  serverPosts(from: number): Promise<{ posts: number; withoutStats: number }>;
+  close(): Promise<void>;
+}
+
+/** The Discord stand-in and the emulator each in a child process; the bot in this one. */
+export async function startIsolatedBotRig(options: {
+  guilds: GuildFixture[];
+  emulator: EmulatorChildOptions;
+  env: Environment;
+}): Promise<IsolatedBotRig> {
+  const forked = await Promise.allSettled([
+    forkRpc('bench/workers/discord-stand-in.js'),
+    forkRpc('bench/workers/emulator.js'),
+  ]);
+  const [discordChild, directoryChild] = forked;
+  if (discordChild.status === 'rejected' || directoryChild.status === 'rejected') {
+    await Promise.all(forked.map((f) => (f.status === 'fulfilled' ? f.value.stop() : undefined)));
+    throw forked.find((f) => f.status === 'rejected')?.reason;
+  }
+  const discord = discordChild.value;
+  const directory = directoryChild.value;
+  let botUnderTest: BotUnderTest;
+  try {
+    const [standIn, directoryUrl] = await Promise.all([
+      discord.call<StandInStarted>('start', options.guilds),
+      directory.call<string>('start', options.emulator),
+    ]);
+    botUnderTest = await startBot({
+      discordRestUrl: standIn.restUrl,
+      discordToken: standIn.token,
+      directoryUrl,
+      env: options.env,
+    });
+  } catch (err) {
+    await Promise.all([discord.stop(), directory.stop()]);
+    throw err;
+  }
+
+  // One IPC message per turn: the calls pooled() makes at once stay one burst at the stand-in.
+  let batch: UpCommand[] = [];
+  let batchSent: Promise<void> | undefined;
+  const send = (command: UpCommand): Promise<void> => {
+    if (!batchSent) {
+      batchSent = new Promise<void>((resolve, reject) => {
+        setImmediate(() => {
+          const commands = batch;
+          batch = [];
+          batchSent = undefined;
+          discord.call<void>('send', commands).then(resolve, reject);
+        });
+      });
+    }
+    batch.push(command);
+    return batchSent;
+  };
+
+  return {
+    bot: botUnderTest.bot,
+    async up(guildId, waitMs) {
+      const userId = snowflake();
+      const outcome = botUnderTest.outcome(userId, waitMs);
+      await send({ guildId, userId });
+      return { userId, outcome: await outcome };
     },
-    stop: () => diagnosticsChannel.unsubscribe('undici:client:connected', onConnected),
+    async records(ups) {
+      const timings = await discord.call<UpTimings[]>(
+        'timings',
+        ups.map((u) => u.userId),
+      );
+      return ups.map((u, i) => ({
+        outcome: u.outcome,
+        firstMs: undefined,
+        finalMs: undefined,
+        ...timings[i],
+      }));
+    },
+    restConnections: () => discord.call<number>('restConnections'),
+    directoryRequests: () => directory.call<number>('requestCount'),
+    serverPosts: (from) => directory.call<{ posts: number; withoutStats: number }>('serverPosts', from),
+    async close() {
+      try {
+        await botUnderTest.close();
+      } finally {
+        await Promise.allSettled([discord.call('close'), directory.call('close')]);
+        await Promise.all([discord.stop(), directory.stop()]);
+      }
+    },
   };
 }
 

@@ -8,8 +8,9 @@
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { makeGuilds } from '../../test/discord/index.js';
-import { serverPosts, startBotRig, type UpRecord } from '../lib/bot.js';
+import { startBotRig, type UpRecord } from '../lib/bot.js';
 import { size } from '../lib/env.js';
+import { serverPosts } from '../lib/records.js';
 import { atLeast, atMost, type Row, type ScenarioResult } from '../lib/report.js';
 import { sleep, summarize } from '../lib/stats.js';
 
@@ -115,7 +116,7 @@ export async function rateLimitScenario(): Promise<ScenarioResult> {
   const succeeded = records.filter((r) => r.outcome === 'success').length;
   const final = summarize(answered.map((r) => r.finalMs as number));
   const first = summarize(records.flatMap((r) => (r.firstMs === undefined ? [] : [r.firstMs])));
-  const posts = serverPosts(rig.emu);
+  const posts = serverPosts(rig.emu.requests);
   const bestWithMargin = (ROUTE_LIMIT.max * 1_000) / (ROUTE_LIMIT.windowMs + MARGIN_MS);
   const limitText = `${ROUTE_LIMIT.max} per ${ROUTE_LIMIT.windowMs} ms`;
   const rows: Row[] = [

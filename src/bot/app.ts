@@ -15,6 +15,7 @@ import { createDiscordClient, type DiscordClientOptions } from './discord-client
 import { gatherGuildStats } from './discord-data.js';
 import { FileUpJournal, type UpJournal } from './journal.js';
 import { recoverPendingUps } from './recover.js';
+import { createDiscordRestAgent } from './rest-agent.js';
 import { createRouter, type Router, type RouterHooks } from './router.js';
 import { localSnapshot, shardStates } from './shard-stats.js';
 import type { BotDeps, Registry } from './types.js';
@@ -97,11 +98,14 @@ export function createBot(options: BotOptions): BotApp {
     new DirectoryClient({ ...config.directory, ...(metrics ? { onRequest: metrics.directoryRequest } : {}) });
   if (metrics && directory.limiter) directory.limiter.onGrant = metrics.rateLimitGrant;
   const sharding = config.sharding;
+  // Ours, so that stop() can close its keep-alive connections.
+  const restAgent = createDiscordRestAgent();
   const { client, channels } = createDiscordClient({
     apiUrl: config.discord.apiUrl,
     // A shard process takes its shards from the manager (discord.js reads them itself).
     shards: sharding.isChild ? 'managed' : sharding.shardCount,
     onChannelNamesError: (err, event) => logger.warn({ err, event }, 'gateway dispatch not understood'),
+    restAgent,
     ...options.discord,
   });
   // Shard processes share DATA_DIR: each keeps the journal of its own shards.
@@ -247,6 +251,8 @@ export function createBot(options: BotOptions): BotApp {
         ]);
         clearTimeout(timer);
         if (!destroyed) logger.warn('the Discord client did not close in time; going on');
+        // Its idle keep-alive connections; a request still on its way has no one left to answer.
+        await restAgent.destroy();
         await directory.close();
       })();
       return stopping;

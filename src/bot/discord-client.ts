@@ -1,12 +1,16 @@
 /**
  * The discord.js client as this bot needs it: the Guilds intent only (no privileged intents),
  * caches trimmed to what the bot reads (the guilds themselves and its own member; no channels,
- * roles, messages, presences, members, emojis, stickers, threads, voice states ...), and no
- * mentions parsed in anything it sends. What it needs of channels is kept by ChannelNames.
+ * roles, messages, presences, members, emojis, stickers, threads, voice states ...), no mentions
+ * parsed in anything it sends, and a bounded pool of keep-alive connections to Discord's REST API
+ * (rest-agent.ts). What it needs of channels is kept by ChannelNames.
  */
+import type { RESTOptions } from '@discordjs/rest';
 import { Client, GatewayIntentBits, Options } from 'discord.js';
+import type { Dispatcher } from 'undici';
 import { ChannelNames, type ChannelNamesOptions } from './channel-names.js';
 import { NO_MENTIONS } from './respond.js';
+import { createDiscordRestAgent } from './rest-agent.js';
 
 export interface DiscordClientOptions {
   /** REST base including /api (Discord's by default); the gateway address comes from GET /gateway/bot through it. */
@@ -18,6 +22,8 @@ export interface DiscordClientOptions {
   shards?: 'auto' | 'managed' | number;
   /** Where a gateway dispatch ChannelNames could not read is reported. */
   onChannelNamesError?: ChannelNamesOptions['onError'];
+  /** Where REST requests go (default: a new createDiscordRestAgent(), left open). */
+  restAgent?: Dispatcher;
 }
 
 /** The client and what the bot keeps of channels beside it. */
@@ -123,7 +129,13 @@ export function createDiscordClient(options: DiscordClientOptions = {}): Discord
       : typeof options.shards === 'number'
         ? { shardCount: options.shards }
         : { shards: 'auto' as const }),
-    ...(options.apiUrl ? { rest: { api: options.apiUrl } } : {}),
+    rest: {
+      ...(options.apiUrl ? { api: options.apiUrl } : {}),
+      // Our undici (7) serves @discordjs/rest's own copy (6): undici 7 takes the handlers undici 6's
+      // request() hands it as they are (the same dispatcher protocol); only the two copies'
+      // FormData typings differ, hence the cast. The end-to-end tests run every request through it.
+      agent: (options.restAgent ?? createDiscordRestAgent()) as unknown as RESTOptions['agent'],
+    },
   });
   const channels = new ChannelNames(
     options.onChannelNamesError ? { onError: options.onChannelNamesError } : {},

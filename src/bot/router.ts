@@ -50,18 +50,19 @@ export function createRouter(registry: Registry, deps: BotDeps, hooks: RouterHoo
     interaction: ChatInputCommandInteraction,
   ): Promise<{ name: string; outcome: string }> {
     const name = interaction.commandName;
-    const t = translator(interaction.locale);
     const command = commands.get(name);
     if (!command) {
       await interaction.reply({
-        content: t('errors.unknownCommand'),
+        content: translator(interaction.locale)('errors.unknownCommand'),
         flags: MessageFlags.Ephemeral,
         allowedMentions: NO_MENTIONS,
       });
       return { name, outcome: 'unknown' };
     }
     const privately = command.ephemeral === true;
+    // Nothing before the deferral that can wait: under a burst, work done first delays it.
     await interaction.deferReply(privately ? { flags: MessageFlags.Ephemeral } : {});
+    const t = translator(interaction.locale);
     const reply = responderFor(interaction, privately);
     try {
       if (command.guildOnly && !interaction.inGuild()) throw new GuildOnlyError();
@@ -93,11 +94,10 @@ export function createRouter(registry: Registry, deps: BotDeps, hooks: RouterHoo
   }
 
   async function runButton(interaction: ButtonInteraction): Promise<{ name: string; outcome: string }> {
-    const t = translator(interaction.locale);
     const handler: ButtonHandler | undefined = registry.buttons.find((b) => b.matches(interaction.customId));
     if (!handler) {
       await interaction.reply({
-        content: t('errors.expired'),
+        content: translator(interaction.locale)('errors.expired'),
         flags: MessageFlags.Ephemeral,
         allowedMentions: NO_MENTIONS,
       });
@@ -106,6 +106,7 @@ export function createRouter(registry: Registry, deps: BotDeps, hooks: RouterHoo
     const update = handler.mode(interaction.customId) === 'update';
     if (update) await interaction.deferUpdate();
     else await interaction.deferReply({ flags: MessageFlags.Ephemeral });
+    const t = translator(interaction.locale);
     // Both edit a private message in place: the one the button is on, or the new one.
     const reply = responderFor(interaction, true);
     try {

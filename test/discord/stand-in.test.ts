@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import { connect } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import {
   ActionRowBuilder,
@@ -13,8 +14,10 @@ import {
   type Interaction,
   MessageFlags,
 } from 'discord.js';
+import { Agent, request } from 'undici';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
+import { sleep } from '../support/wait.js';
 import {
   type DiscordStandIn,
   type GuildFixture,
@@ -406,5 +409,33 @@ describe('Discord stand-in with an unmodified discord.js client', () => {
     const channel = await c.channels.fetch(guild!.channels[0]!.id, { force: true });
     expect(channel?.id).toBe(guild!.channels[0]!.id);
     await expect(si.waitForRequest((r) => r.path === '/nothing', 50)).rejects.toThrow(/Timed out/);
+  });
+
+  it('counts the connections opened to REST, used or not, and not the gateway', async () => {
+    const [guild] = makeGuilds(1);
+    const si = await start({ guilds: [guild!] });
+    const c = newClient(si);
+    // One shard on the gateway: not a REST connection.
+    await ready(c, si.token);
+    const afterLogin = si.restConnections();
+    expect(afterLogin).toBeGreaterThan(0);
+    const agent = new Agent({ connections: 1 });
+    try {
+      for (let i = 0; i < 3; i++) {
+        const response = await request(`${si.restUrl}/v10/gateway`, { dispatcher: agent });
+        await response.body.dump();
+      }
+      // Three requests, one kept-alive connection.
+      expect(si.restConnections()).toBe(afterLogin + 1);
+      // A connection on which nothing is ever sent still counts.
+      const socket = connect(Number(new URL(si.restUrl).port), '127.0.0.1');
+      await once(socket, 'connect');
+      // Connected on this side before the server has run its accept: give it up to a second.
+      for (let i = 0; i < 100 && si.restConnections() < afterLogin + 2; i++) await sleep(10);
+      expect(si.restConnections()).toBe(afterLogin + 2);
+      socket.destroy();
+    } finally {
+      await agent.close();
+    }
   });
 });

@@ -167,7 +167,23 @@ export async function startDiscordStandIn(options: StandInOptions = {}): Promise
   };
 
   const server: Server = createServer(createRestHandler(restHost));
-  server.on('upgrade', (req, socket, head) => gateway.handleUpgrade(req, socket, head));
+  // Like Discord's edge (Cloudflare: an idle HTTP/1.1 connection is kept 400 s, and no Keep-Alive
+  // header says so): idle connections stay open, and the client's own keep-alive policy decides.
+  // Node's default (5 s, announced in every answer) would have every client drop its idle
+  // connections after about 3 s. close() still ends them all.
+  server.keepAliveTimeout = 0;
+  // Connections opened to the REST API: every one accepted but those upgraded to the gateway,
+  // whether or not a request came on it (undici opens some only to close them unused). Tells a
+  // client that reuses warm connections from one that opens one per request.
+  let accepted = 0;
+  let upgraded = 0;
+  server.on('connection', () => {
+    accepted += 1;
+  });
+  server.on('upgrade', (req, socket, head) => {
+    upgraded += 1;
+    gateway.handleUpgrade(req, socket, head);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', () => {
@@ -324,6 +340,7 @@ export async function startDiscordStandIn(options: StandInOptions = {}): Promise
     requests,
     guilds,
     gatewayLog,
+    restConnections: () => accepted - upgraded,
     connectedShards: () => gateway.connectedShards(),
     waitForShards: (n, timeoutMs = DEFAULT_TIMEOUT_MS) => gateway.waitForShards(n, timeoutMs),
     disconnectShard: (shardId, closeCode) => gateway.disconnect(shardId, closeCode),

@@ -153,6 +153,8 @@ export interface DiscordStandIn {
   requests: RecordedRestRequest[];
   guilds: Map<string, GuildFixture>;
   gatewayLog: GatewayLogEntry[];
+  /** TCP connections opened to the REST API since the start (all but the gateway's), used or not. */
+  restConnections(): number;
   connectedShards(): number[];
   waitForShards(n: number, timeoutMs?: number): Promise<void>;
   disconnectShard(shardId: number, closeCode: number): void;

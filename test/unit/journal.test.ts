@@ -1,8 +1,41 @@
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import * as fsPromises from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FileUpJournal, type PendingUp } from '../../src/bot/journal.js';
+import { FileUpJournal, type JournalFiles, type PendingUp } from '../../src/bot/journal.js';
+
+/**
+ * The real file operations, with the writes counted, `duringWrite` called as each write starts and
+ * the next `failWrites` writes refused.
+ */
+function countingFiles(): JournalFiles & {
+  writes: number;
+  failWrites: number;
+  duringWrite: (() => void) | undefined;
+} {
+  const files = {
+    writes: 0,
+    failWrites: 0,
+    duringWrite: undefined as (() => void) | undefined,
+    readFile: (path: string, encoding: 'utf8') => fsPromises.readFile(path, encoding),
+    mkdir: (path: string, options: { recursive: true }) => fsPromises.mkdir(path, options),
+    rename: (from: string, to: string) => fsPromises.rename(from, to),
+    async writeFile(path: string, data: string, options: { mode: number }) {
+      files.writes++;
+      files.duringWrite?.();
+      if (files.failWrites > 0) {
+        files.failWrites--;
+        throw new Error('disk full');
+      }
+      await fsPromises.writeFile(path, data, options);
+    },
+  };
+  return files;
+}
+
+const ids = (path: string): string[] =>
+  (JSON.parse(readFileSync(path, 'utf8')) as PendingUp[]).map((e) => e.interactionId).sort();
 
 const entry = (id: string): PendingUp => ({
   interactionId: id,
@@ -61,5 +94,47 @@ describe('FileUpJournal', () => {
     const journal = new FileUpJournal(join(dir, 'blocked'));
     await expect(journal.add(entry('1'))).rejects.toThrow();
     await expect(journal.list()).resolves.toHaveLength(1);
+  });
+
+  it('writes the changes made during a write together in the next one, each answered once it is on disk', async () => {
+    const files = countingFiles();
+    const journal = new FileUpJournal(mkdtempSync(join(tmpdir(), 'journal-')), 'pending-ups', files);
+    const made: Array<Promise<boolean>> = [];
+    const add = (id: string): void => {
+      made.push(journal.add(entry(id)).then(() => ids(journal.path).includes(id)));
+    };
+    add('1');
+    // 49 more while the first write is under way (an /up burst): they wait for one write together.
+    files.duringWrite = () => {
+      files.duringWrite = undefined;
+      for (let i = 2; i <= 50; i++) add(String(i));
+    };
+    await made[0];
+    expect(made).toHaveLength(50);
+    expect((await Promise.all(made)).every(Boolean)).toBe(true);
+    expect(files.writes).toBe(2);
+    await Promise.all(Array.from({ length: 50 }, (_, i) => journal.remove(String(i + 1))));
+    expect(files.writes).toBe(3);
+    expect(ids(journal.path)).toEqual([]);
+  });
+
+  it('fails every change of a write that fails, and the next write still carries them', async () => {
+    const files = countingFiles();
+    const journal = new FileUpJournal(mkdtempSync(join(tmpdir(), 'journal-')), 'pending-ups', files);
+    await journal.add(entry('1'));
+    files.failWrites = 1;
+    let after: Promise<void> | undefined;
+    files.duringWrite = () => {
+      files.duringWrite = undefined;
+      after = journal.add(entry('4'));
+    };
+    const failed = [journal.add(entry('2')), journal.add(entry('3'))];
+    await expect(failed[0]).rejects.toThrow('disk full');
+    await expect(failed[1]).rejects.toThrow('disk full');
+    // Made during the failing write: the next write, which succeeds.
+    await after;
+    expect(files.writes).toBe(3);
+    // As before the batching: a change stays in memory, so a later write records it.
+    expect(ids(journal.path)).toEqual(['1', '2', '3', '4']);
   });
 });

@@ -1,0 +1,50 @@
+/**
+ * What the bench reads from the stand-ins' records, in whichever process they run: the times of
+ * an interaction's first response and final answer (Discord stand-in) and the ups the directory
+ * received with and without the guild's statistics (emulator).
+ */
+import type { InteractionHandle, RecordedRestRequest } from '../../test/discord/index.js';
+import type { RecordedRequest } from '../../test/emulator/index.js';
+
+export interface UpTimings {
+  /** Deferral as Discord saw it, ms after dispatch; undefined when none was accepted. */
+  firstMs: number | undefined;
+  /** The final edit of @original or the follow-up, ms after dispatch; undefined when none came. */
+  finalMs: number | undefined;
+}
+
+/** Editing @original (public outcome) or posting a follow-up (private outcome): the final answer. */
+export function isFinalAnswer(request: RecordedRestRequest): boolean {
+  if (request.status >= 300) return false;
+  if (request.method === 'PATCH') return /^\/webhooks\/\d+\/[^/]+\/messages\/@original$/.test(request.path);
+  return request.method === 'POST' && /^\/webhooks\/\d+\/[^/]+$/.test(request.path);
+}
+
+/** Both times on the stand-in's clock: from its dispatch to its receipt of the request. */
+export function upTimings(handle: InteractionHandle): UpTimings {
+  const requests = handle.requests();
+  const first = requests.find((r) => r.path.endsWith('/callback') && r.status < 300);
+  const final = requests.find(isFinalAnswer);
+  return {
+    firstMs: first ? first.at - handle.sentAt : undefined,
+    finalMs: final ? final.at - handle.sentAt : undefined,
+  };
+}
+
+/** POST /server requests the directory received, and how many went without the guild's statistics. */
+export function serverPosts(
+  requests: readonly RecordedRequest[],
+  from = 0,
+): { posts: number; withoutStats: number } {
+  const posts = requests.slice(from).filter((r) => r.method === 'POST' && /^\/v[12]\/server$/.test(r.path));
+  let withoutStats = 0;
+  for (const post of posts) {
+    try {
+      const body = JSON.parse(post.body) as Record<string, unknown>;
+      if (body.serverName === undefined) withoutStats++;
+    } catch {
+      withoutStats++;
+    }
+  }
+  return { posts: posts.length, withoutStats };
+}

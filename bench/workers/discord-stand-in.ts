@@ -1,0 +1,65 @@
+/**
+ * The Discord stand-in in a process of its own (scenario 2), driven over IPC by bench/lib/bot.ts:
+ * it dispatches /up interactions when told and keeps their handles, so the time from dispatch to
+ * the deferral and to the final answer is taken on its own clock, as in-process.
+ */
+import {
+  type DiscordStandIn,
+  type GuildFixture,
+  type InteractionHandle,
+  startDiscordStandIn,
+} from '../../test/discord/index.js';
+import { serveRpc } from '../lib/ipc.js';
+import { type UpTimings, upTimings } from '../lib/records.js';
+
+export interface StandInStarted {
+  restUrl: string;
+  token: string;
+}
+
+/** One /up to dispatch; `userId` names it (a user of its own, as the bench sends them). */
+export interface UpCommand {
+  guildId: string;
+  userId: string;
+}
+
+let standIn: DiscordStandIn | undefined;
+const handles = new Map<string, InteractionHandle>();
+
+function running(): DiscordStandIn {
+  if (!standIn) throw new Error('the stand-in is not started');
+  return standIn;
+}
+
+serveRpc({
+  async start(guilds: GuildFixture[]): Promise<StandInStarted> {
+    standIn = await startDiscordStandIn({ guilds });
+    return { restUrl: standIn.restUrl, token: standIn.token };
+  },
+  /** All in one go, as the bench's calls of one turn arrive together: the burst stays a burst. */
+  send(commands: UpCommand[]): void {
+    const discord = running();
+    for (const { guildId, userId } of commands) {
+      handles.set(
+        userId,
+        discord.sendCommand({ guildId, name: 'up', user: { id: userId, username: `bench_${userId}` } }),
+      );
+    }
+  },
+  /** Once the bot has answered: the times of these interactions, and their handles let go. */
+  timings(userIds: string[]): UpTimings[] {
+    return userIds.map((userId) => {
+      const handle = handles.get(userId);
+      if (!handle) throw new Error(`no interaction from user ${userId}`);
+      handles.delete(userId);
+      return upTimings(handle);
+    });
+  },
+  restConnections(): number {
+    return running().restConnections();
+  },
+  async close(): Promise<void> {
+    await standIn?.close();
+    standIn = undefined;
+  },
+});

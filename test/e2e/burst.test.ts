@@ -1,0 +1,78 @@
+/**
+ * A burst of /up interactions dispatched all at once, as Discord does when many people type at
+ * the same moment: the deferrals travel over the bot's bounded pool of keep-alive connections
+ * (not a new connection each), and each interaction's deferral is the first request the bot makes
+ * for it, before any look-up of the guild and before the directory hears of the up.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DISCORD_REST_CONNECTIONS } from '../../src/bot/rest-agent.js';
+import { makeGuilds } from '../discord/index.js';
+import { itLeavesNoTrace } from './expectations.js';
+import { type Harness, type Pending, startHarness } from './harness.js';
+
+/** Twice the pool's bound: without the bound, about one connection per interaction. */
+const BURST = 2 * DISCORD_REST_CONNECTIONS;
+const CALLBACK = /^\/interactions\/\d+\/[^/]+\/callback$/;
+/** Time to answer them all: discord.js paces the guild look-ups and edits at 50 requests/s. */
+const ANSWER_WITHIN_MS = 15_000;
+const guilds = makeGuilds(BURST + 16);
+
+let h: Harness;
+
+beforeAll(async () => {
+  // Look-ups get time enough never to be cut short: a request aborted in flight costs undici its
+  // connection, which would blur the count of connections the deferrals took.
+  h = await startHarness({ guilds, gatherTimeoutMs: ANSWER_WITHIN_MS });
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+/** One /up from each of `count` guilds, all dispatched at once. */
+function burstOfUps(from: number, count: number): Pending[] {
+  return guilds
+    .slice(from, from + count)
+    .map((guild) => h.send({ guildId: guild.id, name: 'up' }, ANSWER_WITHIN_MS));
+}
+
+describe('a burst of /up', () => {
+  it(`${BURST} interactions at once are deferred over at most ${DISCORD_REST_CONNECTIONS} connections`, async () => {
+    const connectionsBefore = h.discord.restConnections();
+    const burst = burstOfUps(0, BURST);
+    const deferrals = await Promise.all(burst.map(({ handle }) => handle.firstResponse(ANSWER_WITHIN_MS)));
+    expect(deferrals.map((d) => d.type)).toEqual(burst.map(() => 5));
+    // Counted before the look-ups and edits that follow the deferrals can add any.
+    const opened = h.discord.restConnections() - connectionsBefore;
+    console.log(`${BURST} deferrals at once: ${opened} connections opened`);
+    expect(opened).toBeGreaterThan(0);
+    expect(opened).toBeLessThanOrEqual(DISCORD_REST_CONNECTIONS);
+    const answers = await Promise.all(burst.map(({ done }) => done));
+    expect(answers.map((a) => a.outcome)).toEqual(burst.map(() => 'success'));
+  }, 30_000);
+
+  it('each deferral is the first request of its interaction: the look-ups and the up come after it', async () => {
+    const burst = burstOfUps(BURST, 16);
+    const answers = await Promise.all(burst.map(({ done }) => done));
+    expect(answers.map((a) => a.outcome)).toEqual(burst.map(() => 'success'));
+    for (const [i, answer] of answers.entries()) {
+      const guildId = guilds[BURST + i]?.id ?? '';
+      const [first, ...rest] = answer.requests;
+      expect(first?.method).toBe('POST');
+      expect(first?.path).toMatch(CALLBACK);
+      const deferredAt = first?.at ?? Number.POSITIVE_INFINITY;
+      for (const request of rest) expect(request.at).toBeGreaterThan(deferredAt);
+      // The guild's own look-ups (its statistics) only once the deferral was in.
+      const lookUps = h.discord.requests.filter((r) => r.method === 'GET' && r.path === `/guilds/${guildId}`);
+      expect(lookUps.length).toBeGreaterThan(0);
+      for (const request of lookUps) expect(request.at).toBeGreaterThan(deferredAt);
+      // And the directory (its clock is Date.now, the stand-in's performance.now).
+      const ups = h.emu.requests.filter(
+        (r) => r.method === 'POST' && r.path === '/v2/server' && r.body.includes(`"${guildId}"`),
+      );
+      expect(ups).toHaveLength(1);
+      expect(ups[0]?.at ?? 0).toBeGreaterThanOrEqual(Math.floor(performance.timeOrigin + deferredAt));
+    }
+  }, 30_000);
+});
+
+itLeavesNoTrace(() => h);
