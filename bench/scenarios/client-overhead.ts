@@ -2,7 +2,7 @@
  * Scenario 1: what the typed directory client costs over plain undici. 10,000 GETs of one bot,
  * one at a time and 64 in flight, against the emulator in a child process with its rate limits
  * off (and the client's off too), so the CPU this process spends is the client's alone. Runs
- * alternate ours / undici (A/B/A/B) over 3 rounds; the ratio reported is the median of the
+ * alternate ours / undici (A/B/A/B) over 5 rounds; the ratio reported is the median of the
  * rounds' ratios.
  */
 import { Pool } from 'undici';
@@ -53,7 +53,7 @@ async function measure(fetcher: Fetcher, total: number, concurrency: number): Pr
 
 export async function clientOverheadScenario(): Promise<ScenarioResult> {
   const total = size(10_000, 1_000);
-  const rounds = size(3, 1);
+  const rounds = size(5, 1);
   const warmup = size(2_000, 300);
   const modes = [
     { name: 'sequential', concurrency: 1 },

@@ -379,7 +379,7 @@ export class DirectoryClient {
       response = await this.#transport.request({
         method: endpoint.method,
         path,
-        headers: authorization === undefined ? {} : { authorization },
+        authorization,
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
         bucket: endpoint.bucket,
         priority: options.priority ?? 'interactive',

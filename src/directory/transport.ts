@@ -36,7 +36,8 @@ export interface TransportRequest {
   method: 'GET' | 'POST';
   /** Full path after the origin, already encoded, e.g. /v2/bot/123. */
   path: string;
-  headers: Record<string, string>;
+  /** The Authorization header, when the method takes a token. */
+  authorization: string | undefined;
   body?: string;
   bucket?: RouteBucket | undefined;
   priority: Priority;
@@ -124,6 +125,8 @@ export class Transport {
   readonly #options: TransportOptions;
   readonly #pool: Pool;
   readonly #prefix: string;
+  /** The headers of a request with no token and no body; undici only reads them, so one object serves all. */
+  readonly #baseHeaders: Readonly<Record<string, string>>;
   /** Retries waiting for their delay: close() ends them instead of letting the pool wait. */
   readonly #waiting = new Set<(reason: unknown) => void>();
 
@@ -138,17 +141,19 @@ export class Transport {
       connect: { timeout: Math.min(options.timeoutMs, 10_000) },
     });
     this.#prefix = options.baseUrl.pathname.replace(/\/+$/, '');
+    this.#baseHeaders = Object.freeze({ accept: 'application/json', 'user-agent': options.userAgent });
   }
 
   async request(req: TransportRequest): Promise<TransportResponse> {
     const { limiter, now, maxRetries } = this.#options;
     const buckets = req.bucket ? [req.bucket] : [];
-    const headers: Record<string, string> = {
-      accept: 'application/json',
-      'user-agent': this.#options.userAgent,
-    };
-    if (req.body !== undefined) headers['content-type'] = 'application/json';
-    Object.assign(headers, req.headers);
+    let headers = this.#baseHeaders;
+    if (req.authorization !== undefined || req.body !== undefined) {
+      const own: Record<string, string> = { ...headers };
+      if (req.body !== undefined) own['content-type'] = 'application/json';
+      if (req.authorization !== undefined) own.authorization = req.authorization;
+      headers = own;
+    }
     const options: Dispatcher.RequestOptions = {
       path: `${this.#prefix}${req.path}`,
       method: req.method,
