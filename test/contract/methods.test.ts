@@ -218,7 +218,7 @@ describe.each(['v1', 'v2'] as const)('%s', (version) => {
   it('validator 400 (the other shape) becomes BadRequest with its message', async () => {
     // The client never sends a body without upUserID; a drifted server can still answer so.
     const validator = readFileSync(
-      new URL('../../../shared/directory-samples/validator-400.json', import.meta.url),
+      new URL('../fixtures/directory-samples/validator-400.json', import.meta.url),
       'utf8',
     );
     emu.faults.add({ path: /^\/server$/, kind: 'text', status: 400, body: validator });

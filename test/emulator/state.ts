@@ -1,5 +1,5 @@
 // Seed data and mutable state of the directory emulator.
-// Records marked "sample" are copied value-for-value from /work/shared/directory-samples (real
+// Records marked "sample" are copied value-for-value from test/fixtures/directory-samples (real
 // response bodies); everything else is constructed to exercise what the samples cannot
 // (a server in cooldown, a boosted server, a bot without shortCode, > 10 comments for paging).
 

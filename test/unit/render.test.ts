@@ -60,7 +60,7 @@ import {
 import { nextUpText, renderUpResult, upOutcome } from '../../src/render/up.js';
 
 const sample = (name: string): unknown =>
-  JSON.parse(readFileSync(new URL(`../../../shared/directory-samples/${name}`, import.meta.url), 'utf8'));
+  JSON.parse(readFileSync(new URL(`../fixtures/directory-samples/${name}`, import.meta.url), 'utf8'));
 
 const en = translator('en-US');
 const ru = translator('ru');

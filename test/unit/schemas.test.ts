@@ -14,7 +14,7 @@ import {
 } from '../../src/directory/schemas.js';
 
 const sample = (name: string): unknown =>
-  JSON.parse(readFileSync(new URL(`../../../shared/directory-samples/${name}`, import.meta.url), 'utf8'));
+  JSON.parse(readFileSync(new URL(`../fixtures/directory-samples/${name}`, import.meta.url), 'utf8'));
 
 describe('schemas against the published samples', () => {
   it('maps the real bot, keeping the support server the spec does not list', () => {
