@@ -16,6 +16,15 @@ function exited(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
+/** SIGTERM, SIGKILL after 5 s if need be, and the exit. */
+export async function stopChild(child: ChildProcess): Promise<void> {
+  const done = exited(child);
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+  await done;
+  clearTimeout(timer);
+}
+
 /** `node dist/test/emulator/main.js` on an ephemeral port, rate limits and request log off. */
 export async function startEmulatorChild(timeoutMs = 15_000): Promise<EmulatorChild> {
   const child = spawn(process.execPath, [compiled('test/emulator/main.js')], {
@@ -52,13 +61,7 @@ export async function startEmulatorChild(timeoutMs = 15_000): Promise<EmulatorCh
   return {
     url,
     pid: child.pid ?? -1,
-    async stop() {
-      const done = exited(child);
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-      await done;
-      clearTimeout(timer);
-    },
+    stop: () => stopChild(child),
   };
 }
 

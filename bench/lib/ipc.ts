@@ -3,7 +3,8 @@
  * emulator in processes of their own (bench/workers/) and drives them with these, so that the
  * process it measures holds the bot alone, as in production.
  */
-import { type ChildProcess, fork } from 'node:child_process';
+import { fork } from 'node:child_process';
+import { stopChild } from './children.js';
 import { compiled } from './env.js';
 
 interface Call {
@@ -22,11 +23,6 @@ export interface RpcChild {
   call<T>(method: string, ...args: unknown[]): Promise<T>;
   /** Ends the child (SIGTERM, then SIGKILL after 5 s) and rejects the calls still waiting. */
   stop(): Promise<void>;
-}
-
-function exited(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
 /** Forks a compiled worker (e.g. 'bench/workers/discord-stand-in.js') and waits until it serves calls. */
@@ -84,13 +80,7 @@ export async function forkRpc(worker: string, timeoutMs = 15_000): Promise<RpcCh
         });
       });
     },
-    async stop() {
-      const done = exited(child);
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-      await done;
-      clearTimeout(timer);
-    },
+    stop: () => stopChild(child),
   };
 }
 
