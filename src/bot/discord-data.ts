@@ -5,15 +5,10 @@
  */
 import { makeURLSearchParams, type REST } from '@discordjs/rest';
 import { type APIGuild, type APIUser, Routes } from 'discord.js';
+import type { ServerStatistics } from '../directory/types.js';
 
-export interface GuildStats {
-  name?: string;
-  avatar?: string;
-  membersAll?: number;
-  membersOnline?: number;
-  ownerId?: string;
-  ownerTag?: string;
-}
+/** What an up or a server report sends of the guild: the directory's server statistics. */
+export type GuildStats = ServerStatistics;
 
 const CDN = 'https://cdn.discordapp.com';
 

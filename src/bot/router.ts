@@ -12,9 +12,19 @@ import {
   MessageFlags,
 } from 'discord.js';
 import { resolveLocale, translator } from '../i18n/index.js';
+import type { RenderedMessage } from '../render/message.js';
 import { describeError, errorMessage, GuildOnlyError } from './error-message.js';
 import { NO_MENTIONS, responderFor } from './respond.js';
-import type { BotDeps, ButtonHandler, Registry, SlashCommand } from './types.js';
+import type {
+  BotDeps,
+  ButtonHandler,
+  CommandContext,
+  HandlerContext,
+  Registry,
+  Responder,
+  SlashCommand,
+  Subject,
+} from './types.js';
 
 /**
  * Interaction tokens last 15 minutes; a directory call that would wait past 14 is refused at once
@@ -62,35 +72,19 @@ export function createRouter(registry: Registry, deps: BotDeps, hooks: RouterHoo
     const privately = command.ephemeral === true;
     // Nothing before the deferral that can wait: under a burst, work done first delays it.
     await interaction.deferReply(privately ? { flags: MessageFlags.Ephemeral } : {});
-    const t = translator(interaction.locale);
-    const reply = responderFor(interaction, privately);
-    try {
+    const action = name === 'up' ? 'up' : undefined;
+    const execute = (context: CommandContext): Promise<string> => {
       if (command.guildOnly && !interaction.inGuild()) throw new GuildOnlyError();
-      const outcome = await command.execute({
-        interaction,
-        deps,
-        t,
-        locale: resolveLocale(interaction.locale),
-        reply,
-        deadline: interaction.createdTimestamp + INTERACTION_DEADLINE_MS,
-      });
-      return { name, outcome };
-    } catch (err) {
-      const action = name === 'up' ? 'up' : undefined;
-      const described = describeError(err, t, deps.now(), { subject: command.subject, action });
-      deps.logger[described.level](
-        {
-          err,
-          command: name,
-          guildId: interaction.guildId,
-          userId: interaction.user.id,
-          code: described.code,
-        },
-        'command failed',
-      );
-      await reply.private(errorMessage(described, t, action));
-      return { name, outcome: `error:${described.code}` };
-    }
+      return command.execute(context);
+    };
+    const outcome = await run(interaction, responderFor(interaction, privately), execute, {
+      kind: 'command',
+      name,
+      subject: command.subject,
+      action,
+      answer: (message, reply) => reply.private(message),
+    });
+    return { name, outcome };
   }
 
   async function runButton(interaction: ButtonInteraction): Promise<{ name: string; outcome: string }> {
@@ -106,11 +100,39 @@ export function createRouter(registry: Registry, deps: BotDeps, hooks: RouterHoo
     const update = handler.mode(interaction.customId) === 'update';
     if (update) await interaction.deferUpdate();
     else await interaction.deferReply({ flags: MessageFlags.Ephemeral });
-    const t = translator(interaction.locale);
     // Both edit a private message in place: the one the button is on, or the new one.
-    const reply = responderFor(interaction, true);
+    const outcome = await run(interaction, responderFor(interaction, true), handler.execute, {
+      kind: 'button',
+      name: handler.name,
+      subject: handler.subject,
+      // The message the button is on stays as it was; the error comes as a private follow-up.
+      answer: (message, reply) =>
+        update
+          ? interaction.followUp({ ...message, flags: MessageFlags.Ephemeral, allowedMentions: NO_MENTIONS })
+          : reply.private(message),
+    });
+    return { name: handler.name, outcome };
+  }
+
+  /**
+   * Runs a deferred interaction's handler. An error becomes one log line and one localized
+   * private answer; the outcome is the handler's, or `error:<code>`.
+   */
+  async function run<I extends ChatInputCommandInteraction | ButtonInteraction>(
+    interaction: I,
+    reply: Responder,
+    execute: (context: HandlerContext<I>) => Promise<string>,
+    failure: {
+      kind: 'command' | 'button';
+      name: string;
+      subject: Subject | undefined;
+      action?: 'up' | undefined;
+      answer: (message: RenderedMessage, reply: Responder) => Promise<unknown>;
+    },
+  ): Promise<string> {
+    const t = translator(interaction.locale);
     try {
-      const outcome = await handler.execute({
+      return await execute({
         interaction,
         deps,
         t,
@@ -118,30 +140,23 @@ export function createRouter(registry: Registry, deps: BotDeps, hooks: RouterHoo
         reply,
         deadline: interaction.createdTimestamp + INTERACTION_DEADLINE_MS,
       });
-      return { name: handler.name, outcome };
     } catch (err) {
-      const described = describeError(err, t, deps.now(), { subject: handler.subject });
+      const described = describeError(err, t, deps.now(), {
+        subject: failure.subject,
+        action: failure.action,
+      });
       deps.logger[described.level](
         {
           err,
-          button: handler.name,
+          [failure.kind]: failure.name,
           guildId: interaction.guildId,
           userId: interaction.user.id,
           code: described.code,
         },
-        'button failed',
+        `${failure.kind} failed`,
       );
-      const message = errorMessage(described, t);
-      if (update) {
-        await interaction.followUp({
-          ...message,
-          flags: MessageFlags.Ephemeral,
-          allowedMentions: NO_MENTIONS,
-        });
-      } else {
-        await reply.private(message);
-      }
-      return { name: handler.name, outcome: `error:${described.code}` };
+      await failure.answer(errorMessage(described, t, failure.action), reply);
+      return `error:${described.code}`;
     }
   }
 

@@ -33,8 +33,9 @@ export interface Responder {
 
 export type Subject = 'bot' | 'server' | 'profile';
 
-export interface CommandContext {
-  interaction: ChatInputCommandInteraction;
+/** What a handler gets: the interaction, deferred already, and everything to answer it. */
+export interface HandlerContext<I extends ChatInputCommandInteraction | ButtonInteraction> {
+  interaction: I;
   deps: BotDeps;
   t: Translate;
   locale: SupportedLocale;
@@ -43,15 +44,8 @@ export interface CommandContext {
   deadline: number;
 }
 
-export interface ButtonContext {
-  interaction: ButtonInteraction;
-  deps: BotDeps;
-  t: Translate;
-  locale: SupportedLocale;
-  reply: Responder;
-  /** Directory calls must be done by then (ms epoch): the interaction can still be answered. */
-  deadline: number;
-}
+export type CommandContext = HandlerContext<ChatInputCommandInteraction>;
+export type ButtonContext = HandlerContext<ButtonInteraction>;
 
 export interface SlashCommand {
   data: RESTPostAPIChatInputApplicationCommandsJSONBody;

@@ -131,18 +131,22 @@ export interface OkResult {
   ok: boolean;
 }
 
-export interface ServerUpdate {
-  serverId: string;
-  /** true: also register an up if possible (up = 1); false: statistics only (up = 0). */
-  up: boolean;
-  /** true when the bot is on the server (status = 1); false when it left (status = 0). */
-  botPresent: boolean;
+/** What POST /server may tell of a server besides the up itself; each field is optional. */
+export interface ServerStatistics {
   name?: string;
   avatar?: string;
   membersAll?: number;
   membersOnline?: number;
   ownerId?: string;
   ownerTag?: string;
+}
+
+export interface ServerUpdate extends ServerStatistics {
+  serverId: string;
+  /** true: also register an up if possible (up = 1); false: statistics only (up = 0). */
+  up: boolean;
+  /** true when the bot is on the server (status = 1); false when it left (status = 0). */
+  botPresent: boolean;
   upUserId: string;
   upChannelId: string;
   upChannelName: string;

@@ -10,20 +10,14 @@
  * for the operator and not repeated.
  */
 import type { DirectoryClient } from '../directory/client.js';
-import type { ServerUpdate, ServerUpResult } from '../directory/types.js';
+import type { ServerStatistics, ServerUpdate, ServerUpResult } from '../directory/types.js';
 import type { Logger } from '../log/logger.js';
 import { failureOf } from './failure.js';
 
-export interface GuildReport {
+export interface GuildReport extends ServerStatistics {
   guildId: string;
   /** true after a join, false after a leave or the guild's deletion (not an outage). */
   botPresent: boolean;
-  name?: string;
-  avatar?: string;
-  membersAll?: number;
-  membersOnline?: number;
-  ownerId?: string;
-  ownerTag?: string;
   /** The directory wants upUserID even for up 0: the bot's own user ID. */
   reporterUserId: string;
   /** A channel of the guild; the directory wants upChannelID and upChannelName even for up 0. */
