@@ -27,6 +27,7 @@ import {
 } from '../discord/index.js';
 import {
   type Answer,
+  botEnvironment,
   closedPortUrl,
   discordLikeToken,
   type Harness,
@@ -597,21 +598,15 @@ function childEnv(
   world: World,
   overrides: { discordApi?: string; directoryApi?: string } = {},
 ): Record<string, string> {
-  const env = {
-    DISCORD_TOKEN: world.discord.token,
-    DISCORD_API_URL: overrides.discordApi ?? world.discord.restUrl,
-    DIRECTORY_API_URL: overrides.directoryApi ?? world.emu.url,
-    DIRECTORY_API_VERSION: 'v2',
-    DIRECTORY_TOKEN: TOKENS.serviceBot,
-    DIRECTORY_TOKEN_KIND: 'Bot',
-    DIRECTORY_RATE_LIMIT: '10000/1000',
-    DIRECTORY_ROUTE_RATE_LIMIT: '10000/1000',
-    DIRECTORY_RATE_LIMIT_MARGIN_MS: '0',
+  const env: Record<string, string> = {};
+  const settings = botEnvironment(world.emu, world.discord, {
     DATA_DIR: world.dataDir,
-    LOG_LEVEL: 'debug',
     SHUTDOWN_TIMEOUT_MS: '1000',
-  };
-  for (const url of [env.DISCORD_API_URL, env.DIRECTORY_API_URL]) {
+    ...(overrides.discordApi ? { DISCORD_API_URL: overrides.discordApi } : {}),
+    ...(overrides.directoryApi ? { DIRECTORY_API_URL: overrides.directoryApi } : {}),
+  });
+  for (const [name, value] of Object.entries(settings)) if (value !== undefined) env[name] = value;
+  for (const url of [env.DISCORD_API_URL ?? '', env.DIRECTORY_API_URL ?? '']) {
     if (new URL(url).hostname !== LOCALHOST) throw new Error(`${url} is not on ${LOCALHOST}`);
   }
   return env;
