@@ -118,8 +118,8 @@ export async function upEndToEndScenario(): Promise<ScenarioResult> {
       ours: connections,
       verdict: 'info',
       note:
-        'accepted by the Discord stand-in during the measured ups, used or not; the bot keeps at most 32, ' +
-        'alive between requests',
+        'accepted by the Discord stand-in during the measured ups, used or not; the bot keeps at most 64 ' +
+        "for deferrals and 32 for discord.js's requests, alive between requests",
     },
     {
       scenario: SCENARIO,

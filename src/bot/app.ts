@@ -2,7 +2,7 @@
  * The bot assembled: discord.js client, directory client, router and server reports, wired to
  * the gateway events. main.ts, the sandbox and the end-to-end tests all build it through here.
  */
-import { type Client, Events, type Guild } from 'discord.js';
+import { type Client, DefaultUserAgent, Events, GatewayDispatchEvents, type Guild } from 'discord.js';
 import type { Config } from '../config/env.js';
 import { DirectoryClient } from '../directory/client.js';
 import type { Logger } from '../log/logger.js';
@@ -10,6 +10,7 @@ import type { Metrics } from '../ops/metrics.js';
 import type { Readiness } from '../ops/server.js';
 import { type GuildReport, ServerReporter } from '../tasks/server-reports.js';
 import { StatsPoster, type StatsPosterOptions } from '../tasks/stats-poster.js';
+import { InteractionAcknowledger } from './acknowledge.js';
 import type { ChannelNames, ReportChannel } from './channel-names.js';
 import { createDiscordClient, type DiscordClientOptions } from './discord-client.js';
 import { gatherGuildStats } from './discord-data.js';
@@ -129,7 +130,14 @@ export function createBot(options: BotOptions): BotApp {
       options.hooks?.onHandled?.(event);
     },
   };
-  const router = createRouter(options.registry, deps, hooks);
+  // Deferrals go out from the gateway packet on connections of their own (acknowledge.ts).
+  const rest = client.rest.options;
+  const acknowledger = new InteractionAcknowledger({
+    api: rest.api,
+    version: rest.version,
+    userAgent: `${DefaultUserAgent} ${rest.userAgentAppendix}`.trim(),
+  });
+  const router = createRouter(options.registry, deps, hooks, acknowledger);
   // Short stop bounds: the whole shutdown has to fit in Docker's 10 s.
   const reporter = new ServerReporter({
     directory,
@@ -152,6 +160,8 @@ export function createBot(options: BotOptions): BotApp {
   if (poster && metrics) poster.onOutcome = (outcome) => metrics.statsPost(outcome);
   metrics?.setDiscordSource(() => ({ guilds: client.guilds.cache.size, shards: shardStates(client) }));
 
+  // client.ws emits each dispatch before discord.js handles it (and so before InteractionCreate).
+  client.ws.on(GatewayDispatchEvents.InteractionCreate, (data: unknown) => router.acknowledge(data));
   client.on(Events.InteractionCreate, (interaction) => {
     void router.handle(interaction);
   });
@@ -252,7 +262,7 @@ export function createBot(options: BotOptions): BotApp {
         clearTimeout(timer);
         if (!destroyed) logger.warn('the Discord client did not close in time; going on');
         // Its idle keep-alive connections; a request still on its way has no one left to answer.
-        await restAgent.destroy();
+        await Promise.all([restAgent.destroy(), acknowledger.close()]);
         await directory.close();
       })();
       return stopping;

@@ -1,18 +1,24 @@
 /**
  * The interaction router: finds the handler in the explicit registry, acknowledges at once
- * (every command calls the directory and Discord allows 3 s before the first response), runs
+ * (every command calls the directory and Discord allows 3 s before the first response; with an
+ * acknowledger, from the gateway packet before discord.js builds the interaction), runs
  * the handler with its deps, turns every error into one localized private answer, and writes
  * one log line per interaction. It never throws: a failing handler or an expired interaction
  * ends in a log line, not in an unhandled rejection.
  */
 import {
+  ApplicationCommandType,
   type ButtonInteraction,
   type ChatInputCommandInteraction,
+  ComponentType,
   type Interaction,
+  InteractionResponseType,
+  InteractionType,
   MessageFlags,
 } from 'discord.js';
 import { resolveLocale, translator } from '../i18n/index.js';
 import type { RenderedMessage } from '../render/message.js';
+import { type Deferral, type InteractionAcknowledger, markDeferred } from './acknowledge.js';
 import { describeError, errorMessage, GuildOnlyError } from './error-message.js';
 import { NO_MENTIONS, responderFor } from './respond.js';
 import type {
@@ -44,6 +50,12 @@ export interface RouterHooks {
 
 export interface Router {
   handle(interaction: Interaction): Promise<void>;
+  /**
+   * Sends the deferral of an interaction this router will handle, from its INTERACTION_CREATE
+   * packet (`d`), before discord.js builds it; `handle` then waits for that instead of deferring.
+   * Does nothing without an acknowledger. Never throws.
+   */
+  acknowledge(packet: unknown): void;
   /** Interactions being handled now (graceful shutdown waits for these). */
   readonly inFlight: number;
   /** Stop taking new interactions: they are told the bot is restarting. */
@@ -52,9 +64,85 @@ export interface Router {
   drain(timeoutMs: number): Promise<boolean>;
 }
 
-export function createRouter(registry: Registry, deps: BotDeps, hooks: RouterHooks = {}): Router {
+/** The part of the acknowledger the router uses. */
+export type Acknowledger = Pick<InteractionAcknowledger, 'send' | 'take'>;
+
+const DEFER_REPLY = InteractionResponseType.DeferredChannelMessageWithSource;
+
+/** The subset of an INTERACTION_CREATE packet the router reads before discord.js has built it. */
+interface InteractionPacket {
+  id?: unknown;
+  token?: unknown;
+  type?: unknown;
+  data?: { name?: unknown; type?: unknown; custom_id?: unknown; component_type?: unknown };
+}
+
+export function createRouter(
+  registry: Registry,
+  deps: BotDeps,
+  hooks: RouterHooks = {},
+  acknowledger?: Acknowledger,
+): Router {
   const commands = new Map<string, SlashCommand>(registry.commands.map((c) => [c.data.name, c]));
   let inFlight = 0;
+  let closed = false;
+
+  const commandDeferral = (command: SlashCommand): Deferral => ({
+    type: DEFER_REPLY,
+    ephemeral: command.ephemeral === true,
+  });
+  const findButton = (customId: string): ButtonHandler | undefined =>
+    registry.buttons.find((b) => b.matches(customId));
+  // Both edit a private message in place: the one the button is on, or a new one.
+  const buttonDeferral = (handler: ButtonHandler, customId: string): Deferral =>
+    handler.mode(customId) === 'update'
+      ? { type: InteractionResponseType.DeferredMessageUpdate }
+      : { type: DEFER_REPLY, ephemeral: true };
+
+  /** What the packet will need as its deferral, or undefined when the router answers it otherwise. */
+  function packetDeferral(packet: InteractionPacket): Deferral | undefined {
+    const data = packet.data;
+    if (
+      packet.type === InteractionType.ApplicationCommand &&
+      data?.type === ApplicationCommandType.ChatInput
+    ) {
+      const command = typeof data.name === 'string' ? commands.get(data.name) : undefined;
+      return command ? commandDeferral(command) : undefined;
+    }
+    if (packet.type === InteractionType.MessageComponent && data?.component_type === ComponentType.Button) {
+      const customId = data.custom_id;
+      const handler = typeof customId === 'string' ? findButton(customId) : undefined;
+      return handler && typeof customId === 'string' ? buttonDeferral(handler, customId) : undefined;
+    }
+    return undefined;
+  }
+
+  function acknowledge(packet: unknown): void {
+    if (!acknowledger || closed || typeof packet !== 'object' || packet === null) return;
+    try {
+      const { id, token } = packet as InteractionPacket;
+      if (typeof id !== 'string' || typeof token !== 'string') return;
+      const deferral = packetDeferral(packet as InteractionPacket);
+      if (deferral) acknowledger.send(id, token, deferral);
+    } catch (err) {
+      // discord.js's deferral (in `defer`) still follows.
+      deps.logger.warn({ err }, 'could not send a deferral from the gateway packet');
+    }
+  }
+
+  /** The deferral sent from the packet, once it has gone through; else discord.js's. */
+  async function defer(interaction: ChatInputCommandInteraction | ButtonInteraction, deferral: Deferral) {
+    const sent = acknowledger?.take(interaction.id);
+    if (sent) {
+      await sent.done;
+      markDeferred(interaction, sent.deferral);
+    } else if (deferral.type === InteractionResponseType.DeferredMessageUpdate && interaction.isButton()) {
+      await interaction.deferUpdate();
+    } else {
+      const privately = deferral.type === DEFER_REPLY && deferral.ephemeral;
+      await interaction.deferReply(privately ? { flags: MessageFlags.Ephemeral } : {});
+    }
+  }
 
   async function runCommand(
     interaction: ChatInputCommandInteraction,
@@ -71,7 +159,7 @@ export function createRouter(registry: Registry, deps: BotDeps, hooks: RouterHoo
     }
     const privately = command.ephemeral === true;
     // Nothing before the deferral that can wait: under a burst, work done first delays it.
-    await interaction.deferReply(privately ? { flags: MessageFlags.Ephemeral } : {});
+    await defer(interaction, commandDeferral(command));
     const action = name === 'up' ? 'up' : undefined;
     const execute = (context: CommandContext): Promise<string> => {
       if (command.guildOnly && !interaction.inGuild()) throw new GuildOnlyError();
@@ -88,7 +176,7 @@ export function createRouter(registry: Registry, deps: BotDeps, hooks: RouterHoo
   }
 
   async function runButton(interaction: ButtonInteraction): Promise<{ name: string; outcome: string }> {
-    const handler: ButtonHandler | undefined = registry.buttons.find((b) => b.matches(interaction.customId));
+    const handler = findButton(interaction.customId);
     if (!handler) {
       await interaction.reply({
         content: translator(interaction.locale)('errors.expired'),
@@ -97,10 +185,9 @@ export function createRouter(registry: Registry, deps: BotDeps, hooks: RouterHoo
       });
       return { name: 'unknown-button', outcome: 'unknown' };
     }
-    const update = handler.mode(interaction.customId) === 'update';
-    if (update) await interaction.deferUpdate();
-    else await interaction.deferReply({ flags: MessageFlags.Ephemeral });
-    // Both edit a private message in place: the one the button is on, or the new one.
+    const deferral = buttonDeferral(handler, interaction.customId);
+    const update = deferral.type === InteractionResponseType.DeferredMessageUpdate;
+    await defer(interaction, deferral);
     const outcome = await run(interaction, responderFor(interaction, true), handler.execute, {
       kind: 'button',
       name: handler.name,
@@ -160,7 +247,6 @@ export function createRouter(registry: Registry, deps: BotDeps, hooks: RouterHoo
     }
   }
 
-  let closed = false;
   const drained: Array<() => void> = [];
 
   async function refuse(interaction: ChatInputCommandInteraction | ButtonInteraction): Promise<void> {
@@ -213,6 +299,7 @@ export function createRouter(registry: Registry, deps: BotDeps, hooks: RouterHoo
 
   return {
     handle,
+    acknowledge,
     get inFlight() {
       return inFlight;
     },

@@ -157,6 +157,7 @@ async function handle(host: RestHost, req: IncomingMessage, res: ServerResponse)
     headers: { ...req.headers },
     body: parsed.body,
     at,
+    connection: req.socket.remotePort ?? 0,
     status: 0,
   };
   if (parsed.files.length > 0) record.files = parsed.files;

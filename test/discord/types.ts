@@ -45,6 +45,8 @@ export interface RecordedRestRequest {
   files?: RecordedFile[];
   /** performance.now() when the request arrived. */
   at: number;
+  /** The client's port: requests that share it came over the same connection. */
+  connection?: number;
   /** Status the stand-in answered with. */
   status: number;
   /** The body the stand-in answered with (undefined for 204). */

@@ -245,4 +245,46 @@ describe('configuration problems and refusals', () => {
   });
 });
 
+describe('Discord refuses the deferral', () => {
+  const CALLBACK = /^\/interactions\/\d+\/[^/]+\/callback$/;
+
+  it('a 429: the deferral is sent again after the wait, and the answer arrives', async () => {
+    h.discord.injectRestFault({
+      method: 'POST',
+      path: CALLBACK,
+      status: 429,
+      body: { message: 'You are being rate limited.', retry_after: 0.3, global: false },
+      headers: { 'retry-after': '1' },
+      times: 1,
+    });
+    const answer = await bot('kerdoku');
+    const callbacks = answer.requests.filter((r) => CALLBACK.test(r.path));
+    expect(callbacks.map((r) => r.status)).toEqual([429, 204]);
+    const [first, second] = callbacks;
+    expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(250);
+    expect(answer.outcome).toBe('shown');
+    expect(expectPublic(answer).embed.title).toBe('Bot kerdoku');
+  });
+
+  it('an interaction Discord no longer knows: one warning, nothing more sent, the directory not asked', async () => {
+    h.discord.injectRestFault({
+      method: 'POST',
+      path: CALLBACK,
+      status: 404,
+      body: { message: 'Unknown interaction', code: 10062 },
+      times: 1,
+    });
+    const answer = await up(freshGuild.id);
+    expect(answer.outcome).toBe('unanswered');
+    expect(answer.requests.map((r) => r.status)).toEqual([404]);
+    expect(h.emu.requests.filter((r) => r.method === 'POST')).toEqual([]);
+    const warnings = h
+      .entries()
+      .filter((e) => e.msg === 'could not answer the interaction' && e.guildId === freshGuild.id);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ level: LEVEL.warn, err: { status: 404, code: 10062 } });
+    expect(h.lines.filter((line) => line.includes(answer.handle.token))).toEqual([]);
+  });
+});
+
 itLeavesNoTrace(() => h);
