@@ -23,6 +23,7 @@ import {
   MessageFlags,
 } from 'discord.js';
 import { type Dispatcher, Pool } from 'undici';
+import { retryAfterFromHeaders } from '../directory/transport.js';
 
 /** What to send: a deferred reply (public or private), or a deferred update of a button's message. */
 export type Deferral =
@@ -152,7 +153,7 @@ export class InteractionAcknowledger {
       const answer = await readError(response);
       if (attempt > 1 && answer.code === ALREADY_ACKNOWLEDGED) return;
       if (status === 429) {
-        const waitMs = retryAfterMs(response.headers['retry-after'], answer.retryAfter);
+        const waitMs = retryAfterMs(answer.retryAfter, response.headers, this.#now());
         if (this.#now() + waitMs - startedAt <= WINDOW_MS) {
           await new Promise((resolve) => setTimeout(resolve, waitMs));
           continue;
@@ -186,13 +187,19 @@ async function readError(
   };
 }
 
-/** Milliseconds to wait after a 429: the body's retry_after (seconds, fractional) or Retry-After. */
-function retryAfterMs(header: string | string[] | undefined, bodySeconds: number | undefined): number {
+/**
+ * Milliseconds to wait after a 429: the body's retry_after (seconds, fractional, the most precise
+ * Discord gives), else the headers as the directory client reads them, else 1 s.
+ */
+function retryAfterMs(
+  bodySeconds: number | undefined,
+  headers: Dispatcher.ResponseData['headers'],
+  now: number,
+): number {
   if (bodySeconds !== undefined && Number.isFinite(bodySeconds) && bodySeconds >= 0) {
     return Math.ceil(bodySeconds * 1_000);
   }
-  const value = Number(Array.isArray(header) ? header[0] : header);
-  return Number.isFinite(value) && value >= 0 ? Math.ceil(value * 1_000) : 1_000;
+  return retryAfterFromHeaders(headers, now) ?? 1_000;
 }
 
 /**
