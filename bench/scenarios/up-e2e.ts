@@ -7,6 +7,8 @@
  * stand-in's clock.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { DEFERRAL_CONNECTIONS, DEFERRAL_PIPELINING } from '../../src/bot/acknowledge.js';
+import { DISCORD_REST_CONNECTIONS } from '../../src/bot/rest-agent.js';
 import { makeGuilds } from '../../test/discord/index.js';
 import { pooled, startIsolatedBotRig, type UpRecord } from '../lib/bot.js';
 import { size } from '../lib/env.js';
@@ -118,8 +120,9 @@ export async function upEndToEndScenario(): Promise<ScenarioResult> {
       ours: connections,
       verdict: 'info',
       note:
-        'accepted by the Discord stand-in during the measured ups, used or not; the bot keeps at most 64 ' +
-        "for deferrals and 32 for discord.js's requests, alive between requests",
+        'accepted by the Discord stand-in during the measured ups, used or not; the bot keeps at most ' +
+        `${DEFERRAL_CONNECTIONS} for deferrals (${DEFERRAL_PIPELINING} callbacks in flight on each) and ` +
+        `${DISCORD_REST_CONNECTIONS} for discord.js's requests, alive between requests`,
     },
     {
       scenario: SCENARIO,

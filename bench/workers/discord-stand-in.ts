@@ -36,15 +36,22 @@ serveRpc({
     standIn = await startDiscordStandIn({ guilds });
     return { restUrl: standIn.restUrl, token: standIn.token };
   },
-  /** All in one go, as the bench's calls of one turn arrive together: the burst stays a burst. */
+  /**
+   * All in one go, as the bench's calls of one turn arrive together: the burst stays a burst,
+   * every payload made before the first is dispatched (sendCommands).
+   */
   send(commands: UpCommand[]): void {
-    const discord = running();
-    for (const { guildId, userId } of commands) {
-      handles.set(
-        userId,
-        discord.sendCommand({ guildId, name: 'up', user: { id: userId, username: `bench_${userId}` } }),
-      );
-    }
+    const sent = running().sendCommands(
+      commands.map(({ guildId, userId }) => ({
+        guildId,
+        name: 'up',
+        user: { id: userId, username: `bench_${userId}` },
+      })),
+    );
+    commands.forEach(({ userId }, i) => {
+      const handle = sent[i];
+      if (handle) handles.set(userId, handle);
+    });
   },
   /** Once the bot has answered: the times of these interactions, and their handles let go. */
   timings(userIds: string[]): UpTimings[] {

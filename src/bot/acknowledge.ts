@@ -11,11 +11,23 @@
  * router marks the interaction deferred when it has gone through (`markDeferred`), so that
  * discord.js's editReply and followUp work on it as after deferReply.
  *
+ * How it is sent (each measured under the burst, see the README's Benchmarks): a few keep-alive
+ * connections, each carrying up to DEFERRAL_PIPELINING callbacks at once (HTTP/1.1 pipelining:
+ * undici writes a callback at once on a connection already in use, where a connection that has
+ * gone idle waits a turn of the event loop to be checked, and a new one costs a handshake on both
+ * sides), through undici's dispatch API with a handler that keeps only the status, the headers and
+ * an error's short body (request()'s response stream and promise cost more than the rest of the
+ * callback). Pipelining a POST is safe here because a callback is idempotent in effect: Discord
+ * answers a repeat with "already acknowledged" (40060), which counts as success once the callback
+ * has been sent more than once (by us after a dropped connection, or by undici, which sends the
+ * callbacks queued behind a failed one again).
+ *
  * What @discordjs/rest would have done for a deferral, this does too: a 429 is waited out and the
  * callback sent again (within the 3 s Discord allows for the first response), and an error is a
- * `DiscordAPIError`-like one with Discord's status and code. A retry that Discord answers with
- * "already acknowledged" (40060) means an earlier attempt went through.
+ * `DiscordAPIError`-like one with Discord's status and code.
  */
+
+import type { IncomingHttpHeaders } from 'node:http';
 import {
   type ButtonInteraction,
   type ChatInputCommandInteraction,
@@ -38,20 +50,27 @@ export interface AcknowledgerOptions {
   userAgent: string;
   /** Connections of their own; default DEFERRAL_CONNECTIONS. */
   connections?: number;
+  /** Callbacks in flight on one connection; default DEFERRAL_PIPELINING. */
+  pipelining?: number;
   now?: () => number;
 }
 
 /**
- * Sized for a burst: 200 interactions at once were answered fastest with 64 connections (32 left
- * deferrals waiting for one, more cost more handshakes than they saved). Each is kept 60 s idle.
+ * Sized for a burst: 8 connections of 16 callbacks each carry 128 deferrals at once, and the rest
+ * of 200 at once follow as the first answers come back (they come back quickly: nothing waits for
+ * a connection to open or to be checked). One connection per deferral, as before, cost 64 fresh
+ * connections and three round trips per 200. Each is kept 60 s idle.
  */
-export const DEFERRAL_CONNECTIONS = 64;
+export const DEFERRAL_CONNECTIONS = 8;
+export const DEFERRAL_PIPELINING = 16;
 const KEEP_ALIVE_MS = 60_000;
 /** Discord allows 3 s for the first response; past this there is no point in trying again. */
 const WINDOW_MS = 2_500;
 /** Acknowledgements nobody took (discord.js did not turn the packet into an interaction) are dropped after this. */
 const UNCLAIMED_MS = 10_000;
 const ALREADY_ACKNOWLEDGED = 40_060;
+/** An error's body is read up to this (Discord's are a few hundred bytes); a 2xx body is not kept. */
+const MAX_ERROR_BODY = 16_384;
 
 /** Discord refused the deferral, or it did not get there. Never carries the interaction's token. */
 export class AcknowledgeError extends Error {
@@ -82,11 +101,14 @@ export class InteractionAcknowledger {
   readonly #headers: Record<string, string>;
   readonly #now: () => number;
   readonly #pending = new Map<string, Pending>();
+  #inFlight = 0;
+  #quietWaiters: Array<() => void> = [];
 
   constructor(options: AcknowledgerOptions) {
     const api = new URL(options.api);
     this.#pool = new Pool(api.origin, {
       connections: options.connections ?? DEFERRAL_CONNECTIONS,
+      pipelining: options.pipelining ?? DEFERRAL_PIPELINING,
       keepAliveTimeout: KEEP_ALIVE_MS,
       headersTimeout: WINDOW_MS,
       bodyTimeout: WINDOW_MS,
@@ -101,9 +123,31 @@ export class InteractionAcknowledger {
     const at = this.#now();
     this.#sweep(at);
     const done = this.#deliver(id, token, deferral, at);
+    this.#inFlight += 1;
     // Taken or not, a failure must not become an unhandled rejection.
-    done.catch(() => {});
+    done
+      .catch(() => {})
+      .finally(() => {
+        this.#inFlight -= 1;
+        if (this.#inFlight === 0) for (const wake of this.#quietWaiters.splice(0)) wake();
+      });
     this.#pending.set(id, { deferral, done, at });
+  }
+
+  /**
+   * Resolves once no deferral is on its way, or after `maxWaitMs`: the work an interaction asks
+   * for (with 15 minutes to answer) waits while others still wait for their first response (3 s).
+   */
+  quiet(maxWaitMs: number): Promise<void> {
+    if (this.#inFlight === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(wake, maxWaitMs);
+      function wake(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.#quietWaiters.push(wake);
+    });
   }
 
   /** The deferral sent for this interaction, once; undefined when none was. */
@@ -133,48 +177,126 @@ export class InteractionAcknowledger {
         : { type: deferral.type },
     );
     const path = `${this.#prefix}${encodeURIComponent(id)}/${encodeURIComponent(token)}/callback`;
+    let sends = 0;
     for (let attempt = 1; ; attempt++) {
-      let response: Dispatcher.ResponseData;
+      let answer: Answer;
       try {
-        response = await this.#pool.request({ method: 'POST', path, body, headers: this.#headers });
+        answer = await this.#post(path, body);
+        sends += answer.sends;
       } catch (err) {
+        sends += err instanceof SendError ? err.sends : 0;
         // Once more on a connection that failed (a kept-alive one the other side had just closed,
         // say): if the first did arrive, Discord answers the second with "already acknowledged".
         if (attempt === 1 && this.#now() - startedAt < WINDOW_MS) continue;
         throw new AcknowledgeError('the deferral did not reach Discord', undefined, undefined, {
-          cause: err,
+          cause: err instanceof SendError ? err.cause : err,
         });
       }
-      const status = response.statusCode;
-      if (status < 300) {
-        await response.body.dump();
-        return;
-      }
-      const answer = await readError(response);
-      if (attempt > 1 && answer.code === ALREADY_ACKNOWLEDGED) return;
+      const status = answer.status;
+      if (status < 300) return;
+      const refusal = readError(answer.body);
+      if (sends > 1 && refusal.code === ALREADY_ACKNOWLEDGED) return;
       if (status === 429) {
-        const waitMs = retryAfterMs(answer.retryAfter, response.headers, this.#now());
+        const waitMs = retryAfterMs(refusal.retryAfter, answer.headers, this.#now());
         if (this.#now() + waitMs - startedAt <= WINDOW_MS) {
           await new Promise((resolve) => setTimeout(resolve, waitMs));
           continue;
         }
       }
       throw new AcknowledgeError(
-        `Discord refused the deferral: ${status} ${answer.message}${answer.code === undefined ? '' : ` (${answer.code})`}`,
+        `Discord refused the deferral: ${status} ${refusal.message}${refusal.code === undefined ? '' : ` (${refusal.code})`}`,
         status,
-        answer.code,
+        refusal.code,
       );
     }
+  }
+
+  /** One callback POST; `sends` counts how often undici wrote it (more than once after a failed connection). */
+  #post(path: string, body: string): Promise<Answer> {
+    return new Promise<Answer>((resolve, reject) => {
+      this.#pool.dispatch(
+        { method: 'POST', path, body, headers: this.#headers, idempotent: true, blocking: false },
+        new CallbackHandler(resolve, reject),
+      );
+    });
+  }
+}
+
+interface Answer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  /** The body of a refusal (empty for 2xx), cut at MAX_ERROR_BODY. */
+  body: Buffer;
+  sends: number;
+}
+
+/** The callback failed to get an answer; `sends` says whether it may have arrived all the same. */
+class SendError extends Error {
+  constructor(
+    readonly sends: number,
+    override readonly cause: unknown,
+  ) {
+    super('the callback got no answer');
+  }
+}
+
+/**
+ * undici's dispatch handler for one callback: the status, headers and an error's body, no stream.
+ * onRequestStart runs once per time the callback is written (undici writes the ones pipelined
+ * behind a failed callback again on a new connection).
+ */
+class CallbackHandler implements Dispatcher.DispatchHandler {
+  #sends = 0;
+  #status = 0;
+  #headers: IncomingHttpHeaders = {};
+  #chunks: Buffer[] = [];
+  #size = 0;
+
+  constructor(
+    private readonly resolve: (answer: Answer) => void,
+    private readonly reject: (err: SendError) => void,
+  ) {}
+
+  onRequestStart(): void {
+    this.#sends += 1;
+    this.#chunks = [];
+    this.#size = 0;
+  }
+
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: IncomingHttpHeaders,
+  ): void {
+    this.#status = statusCode;
+    this.#headers = headers;
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.#status < 300 || this.#size >= MAX_ERROR_BODY) return;
+    this.#chunks.push(chunk);
+    this.#size += chunk.length;
+  }
+
+  onResponseEnd(): void {
+    const body = this.#chunks.length === 1 ? (this.#chunks[0] as Buffer) : Buffer.concat(this.#chunks);
+    this.resolve({ status: this.#status, headers: this.#headers, body, sends: this.#sends });
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
+    this.reject(new SendError(this.#sends, err));
   }
 }
 
 /** Discord's error body: { message, code, retry_after? }. Only its message and numbers are kept. */
-async function readError(
-  response: Dispatcher.ResponseData,
-): Promise<{ message: string; code: number | undefined; retryAfter: number | undefined }> {
+function readError(body: Buffer): {
+  message: string;
+  code: number | undefined;
+  retryAfter: number | undefined;
+} {
   let parsed: unknown;
   try {
-    parsed = await response.body.json();
+    parsed = JSON.parse(body.toString('utf8'));
   } catch {
     parsed = undefined;
   }
@@ -191,11 +313,7 @@ async function readError(
  * Milliseconds to wait after a 429: the body's retry_after (seconds, fractional, the most precise
  * Discord gives), else the headers as the directory client reads them, else 1 s.
  */
-function retryAfterMs(
-  bodySeconds: number | undefined,
-  headers: Dispatcher.ResponseData['headers'],
-  now: number,
-): number {
+function retryAfterMs(bodySeconds: number | undefined, headers: IncomingHttpHeaders, now: number): number {
   if (bodySeconds !== undefined && Number.isFinite(bodySeconds) && bodySeconds >= 0) {
     return Math.ceil(bodySeconds * 1_000);
   }

@@ -2,7 +2,7 @@
  * The bot assembled: discord.js client, directory client, router and server reports, wired to
  * the gateway events. main.ts, the sandbox and the end-to-end tests all build it through here.
  */
-import { type Client, DefaultUserAgent, Events, GatewayDispatchEvents, type Guild } from 'discord.js';
+import { type Client, DefaultUserAgent, Events, type Guild } from 'discord.js';
 import type { Config } from '../config/env.js';
 import { DirectoryClient } from '../directory/client.js';
 import type { Logger } from '../log/logger.js';
@@ -101,7 +101,7 @@ export function createBot(options: BotOptions): BotApp {
   const sharding = config.sharding;
   // Ours, so that stop() can close its keep-alive connections.
   const restAgent = createDiscordRestAgent();
-  const { client, channels } = createDiscordClient({
+  const { client, channels, interactions } = createDiscordClient({
     apiUrl: config.discord.apiUrl,
     // A shard process takes its shards from the manager (discord.js reads them itself).
     shards: sharding.isChild ? 'managed' : sharding.shardCount,
@@ -160,8 +160,9 @@ export function createBot(options: BotOptions): BotApp {
   if (poster && metrics) poster.onOutcome = (outcome) => metrics.statsPost(outcome);
   metrics?.setDiscordSource(() => ({ guilds: client.guilds.cache.size, shards: shardStates(client) }));
 
-  // client.ws emits each dispatch before discord.js handles it (and so before InteractionCreate).
-  client.ws.on(GatewayDispatchEvents.InteractionCreate, (data: unknown) => router.acknowledge(data));
+  // Each interaction's packet, as soon as its shard has read it, before discord.js builds it.
+  interactions.onInteraction = (data) => router.acknowledge(data);
+  interactions.onError = (err, event) => logger.error({ err, event }, 'discord.js failed on a gateway event');
   client.on(Events.InteractionCreate, (interaction) => {
     void router.handle(interaction);
   });

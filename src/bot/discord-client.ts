@@ -2,13 +2,15 @@
  * The discord.js client as this bot needs it: the Guilds intent only (no privileged intents),
  * caches trimmed to what the bot reads (the guilds themselves and its own member; no channels,
  * roles, messages, presences, members, emojis, stickers, threads, voice states ...), no mentions
- * parsed in anything it sends, and a bounded pool of keep-alive connections to Discord's REST API
- * (rest-agent.ts). What it needs of channels is kept by ChannelNames.
+ * parsed in anything it sends, a bounded pool of keep-alive connections to Discord's REST API
+ * (rest-agent.ts), and shards that hand each interaction to the acknowledger before discord.js
+ * builds it (gateway-strategy.ts). What it needs of channels is kept by ChannelNames.
  */
 import type { RESTOptions } from '@discordjs/rest';
 import { Client, GatewayIntentBits, Options } from 'discord.js';
 import type { Dispatcher } from 'undici';
 import { ChannelNames, type ChannelNamesOptions } from './channel-names.js';
+import { InteractionsFirstStrategy, type InteractionTap } from './gateway-strategy.js';
 import { NO_MENTIONS } from './respond.js';
 import { createDiscordRestAgent } from './rest-agent.js';
 
@@ -26,10 +28,12 @@ export interface DiscordClientOptions {
   restAgent?: Dispatcher;
 }
 
-/** The client and what the bot keeps of channels beside it. */
+/** The client, what the bot keeps of channels beside it, and where interactions go first. */
 export interface DiscordConnection {
   client: Client;
   channels: ChannelNames;
+  /** Each INTERACTION_CREATE reaches `interactions.onInteraction` before discord.js (gateway-strategy.ts). */
+  interactions: InteractionTap;
 }
 
 /**
@@ -120,10 +124,12 @@ function filterExpectedCacheWarnings(): void {
 
 export function createDiscordClient(options: DiscordClientOptions = {}): DiscordConnection {
   filterExpectedCacheWarnings();
+  const interactions: InteractionTap = {};
   const client = new Client({
     intents: [GatewayIntentBits.Guilds],
     makeCache: trimmedCache(),
     allowedMentions: NO_MENTIONS,
+    ws: { buildStrategy: (manager) => new InteractionsFirstStrategy(manager, interactions) },
     ...(options.shards === 'managed'
       ? {}
       : typeof options.shards === 'number'
@@ -141,5 +147,5 @@ export function createDiscordClient(options: DiscordClientOptions = {}): Discord
     options.onChannelNamesError ? { onError: options.onChannelNamesError } : {},
   );
   channels.listen(client);
-  return { client, channels };
+  return { client, channels, interactions };
 }

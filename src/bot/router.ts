@@ -65,9 +65,11 @@ export interface Router {
 }
 
 /** The part of the acknowledger the router uses. */
-export type Acknowledger = Pick<InteractionAcknowledger, 'send' | 'take'>;
+export type Acknowledger = Pick<InteractionAcknowledger, 'send' | 'take' | 'quiet'>;
 
 const DEFER_REPLY = InteractionResponseType.DeferredChannelMessageWithSource;
+/** How long an interaction's work may wait for other interactions' deferrals to go out. */
+const QUIET_MAX_MS = 250;
 
 /** The subset of an INTERACTION_CREATE packet the router reads before discord.js has built it. */
 interface InteractionPacket {
@@ -136,6 +138,8 @@ export function createRouter(
     if (sent) {
       await sent.done;
       markDeferred(interaction, sent.deferral);
+      // Under a burst, the look-ups and the directory wait for the other deferrals to go out first.
+      await acknowledger?.quiet(QUIET_MAX_MS);
     } else if (deferral.type === InteractionResponseType.DeferredMessageUpdate && interaction.isButton()) {
       await interaction.deferUpdate();
     } else {

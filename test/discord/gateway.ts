@@ -125,11 +125,14 @@ export class Gateway {
     else this.#identifyDelays.delete(shardId);
   }
 
-  /** Sends (or queues for resume) a dispatch on a shard's current session. */
-  dispatch(shardId: number, t: string, d: unknown): InteractionDelivery {
+  /**
+   * Sends (or queues for resume) a dispatch on a shard's current session. `json`, when given, is
+   * `d` already serialized (a burst's payloads are made before any is sent).
+   */
+  dispatch(shardId: number, t: string, d: unknown, json?: string): InteractionDelivery {
     const session = this.#shardSessions.get(shardId);
     if (!session) return 'dropped';
-    return this.#dispatchTo(session, t, d);
+    return this.#dispatchTo(session, t, d, json);
   }
 
   disconnect(shardId: number, code: number): void {
@@ -392,14 +395,19 @@ export class Gateway {
     this.#readyWaiters.notify(this.connectedShards().length);
   }
 
-  #dispatchTo(session: Session, t: string, d: unknown): InteractionDelivery {
+  #dispatchTo(session: Session, t: string, d: unknown, json?: string): InteractionDelivery {
     session.seq += 1;
     const event: DispatchPayload = { op: 0, t, s: session.seq, d };
     session.log.push(event);
     if (session.log.length > MAX_SESSION_LOG) session.log.splice(0, session.log.length - MAX_SESSION_LOG);
     const conn = session.conn;
     if (conn && !conn.closed && conn.ws.readyState === WebSocket.OPEN) {
-      conn.ws.send(JSON.stringify(event));
+      // The same text JSON.stringify(event) would give, with `d` serialized beforehand.
+      conn.ws.send(
+        json === undefined
+          ? JSON.stringify(event)
+          : `{"op":0,"t":${JSON.stringify(t)},"s":${event.s},"d":${json}}`,
+      );
       return 'sent';
     }
     return 'queued';

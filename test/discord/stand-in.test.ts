@@ -185,6 +185,30 @@ describe('Discord stand-in with an unmodified discord.js client', () => {
     expect(view.followUps[0]).toMatchObject({ content: 'only you', flags: 64, deleted: false });
   });
 
+  it('sends a burst back to back: each handle timed from its own dispatch, delivered in order', async () => {
+    const guilds = makeGuilds(3);
+    const si = await start({ guilds });
+    const c = newClient(si);
+    const seen: string[] = [];
+    const failures = onInteraction(c, async (i) => {
+      seen.push(i.id);
+      if (i.isChatInputCommand()) await i.deferReply();
+    });
+    await ready(c, si.token);
+    const before = performance.now();
+    const burst = si.sendCommands(guilds.map((g) => ({ guildId: g.id, name: 'up' })));
+    const after = performance.now();
+    expect(burst.map((h) => h.delivery)).toEqual(['sent', 'sent', 'sent']);
+    const sentAt = burst.map((h) => h.sentAt);
+    expect(sentAt).toEqual([...sentAt].sort((a, b) => a - b));
+    expect(sentAt[0]).toBeGreaterThanOrEqual(before);
+    expect(sentAt[2]).toBeLessThanOrEqual(after);
+    await Promise.all(burst.map((h) => h.firstResponse()));
+    expect(seen).toEqual(burst.map((h) => h.id));
+    expect(burst.map((h) => (h.payload as { guild_id?: string }).guild_id)).toEqual(guilds.map((g) => g.id));
+    expect(failures).toEqual([]);
+  });
+
   it('handles buttons with deferUpdate and update on the message they are attached to', async () => {
     const [guild] = makeGuilds(1);
     const si = await start({ guilds: [guild!] });

@@ -242,13 +242,19 @@ export async function startDiscordStandIn(options: StandInOptions = {}): Promise
     return undefined;
   };
 
-  const deliver = (record: InteractionRecord): InteractionHandle => {
+  /** Writes the INTERACTION_CREATE; its time is the interaction's sentAt. `json` is `payload` serialized beforehand. */
+  const dispatchRecord = (record: InteractionRecord, json?: string): void => {
     store.register(record);
-    record.delivery = gateway.dispatch(record.shardId, 'INTERACTION_CREATE', record.payload);
+    record.sentAt = performance.now();
+    record.delivery = gateway.dispatch(record.shardId, 'INTERACTION_CREATE', record.payload, json);
+  };
+
+  const deliver = (record: InteractionRecord): InteractionHandle => {
+    dispatchRecord(record);
     return store.handle(record, DEFAULT_TIMEOUT_MS);
   };
 
-  const sendCommand = (opts: SendCommandOptions): InteractionHandle => {
+  const buildCommand = (opts: SendCommandOptions): InteractionRecord => {
     const { guild, channel, shardId } = resolveTarget(opts);
     const user = resolveUser(opts.user);
     const commandType = opts.type ?? 1;
@@ -268,7 +274,21 @@ export async function startDiscordStandIn(options: StandInOptions = {}): Promise
       ...(opts.resolved ? { resolved: opts.resolved } : {}),
       ...(guild && commands.get(guild.id)?.has(registered ?? '') ? { commandGuildId: guild.id } : {}),
     });
-    return deliver(newInteractionRecord(payload, user, shardId));
+    return newInteractionRecord(payload, user, shardId);
+  };
+
+  const sendCommand = (opts: SendCommandOptions): InteractionHandle => deliver(buildCommand(opts));
+
+  // A burst as Discord's gateway delivers one: every payload is built and serialized first, then
+  // the dispatches are written back to back, so the stand-in's own work of making them is not
+  // counted in any interaction's time (sentAt) nor spread between the dispatches.
+  const sendCommands = (list: readonly SendCommandOptions[]): InteractionHandle[] => {
+    const records = list.map(buildCommand);
+    const json = records.map((record) => JSON.stringify(record.payload));
+    records.forEach((record, i) => {
+      dispatchRecord(record, json[i]);
+    });
+    return records.map((record) => store.handle(record, DEFAULT_TIMEOUT_MS));
   };
 
   const sendButton = (opts: SendButtonOptions): InteractionHandle => {
@@ -352,6 +372,7 @@ export async function startDiscordStandIn(options: StandInOptions = {}): Promise
     dispatch: (shardId: number, event: string, data: unknown): InteractionDelivery =>
       gateway.dispatch(shardId, event, data),
     sendCommand,
+    sendCommands,
     sendButton,
     injectRestFault: (rule) => {
       faults.push({ rule, remaining: rule.times ?? 1 });

@@ -120,7 +120,7 @@ export interface InteractionResponseRecord {
 export interface InteractionHandle {
   id: string;
   token: string;
-  /** performance.now() when sendCommand/sendButton was called (and the dispatch written, if live). */
+  /** performance.now() when the INTERACTION_CREATE was written (queued or dropped, if not live). */
   sentAt: number;
   /** Shard the INTERACTION_CREATE went to. */
   shardId: number;
@@ -169,6 +169,8 @@ export interface DiscordStandIn {
   /** Dispatch any event on a shard; returns how it was delivered. */
   dispatch(shardId: number, event: string, data: unknown): InteractionDelivery;
   sendCommand(opts: SendCommandOptions): InteractionHandle;
+  /** Several at once, as a burst: all built first, then dispatched back to back. */
+  sendCommands(opts: readonly SendCommandOptions[]): InteractionHandle[];
   sendButton(opts: SendButtonOptions): InteractionHandle;
   injectRestFault(rule: RestFaultRule): void;
   clearRestFaults(): void;

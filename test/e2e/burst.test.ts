@@ -1,21 +1,24 @@
 /**
  * A burst of /up interactions dispatched all at once, as Discord does when many people type at
  * the same moment: the deferrals travel over the bot's bounded pool of keep-alive connections for
- * them (not a new connection each), and each interaction's deferral is the first request the bot
- * makes for it, before any look-up of the guild and before the directory hears of the up.
+ * them (not a new connection each), all of them leave before discord.js has built any of the
+ * burst's interactions, and each interaction's deferral is the first request the bot makes for
+ * it, before any look-up of the guild and before the directory hears of the up.
  */
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { Events } from 'discord.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFERRAL_CONNECTIONS } from '../../src/bot/acknowledge.js';
 import { makeGuilds } from '../discord/index.js';
 import { itLeavesNoTrace } from './expectations.js';
 import { type Harness, type Pending, startHarness } from './harness.js';
 
-/** Half as many again as the pool's bound: without the bound, about one connection per interaction. */
-const BURST = DEFERRAL_CONNECTIONS + DEFERRAL_CONNECTIONS / 2;
+/** Without the pool's bound, about one connection per interaction. */
+const BURST = 96;
 const CALLBACK = /^\/interactions\/\d+\/[^/]+\/callback$/;
 /** Time to answer them all: discord.js paces the guild look-ups and edits at 50 requests/s. */
 const ANSWER_WITHIN_MS = 15_000;
-const guilds = makeGuilds(BURST + 16);
+const guilds = makeGuilds(BURST + 16 + 32);
 
 let h: Harness;
 
@@ -35,6 +38,28 @@ function burstOfUps(from: number, count: number): Pending[] {
     .map((guild) => h.send({ guildId: guild.id, name: 'up' }, ANSWER_WITHIN_MS));
 }
 
+/** The order, in this process, of the deferrals' writes and of discord.js's interactionCreate events. */
+function watchOrder(): { order: string[]; stop(): void } {
+  const order: string[] = [];
+  const onHeaders = (message: unknown): void => {
+    const path = (message as { request?: { path?: string } }).request?.path ?? '';
+    const id = /\/interactions\/(\d+)\/[^/]+\/callback$/.exec(path)?.[1];
+    if (id) order.push(`deferral ${id}`);
+  };
+  const onInteraction = (interaction: { id: string }): void => {
+    order.push(`built ${interaction.id}`);
+  };
+  subscribe('undici:client:sendHeaders', onHeaders);
+  h.bot.client.on(Events.InteractionCreate, onInteraction);
+  return {
+    order,
+    stop() {
+      unsubscribe('undici:client:sendHeaders', onHeaders);
+      h.bot.client.off(Events.InteractionCreate, onInteraction);
+    },
+  };
+}
+
 describe('a burst of /up', () => {
   it(`${BURST} interactions at once are deferred over at most ${DEFERRAL_CONNECTIONS} connections`, async () => {
     const burst = burstOfUps(0, BURST);
@@ -48,6 +73,23 @@ describe('a burst of /up', () => {
     expect(connections.size).toBeLessThanOrEqual(DEFERRAL_CONNECTIONS);
     const answers = await Promise.all(burst.map(({ done }) => done));
     expect(answers.map((a) => a.outcome)).toEqual(burst.map(() => 'success'));
+  }, 30_000);
+
+  it("every deferral of a burst leaves before discord.js builds any of the burst's interactions", async () => {
+    const watch = watchOrder();
+    try {
+      const burst = burstOfUps(BURST + 16, 32);
+      const answers = await Promise.all(burst.map(({ done }) => done));
+      expect(answers.map((a) => a.outcome)).toEqual(burst.map(() => 'success'));
+      const ids = new Set(burst.map(({ handle }) => handle.id));
+      const ours = watch.order.filter((line) => ids.has(line.split(' ')[1] ?? ''));
+      expect(ours).toHaveLength(64);
+      const firstBuilt = ours.findIndex((line) => line.startsWith('built'));
+      expect(ours.slice(0, firstBuilt).every((line) => line.startsWith('deferral'))).toBe(true);
+      expect(firstBuilt).toBe(32);
+    } finally {
+      watch.stop();
+    }
   }, 30_000);
 
   it('each deferral is the first request of its interaction: the look-ups and the up come after it', async () => {

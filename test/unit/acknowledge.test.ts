@@ -7,7 +7,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { InteractionResponseType } from 'discord.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { AcknowledgeError, type Deferral, InteractionAcknowledger } from '../../src/bot/acknowledge.js';
+import {
+  AcknowledgeError,
+  DEFERRAL_CONNECTIONS,
+  type Deferral,
+  InteractionAcknowledger,
+} from '../../src/bot/acknowledge.js';
 import { type DiscordStandIn, makeGuild, startDiscordStandIn } from '../discord/index.js';
 import { closedPortUrl } from '../e2e/harness.js';
 
@@ -64,6 +69,20 @@ describe('InteractionAcknowledger against the Discord stand-in', () => {
     },
   );
 
+  it(`carries a burst over at most ${DEFERRAL_CONNECTIONS} connections, several callbacks on each`, async () => {
+    const burst = discord.sendCommands(Array.from({ length: 40 }, () => ({ guildId: guild.id, name: 'up' })));
+    const acknowledger = acknowledgerFor(discord.restUrl);
+    for (const handle of burst) acknowledger.send(handle.id, handle.token, PUBLIC);
+    await Promise.all(burst.map((handle) => acknowledger.take(handle.id)?.done));
+    const callbacks = burst.map((handle) => handle.requests()[0]);
+    expect(callbacks.map((c) => c?.status)).toEqual(burst.map(() => 204));
+    const perConnection = new Map<number, number>();
+    for (const c of callbacks)
+      perConnection.set(c?.connection ?? 0, (perConnection.get(c?.connection ?? 0) ?? 0) + 1);
+    expect(perConnection.size).toBeLessThanOrEqual(DEFERRAL_CONNECTIONS);
+    expect(Math.max(...perConnection.values())).toBeGreaterThan(1);
+  });
+
   it('knows nothing of an interaction it was not asked to acknowledge', () => {
     expect(acknowledgerFor(discord.restUrl).take('123456789012345678')).toBeUndefined();
   });
@@ -74,7 +93,7 @@ describe('InteractionAcknowledger when Discord does not simply accept', () => {
   let server: Server;
   let api = '';
   let script: Script = (_, res) => res.writeHead(204).end();
-  const seen: Array<{ at: number; path: string; body: string }> = [];
+  const seen: Array<{ at: number; path: string; body: string; port: number }> = [];
 
   beforeAll(async () => {
     server = createServer((req, res) => {
@@ -83,7 +102,7 @@ describe('InteractionAcknowledger when Discord does not simply accept', () => {
         body += chunk.toString();
       });
       req.on('end', () => {
-        seen.push({ at: performance.now(), path: req.url ?? '', body });
+        seen.push({ at: performance.now(), path: req.url ?? '', body, port: req.socket.remotePort ?? 0 });
         script(req, res, seen.length);
       });
     });
@@ -175,6 +194,41 @@ describe('InteractionAcknowledger when Discord does not simply accept', () => {
     const acknowledger = acknowledgerFor(api);
     acknowledger.send('555', TOKEN, PUBLIC);
     expect(await failure(acknowledger.take('555')?.done)).toMatchObject({ status: 400, code: 40060 });
+  });
+
+  it('sends the next callbacks on a connection before the first is answered (pipelining)', async () => {
+    script = (_, res) => {
+      setTimeout(() => res.writeHead(204).end(), 150);
+    };
+    const acknowledger = acknowledgerFor(api);
+    const ids = Array.from({ length: 3 * DEFERRAL_CONNECTIONS }, (_, i) => String(900 + i));
+    for (const id of ids) acknowledger.send(id, TOKEN, PUBLIC);
+    await Promise.all(ids.map((id) => acknowledger.take(id)?.done));
+    expect(seen).toHaveLength(ids.length);
+    expect(new Set(seen.map((s) => s.port)).size).toBeLessThanOrEqual(DEFERRAL_CONNECTIONS);
+    // One at a time per connection, the last would have come 2 × 150 ms after the first.
+    const first = Math.min(...seen.map((s) => s.at));
+    expect(Math.max(...seen.map((s) => s.at)) - first).toBeLessThan(120);
+  });
+
+  it('is quiet once no deferral is on its way, or when the wait it was given is over', async () => {
+    script = (_, res, attempt) => {
+      setTimeout(() => res.writeHead(204).end(), attempt === 1 ? 300 : 0);
+    };
+    const acknowledger = acknowledgerFor(api);
+    const started = performance.now();
+    await acknowledger.quiet(1_000);
+    expect(performance.now() - started).toBeLessThan(50);
+    acknowledger.send('888', TOKEN, PUBLIC);
+    const [short, long] = await Promise.all([
+      acknowledger.quiet(100).then(() => performance.now() - started),
+      acknowledger.quiet(2_000).then(() => performance.now() - started),
+    ]);
+    expect(short).toBeGreaterThanOrEqual(90);
+    expect(short).toBeLessThan(280);
+    expect(long).toBeGreaterThanOrEqual(280);
+    expect(long).toBeLessThan(1_000);
+    await acknowledger.take('888')?.done;
   });
 
   it('fails without a token in sight when nobody answers, and an untaken failure stays handled', async () => {
