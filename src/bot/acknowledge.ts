@@ -102,7 +102,7 @@ export class InteractionAcknowledger {
   readonly #now: () => number;
   readonly #pending = new Map<string, Pending>();
   #inFlight = 0;
-  #quietWaiters: Array<() => void> = [];
+  readonly #quietWaiters = new Set<() => void>();
 
   constructor(options: AcknowledgerOptions) {
     const api = new URL(options.api);
@@ -129,7 +129,7 @@ export class InteractionAcknowledger {
       .catch(() => {})
       .finally(() => {
         this.#inFlight -= 1;
-        if (this.#inFlight === 0) for (const wake of this.#quietWaiters.splice(0)) wake();
+        if (this.#inFlight === 0) for (const wake of [...this.#quietWaiters]) wake();
       });
     this.#pending.set(id, { deferral, done, at });
   }
@@ -141,12 +141,13 @@ export class InteractionAcknowledger {
   quiet(maxWaitMs: number): Promise<void> {
     if (this.#inFlight === 0) return Promise.resolve();
     return new Promise<void>((resolve) => {
-      const timer = setTimeout(wake, maxWaitMs);
-      function wake(): void {
+      const wake = (): void => {
         clearTimeout(timer);
+        this.#quietWaiters.delete(wake);
         resolve();
-      }
-      this.#quietWaiters.push(wake);
+      };
+      const timer = setTimeout(wake, maxWaitMs);
+      this.#quietWaiters.add(wake);
     });
   }
 
