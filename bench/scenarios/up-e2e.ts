@@ -4,7 +4,7 @@
  * client's) raised out of the way. Time to the deferral (what Discord's 3 s rule is about) and to
  * the final answer, and the event loop's delay meanwhile. The stand-ins run in child processes:
  * this process holds the bot alone, as in production, and both times are taken on the Discord
- * stand-in's clock.
+ * stand-in's clock. First a warm-up burst of 200 (reported apart), then the 500 three times over.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { DEFERRAL_CONNECTIONS, DEFERRAL_PIPELINING } from '../../src/bot/acknowledge.js';
@@ -13,12 +13,24 @@ import { makeGuilds } from '../../test/discord/index.js';
 import { pooled, startIsolatedBotRig, type UpRecord } from '../lib/bot.js';
 import { size } from '../lib/env.js';
 import { atMost, type Row, type ScenarioResult } from '../lib/report.js';
-import { sleep, summarize } from '../lib/stats.js';
+import { median, type Summary, sleep, summarize } from '../lib/stats.js';
 
 const SCENARIO = '2. /up end to end';
 const RAISED = { max: 10_000, windowMs: 1_000 };
-/** Ups before the measured ones, 10 at a time. */
-const WARMUP = 50;
+/**
+ * The measured run, this many times: one pass's p99 is decided by the few slowest deferrals of its
+ * first burst, so by a few milliseconds of scheduling on a shared machine; the verdict is on the
+ * median of the passes' p99 (as scenarios 1 and 5 take medians), and every pass is reported.
+ */
+const PASSES = size(3, 1);
+/** Between bursts: discord.js's 1 s global window resets, so that every pass starts alike. */
+const SETTLE_MS = 1_500;
+
+interface Pass {
+  records: UpRecord[];
+  wallMs: number;
+  first: Summary;
+}
 
 export async function upEndToEndScenario(): Promise<ScenarioResult> {
   const total = size(500, 100);
@@ -33,48 +45,60 @@ export async function upEndToEndScenario(): Promise<ScenarioResult> {
       DIRECTORY_ROUTE_RATE_LIMIT: `${RAISED.max}/${RAISED.windowMs}`,
     },
   });
-  const ups: Array<{ userId: string; outcome: string }> = [];
-  let records: UpRecord[] = [];
   const loop = monitorEventLoopDelay({ resolution: 10 });
   const upFrom = (i: number) => rig.up(guilds[i % guildCount]?.id ?? '', 120_000);
-  let measuredFrom = 0;
-  let connectionsBefore = 0;
-  let connections = 0;
-  let posts = { posts: 0, withoutStats: 0 };
-  let wallMs = 0;
-  let cpu = { user: 0, system: 0 };
-  try {
-    // Warm-up (JIT, connections), then a pause for discord.js's 1 s global window to reset.
-    await pooled(WARMUP, 10, async (i) => {
-      await upFrom(i);
-    });
-    await sleep(1_500);
-    measuredFrom = await rig.directoryRequests();
-    connectionsBefore = await rig.restConnections();
-    loop.enable();
-    const cpuFrom = process.cpuUsage();
+  /** `count` ups, `inFlight` at a time (the first `inFlight` at once), and their times. */
+  const run = async (count: number): Promise<{ records: UpRecord[]; wallMs: number }> => {
+    const ups: Array<{ userId: string; outcome: string }> = [];
     const started = performance.now();
-    await pooled(total, inFlight, async (i) => {
+    await pooled(count, inFlight, async (i) => {
       ups.push(await upFrom(i));
     });
-    wallMs = performance.now() - started;
+    const wallMs = performance.now() - started;
+    return { records: await rig.records(ups), wallMs };
+  };
+  let warmUp: UpRecord[] = [];
+  const passes: Pass[] = [];
+  let connections = 0;
+  let posts = { posts: 0, withoutStats: 0 };
+  let cpu = { user: 0, system: 0 };
+  try {
+    // Warm-up: one burst of the measured shape, right after start (JIT, connections); its first
+    // responses are reported apart, as what the first burst after a restart gets.
+    const connectionsBefore = await rig.restConnections();
+    warmUp = (await run(inFlight)).records;
+    await sleep(SETTLE_MS);
+    const measuredFrom = await rig.directoryRequests();
+    const cpuFrom = process.cpuUsage();
+    for (let pass = 0; pass < PASSES; pass++) {
+      if (pass > 0) await sleep(SETTLE_MS);
+      loop.enable();
+      const { records, wallMs } = await run(total);
+      loop.disable();
+      passes.push({ records, wallMs, first: summarize(firstTimes(records)) });
+    }
     cpu = process.cpuUsage(cpuFrom);
-    loop.disable();
-    records = await rig.records(ups);
     connections = (await rig.restConnections()) - connectionsBefore;
     posts = await rig.serverPosts(measuredFrom);
   } finally {
     loop.disable();
     await rig.close();
   }
-  const first = summarize(records.flatMap((r) => (r.firstMs === undefined ? [] : [r.firstMs])));
+  const records = passes.flatMap((p) => p.records);
+  const measuredUps = records.length;
+  const passP99 = passes.map((p) => p.first.p99);
+  const firstP99 = median(passP99);
+  const warmFirst = summarize(firstTimes(warmUp));
+  const wallMs = passes.reduce((sum, p) => sum + p.wallMs, 0);
+  const first = summarize(firstTimes(records));
   const final = summarize(records.flatMap((r) => (r.finalMs === undefined ? [] : [r.finalMs])));
   const outcomes: Record<string, number> = {};
   for (const r of records) outcomes[r.outcome] = (outcomes[r.outcome] ?? 0) + 1;
   const noDeferral = records.filter((r) => r.firstMs === undefined).length;
   const noFinal = records.filter((r) => r.finalMs === undefined).length;
   const loopP99 = loop.percentile(99) / 1e6;
-  const label = `${total} ups, ${inFlight} in flight, after ${WARMUP} warm-up`;
+  const label = `${total} ups, ${inFlight} in flight; ${PASSES} ${PASSES === 1 ? 'pass' : 'passes'} after a warm-up burst`;
+  const ms = (n: number): string => `${n.toFixed(1)} ms`;
   const rows: Row[] = [
     {
       scenario: SCENARIO,
@@ -82,17 +106,32 @@ export async function upEndToEndScenario(): Promise<ScenarioResult> {
       unit: 'ms',
       ours: first.p50,
       verdict: 'info',
+      note: `over the ${measuredUps.toLocaleString('en-US')} measured ups`,
     },
     {
       scenario: SCENARIO,
-      metric: 'first response p99',
+      metric: PASSES === 1 ? 'first response p99' : `first response p99 (median of ${PASSES} passes)`,
       unit: 'ms',
-      ours: first.p99,
+      ours: firstP99,
       target: '≤ 50 ms',
-      verdict: noDeferral > 0 ? 'FAIL' : atMost(first.p99, 50),
+      verdict: noDeferral > 0 ? 'FAIL' : atMost(firstP99, 50),
       note:
-        `deferral callback as the stand-in received it, after dispatch; max ${first.max.toFixed(0)} ms` +
-        (noDeferral > 0 ? `; ${noDeferral} of ${total} got no accepted deferral (Discord's 3 s window)` : ''),
+        'deferral callback as the stand-in received it, after dispatch; ' +
+        `passes ${passP99.map(ms).join(', ')}; over all ${measuredUps.toLocaleString('en-US')}: ` +
+        `p99 ${ms(first.p99)}, max ${ms(first.max)}` +
+        (noDeferral > 0
+          ? `; ${noDeferral} of ${measuredUps} got no accepted deferral (Discord's 3 s window)`
+          : ''),
+    },
+    {
+      scenario: SCENARIO,
+      metric: `first response p99 of the warm-up burst (${inFlight} at once)`,
+      unit: 'ms',
+      ours: warmFirst.p99,
+      verdict: 'info',
+      note:
+        `the first burst after start, before any JIT warm-up: p50 ${ms(warmFirst.p50)}, ` +
+        `max ${ms(warmFirst.max)}; not measured against the target`,
     },
     { scenario: SCENARIO, metric: 'final answer p50', unit: 'ms', ours: final.p50, verdict: 'info' },
     {
@@ -120,7 +159,8 @@ export async function upEndToEndScenario(): Promise<ScenarioResult> {
       ours: connections,
       verdict: 'info',
       note:
-        'accepted by the Discord stand-in during the measured ups, used or not; the bot keeps at most ' +
+        'accepted by the Discord stand-in from the warm-up burst to the end of the last pass, used or not; ' +
+        'the bot keeps at most ' +
         `${DEFERRAL_CONNECTIONS} for deferrals (${DEFERRAL_PIPELINING} callbacks in flight on each) and ` +
         `${DISCORD_REST_CONNECTIONS} for discord.js's requests, alive between requests`,
     },
@@ -136,7 +176,7 @@ export async function upEndToEndScenario(): Promise<ScenarioResult> {
       scenario: SCENARIO,
       metric: "CPU of the bot's process per up",
       unit: 'µs',
-      ours: (cpu.user + cpu.system) / total,
+      ours: (cpu.user + cpu.system) / measuredUps,
       verdict: 'info',
       note: 'user + system over the measured ups, with the bench bookkeeping in the same process',
     },
@@ -144,7 +184,7 @@ export async function upEndToEndScenario(): Promise<ScenarioResult> {
       scenario: SCENARIO,
       metric: 'throughput',
       unit: 'ups/s',
-      ours: (total / wallMs) * 1_000,
+      ours: (measuredUps / wallMs) * 1_000,
       verdict: 'info',
     },
   ];
@@ -153,10 +193,13 @@ export async function upEndToEndScenario(): Promise<ScenarioResult> {
     data: {
       total,
       inFlight,
+      passes: passes.map((p) => ({ wallMs: Math.round(p.wallMs), firstResponseMs: p.first })),
       guilds: guildCount,
       wallMs: Math.round(wallMs),
       cpuMicros: cpu,
       firstResponseMs: first,
+      firstResponseP99MedianOfPassesMs: firstP99,
+      warmUpFirstResponseMs: warmFirst,
       finalAnswerMs: final,
       eventLoopDelayMs: {
         p50: loop.percentile(50) / 1e6,
@@ -170,4 +213,8 @@ export async function upEndToEndScenario(): Promise<ScenarioResult> {
       withoutFinalAnswer: noFinal,
     },
   };
+}
+
+function firstTimes(records: readonly UpRecord[]): number[] {
+  return records.flatMap((r) => (r.firstMs === undefined ? [] : [r.firstMs]));
 }

@@ -307,6 +307,30 @@ export class InteractionStore {
     return this.messages.get(id)?.message;
   }
 
+  /**
+   * Lets go of these interactions and the messages made for them; a callback or webhook call for
+   * one is then answered as for an interaction Discord no longer knows. Returns the records let go.
+   */
+  forget(ids: ReadonlySet<string>): InteractionRecord[] {
+    const gone: InteractionRecord[] = [];
+    for (const id of ids) {
+      const record = this.byId.get(id);
+      if (!record) continue;
+      this.byId.delete(id);
+      this.byToken.delete(record.token);
+      record.waiters.close();
+      record.responseWaiters.close();
+      gone.push(record);
+    }
+    if (gone.length > 0) {
+      for (const [messageId, stored] of this.messages) {
+        if (stored.interactionId !== undefined && ids.has(stored.interactionId))
+          this.messages.delete(messageId);
+      }
+    }
+    return gone;
+  }
+
   close(): void {
     for (const record of this.byId.values()) {
       record.waiters.close();

@@ -1,7 +1,7 @@
 // The Discord REST API (v10) subset discord.js needs: gateway discovery, users, applications, guilds,
 // channels, interaction callbacks, interaction webhooks and application commands.
 
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import {
   channelPayload,
   type GuildFixture,
@@ -48,24 +48,40 @@ interface ParsedBody {
 
 const API_PREFIX = '/api/v10';
 
-function rateLimitHeaders(bucket: string): Record<string, string> {
-  const resetAfter = 1;
-  return {
-    'x-ratelimit-bucket': bucket,
-    'x-ratelimit-limit': '50',
-    'x-ratelimit-remaining': '49',
-    'x-ratelimit-reset': ((Date.now() + resetAfter * 1000) / 1000).toFixed(3),
-    'x-ratelimit-reset-after': resetAfter.toFixed(3),
-    'x-ratelimit-scope': 'user',
-  };
+/** Discord's rate-limit headers for a route (one request of 50 used, the window resets in 1 s), added to `headers`. */
+function addRateLimitHeaders(headers: OutgoingHttpHeaders, path: string): void {
+  headers['x-ratelimit-bucket'] = bucketOf(path);
+  headers['x-ratelimit-limit'] = '50';
+  headers['x-ratelimit-remaining'] = '49';
+  headers['x-ratelimit-reset'] = ((Date.now() + 1_000) / 1_000).toFixed(3);
+  headers['x-ratelimit-reset-after'] = '1.000';
+  headers['x-ratelimit-scope'] = 'user';
 }
 
+/** The same bucket for every path of a route: ids (17 to 20 digits) and a webhook's token left out. */
 function bucketOf(path: string): string {
   let h = 0;
-  const generic = path.replace(/\d{17,20}/g, ':id').replace(/\/webhooks\/:id\/[^/]+/, '/webhooks/:id/:token');
+  const generic = path.replace(ID_RUN, ':id').replace(WEBHOOK_TOKEN, '/webhooks/:id/:token');
   for (let i = 0; i < generic.length; i += 1) h = (h * 31 + generic.charCodeAt(i)) >>> 0;
   return h.toString(16).padStart(8, '0');
 }
+const ID_RUN = /\d{17,20}/g;
+const WEBHOOK_TOKEN = /\/webhooks\/:id\/[^/]+/;
+
+/**
+ * A request target's path and query. `new URL` only for a path it would change (dot segments,
+ * percent escapes, backslashes, a fragment): the rest, nearly every request, are split as they are.
+ */
+function splitTarget(target: string): { pathname: string; search: string } {
+  const q = target.indexOf('?');
+  const pathname = q < 0 ? target : target.slice(0, q);
+  if (pathname.startsWith('/') && !NEEDS_URL.test(pathname)) {
+    return { pathname, search: q < 0 ? '' : target.slice(q + 1) };
+  }
+  const url = new URL(target, 'http://127.0.0.1');
+  return { pathname: url.pathname, search: url.search.startsWith('?') ? url.search.slice(1) : url.search };
+}
+const NEEDS_URL = /[.%\\#]|\/\//;
 
 /** The whole body (events, not an async iterator: that costs more than the rest of a small request). */
 function readBody(req: IncomingMessage): Promise<Buffer> {
@@ -79,7 +95,8 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
-async function parseBody(raw: Buffer, contentType: string): Promise<ParsedBody> {
+/** JSON and text bodies at once; a multipart body (files) through the fetch API's form parser. */
+function parseBody(raw: Buffer, contentType: string): ParsedBody | Promise<ParsedBody> {
   if (raw.length === 0) return { body: undefined, files: [], invalidJson: false };
   const type = contentType.toLowerCase();
   if (type.startsWith('application/json')) {
@@ -89,34 +106,36 @@ async function parseBody(raw: Buffer, contentType: string): Promise<ParsedBody> 
       return { body: raw.toString('utf8'), files: [], invalidJson: true };
     }
   }
-  if (type.startsWith('multipart/form-data')) {
-    const form = await new Response(new Uint8Array(raw), {
-      headers: { 'content-type': contentType },
-    }).formData();
-    const files: RecordedFile[] = [];
-    let body: unknown;
-    let invalidJson = false;
-    const fields: Record<string, string> = {};
-    for (const [field, value] of form.entries()) {
-      if (typeof value === 'string') {
-        if (field === 'payload_json') {
-          try {
-            body = JSON.parse(value);
-          } catch {
-            invalidJson = true;
-            body = value;
-          }
-        } else {
-          fields[field] = value;
+  if (type.startsWith('multipart/form-data')) return parseMultipart(raw, contentType);
+  return { body: raw.toString('utf8'), files: [], invalidJson: false };
+}
+
+async function parseMultipart(raw: Buffer, contentType: string): Promise<ParsedBody> {
+  const form = await new Response(new Uint8Array(raw), {
+    headers: { 'content-type': contentType },
+  }).formData();
+  const files: RecordedFile[] = [];
+  let body: unknown;
+  let invalidJson = false;
+  const fields: Record<string, string> = {};
+  for (const [field, value] of form.entries()) {
+    if (typeof value === 'string') {
+      if (field === 'payload_json') {
+        try {
+          body = JSON.parse(value);
+        } catch {
+          invalidJson = true;
+          body = value;
         }
       } else {
-        files.push({ field, filename: value.name, contentType: value.type, size: value.size });
+        fields[field] = value;
       }
+    } else {
+      files.push({ field, filename: value.name, contentType: value.type, size: value.size });
     }
-    if (body === undefined && Object.keys(fields).length > 0) body = fields;
-    return { body, files, invalidJson };
   }
-  return { body: raw.toString('utf8'), files: [], invalidJson: false };
+  if (body === undefined && Object.keys(fields).length > 0) body = fields;
+  return { body, files, invalidJson };
 }
 
 function decodePath(pathname: string): string {
@@ -150,17 +169,20 @@ export function createRestHandler(host: RestHost): (req: IncomingMessage, res: S
 
 async function handle(host: RestHost, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const at = performance.now();
-  const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+  const target = splitTarget(req.url ?? '/');
   const method = (req.method ?? 'GET').toUpperCase();
   const raw = await readBody(req);
-  const parsed = await parseBody(raw, String(req.headers['content-type'] ?? ''));
-  const fullPath = decodePath(url.pathname);
+  const contentType = req.headers['content-type'] ?? '';
+  const pending = parseBody(raw, contentType);
+  const parsed = pending instanceof Promise ? await pending : pending;
+  const fullPath = decodePath(target.pathname);
   const path = fullPath.startsWith(`${API_PREFIX}/`) ? fullPath.slice(API_PREFIX.length) : fullPath;
   const record: RecordedRestRequest = {
     method,
     path,
-    query: url.search.startsWith('?') ? url.search.slice(1) : url.search,
-    headers: { ...req.headers },
+    query: target.search,
+    // Node makes this object for the request and never changes it: kept as it is, not copied.
+    headers: req.headers,
     body: parsed.body,
     at,
     connection: req.socket.remotePort ?? 0,
@@ -181,7 +203,7 @@ async function handle(host: RestHost, req: IncomingMessage, res: ServerResponse)
   } else if (parsed.invalidJson) {
     result = { status: 400, body: { message: 'The request body contains invalid JSON.', code: 50109 } };
   } else {
-    const routed = route(host, method, path, url.searchParams, parsed, req, at);
+    const routed = route(host, method, path, new URLSearchParams(target.search), parsed, req, at);
     result = routed.result;
     interaction = routed.interaction;
   }
@@ -190,24 +212,25 @@ async function handle(host: RestHost, req: IncomingMessage, res: ServerResponse)
 
   record.status = result.status;
   if (result.body !== undefined) record.response = result.body;
-  const headers: Record<string, string> = {
-    via: '1.1 google',
-    'x-stand-in': 'discord',
-    ...(fault ? {} : rateLimitHeaders(bucketOf(path))),
-    ...result.headers,
-  };
-  if (result.status === 204 || result.body === undefined) {
-    res.writeHead(result.status, headers);
-    res.end();
-  } else {
-    const payload = typeof result.body === 'string' ? result.body : JSON.stringify(result.body);
-    res.writeHead(result.status, {
-      'content-type': 'application/json',
-      'content-length': String(Buffer.byteLength(payload)),
-      ...headers,
-    });
-    res.end(payload);
-  }
+  // One headers object, in the order the answer has always had: the body's type and length, then
+  // the stand-in's, then the rate limit (not on an injected fault), then the route's own.
+  const payload =
+    result.status === 204 || result.body === undefined
+      ? undefined
+      : typeof result.body === 'string'
+        ? result.body
+        : JSON.stringify(result.body);
+  const headers: OutgoingHttpHeaders =
+    payload === undefined
+      ? {}
+      : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) };
+  headers.via = '1.1 google';
+  headers['x-stand-in'] = 'discord';
+  if (!fault) addRateLimitHeaders(headers, path);
+  if (result.headers) Object.assign(headers, result.headers);
+  res.writeHead(result.status, headers);
+  if (payload === undefined) res.end();
+  else res.end(payload);
   host.record(record, interaction);
 }
 

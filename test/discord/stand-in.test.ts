@@ -435,6 +435,82 @@ describe('Discord stand-in with an unmodified discord.js client', () => {
     await expect(si.waitForRequest((r) => r.path === '/nothing', 50)).rejects.toThrow(/Timed out/);
   });
 
+  it('forgets finished interactions: records, messages and requests go, the others stay', async () => {
+    const [guild] = makeGuilds(1);
+    const si = await start({ guilds: [guild!] });
+    const [done, kept] = si.sendCommands([
+      { guildId: guild!.id, name: 'up' },
+      { guildId: guild!.id, name: 'up' },
+    ]);
+    const post = (path: string, body: unknown) =>
+      fetch(`${si.restUrl}/v10${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    for (const h of [done!, kept!]) {
+      expect((await post(`/interactions/${h.id}/${h.token}/callback`, { type: 5 })).status).toBe(204);
+    }
+    const other = await fetch(`${si.restUrl}/v10/gateway`);
+    expect(other.status).toBe(200);
+    expect(si.requests).toHaveLength(3);
+
+    si.forget([done!.id, 'not-an-interaction']);
+    // Only the forgotten interaction's request left the list (the same array, compacted).
+    expect(si.requests.map((r) => r.path)).toEqual([
+      `/interactions/${kept!.id}/${kept!.token}/callback`,
+      '/gateway',
+    ]);
+    // Discord no longer knows it: its webhook and a new callback are refused; the other still works.
+    const edit = await fetch(
+      `${si.restUrl}/v10/webhooks/${si.applicationId}/${done!.token}/messages/@original`,
+      {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ content: 'late' }),
+      },
+    );
+    expect(edit.status).toBe(404);
+    const again = await post(`/interactions/${done!.id}/${done!.token}/callback`, { type: 5 });
+    expect(await again.json()).toEqual({ message: 'Unknown interaction', code: 10062 });
+    const keptEdit = await fetch(
+      `${si.restUrl}/v10/webhooks/${si.applicationId}/${kept!.token}/messages/@original`,
+      {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ content: 'ok' }),
+      },
+    );
+    expect(keptEdit.status).toBe(200);
+    expect(kept!.view().original?.content).toBe('ok');
+  });
+
+  it('reads a request target as a URL would: queries, percent escapes and dot segments', async () => {
+    const [guild] = makeGuilds(1);
+    const si = await start({ guilds: [guild!] });
+    // Raw HTTP/1.1, so the targets arrive as written (a client library would normalize them first).
+    const raw = async (target: string): Promise<string> => {
+      const socket = connect(Number(new URL(si.restUrl).port), '127.0.0.1');
+      await once(socket, 'connect');
+      socket.write(
+        `GET ${target} HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bot ${si.token}\r\nconnection: close\r\n\r\n`,
+      );
+      let text = '';
+      for await (const chunk of socket) text += String(chunk);
+      return text.slice(0, text.indexOf('\r\n'));
+    };
+    expect(await raw(`/api/v10/guilds/${guild!.id}?with_counts=true`)).toBe('HTTP/1.1 200 OK');
+    expect(await raw(`/api/v10/users/../guilds/${guild!.id}`)).toBe('HTTP/1.1 200 OK');
+    expect(await raw('/api/v10/users/%31%32')).toBe('HTTP/1.1 404 Not Found');
+    expect(await raw(`/api/v10/./gateway?`)).toBe('HTTP/1.1 200 OK');
+    expect(si.requests.map((r) => [r.path, r.query])).toEqual([
+      [`/guilds/${guild!.id}`, 'with_counts=true'],
+      [`/guilds/${guild!.id}`, ''],
+      ['/users/12', ''],
+      ['/gateway', ''],
+    ]);
+  });
+
   it('counts the connections opened to REST, used or not, and not the gateway', async () => {
     const [guild] = makeGuilds(1);
     const si = await start({ guilds: [guild!] });

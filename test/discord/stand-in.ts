@@ -374,6 +374,14 @@ export async function startDiscordStandIn(options: StandInOptions = {}): Promise
     sendCommand,
     sendCommands,
     sendButton,
+    forget: (ids) => {
+      const gone = store.forget(new Set(ids));
+      if (gone.length === 0) return;
+      const theirs = new Set(gone.flatMap((record) => record.requests));
+      let kept = 0;
+      for (const request of requests) if (!theirs.has(request)) requests[kept++] = request;
+      requests.length = kept;
+    },
     injectRestFault: (rule) => {
       faults.push({ rule, remaining: rule.times ?? 1 });
     },

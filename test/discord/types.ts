@@ -157,6 +157,12 @@ export interface DiscordStandIn {
   gatewayLog: GatewayLogEntry[];
   /** TCP connections opened to the REST API since the start (all but the gateway's), used or not. */
   restConnections(): number;
+  /**
+   * Lets go of finished interactions: their records, their messages and their requests (in
+   * `requests` too). A long benchmark calls it so that the stand-in's heap, and its collector's
+   * work, stay those of a short run. The stand-in then answers them as unknown interactions.
+   */
+  forget(interactionIds: readonly string[]): void;
   connectedShards(): number[];
   waitForShards(n: number, timeoutMs?: number): Promise<void>;
   disconnectShard(shardId: number, closeCode: number): void;
