@@ -442,12 +442,15 @@ describe('Discord stand-in with an unmodified discord.js client', () => {
       { guildId: guild!.id, name: 'up' },
       { guildId: guild!.id, name: 'up' },
     ]);
-    const post = (path: string, body: unknown) =>
+    const send = (method: string, path: string, body: unknown) =>
       fetch(`${si.restUrl}/v10${path}`, {
-        method: 'POST',
+        method,
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(body),
       });
+    const post = (path: string, body: unknown) => send('POST', path, body);
+    const editOriginal = (token: string, content: string) =>
+      send('PATCH', `/webhooks/${si.applicationId}/${token}/messages/@original`, { content });
     for (const h of [done!, kept!]) {
       expect((await post(`/interactions/${h.id}/${h.token}/callback`, { type: 5 })).status).toBe(204);
     }
@@ -462,26 +465,10 @@ describe('Discord stand-in with an unmodified discord.js client', () => {
       '/gateway',
     ]);
     // Discord no longer knows it: its webhook and a new callback are refused; the other still works.
-    const edit = await fetch(
-      `${si.restUrl}/v10/webhooks/${si.applicationId}/${done!.token}/messages/@original`,
-      {
-        method: 'PATCH',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ content: 'late' }),
-      },
-    );
-    expect(edit.status).toBe(404);
+    expect((await editOriginal(done!.token, 'late')).status).toBe(404);
     const again = await post(`/interactions/${done!.id}/${done!.token}/callback`, { type: 5 });
     expect(await again.json()).toEqual({ message: 'Unknown interaction', code: 10062 });
-    const keptEdit = await fetch(
-      `${si.restUrl}/v10/webhooks/${si.applicationId}/${kept!.token}/messages/@original`,
-      {
-        method: 'PATCH',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ content: 'ok' }),
-      },
-    );
-    expect(keptEdit.status).toBe(200);
+    expect((await editOriginal(kept!.token, 'ok')).status).toBe(200);
     expect(kept!.view().original?.content).toBe('ok');
   });
 
