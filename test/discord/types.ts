@@ -160,7 +160,8 @@ export interface DiscordStandIn {
   /**
    * Lets go of finished interactions: their records, their messages and their requests (in
    * `requests` too). A long benchmark calls it so that the stand-in's heap, and its collector's
-   * work, stay those of a short run. The stand-in then answers them as unknown interactions.
+   * work, stay those of a short run. The stand-in then answers them as unknown interactions, and a
+   * wait still pending on one of their handles ends with an error.
    */
   forget(interactionIds: readonly string[]): void;
   connectedShards(): number[];
