@@ -69,13 +69,14 @@ const ID_RUN = /\d{17,20}/g;
 const WEBHOOK_TOKEN = /\/webhooks\/:id\/[^/]+/;
 
 /**
- * A request target's path and query. `new URL` only for a path it would change (dot segments,
- * percent escapes, backslashes, a fragment): the rest, nearly every request, are split as they are.
+ * A request target's path and query. `new URL` only for a target it would change (dot segments,
+ * percent escapes or backslashes in the path, a fragment anywhere): the rest, nearly every
+ * request, are split as they are.
  */
 function splitTarget(target: string): { pathname: string; search: string } {
   const q = target.indexOf('?');
   const pathname = q < 0 ? target : target.slice(0, q);
-  if (pathname.startsWith('/') && !NEEDS_URL.test(pathname)) {
+  if (pathname.startsWith('/') && !NEEDS_URL.test(pathname) && !target.includes('#')) {
     return { pathname, search: q < 0 ? '' : target.slice(q + 1) };
   }
   const url = new URL(target, 'http://127.0.0.1');

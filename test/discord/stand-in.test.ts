@@ -489,12 +489,14 @@ describe('Discord stand-in with an unmodified discord.js client', () => {
     expect(await raw(`/api/v10/guilds/${guild!.id}?with_counts=true`)).toBe('HTTP/1.1 200 OK');
     expect(await raw(`/api/v10/users/../guilds/${guild!.id}`)).toBe('HTTP/1.1 200 OK');
     expect(await raw('/api/v10/users/%31%32')).toBe('HTTP/1.1 404 Not Found');
-    expect(await raw(`/api/v10/./gateway?`)).toBe('HTTP/1.1 200 OK');
+    expect(await raw('/api/v10/./gateway?')).toBe('HTTP/1.1 200 OK');
+    expect(await raw('/api/v10/gateway?v=1#frag')).toBe('HTTP/1.1 200 OK');
     expect(si.requests.map((r) => [r.path, r.query])).toEqual([
       [`/guilds/${guild!.id}`, 'with_counts=true'],
       [`/guilds/${guild!.id}`, ''],
       ['/users/12', ''],
       ['/gateway', ''],
+      ['/gateway', 'v=1'],
     ]);
   });
 
