@@ -75,7 +75,7 @@ export async function upEndToEndScenario(): Promise<ScenarioResult> {
       loop.enable();
       const { records, wallMs } = await run(total);
       loop.disable();
-      passes.push({ records, wallMs, first: summarize(firstTimes(records)) });
+      passes.push({ records, wallMs, first: summarize(timesOf(records, 'firstMs')) });
     }
     cpu = process.cpuUsage(cpuFrom);
     connections = (await rig.restConnections()) - connectionsBefore;
@@ -88,10 +88,10 @@ export async function upEndToEndScenario(): Promise<ScenarioResult> {
   const measuredUps = records.length;
   const passP99 = passes.map((p) => p.first.p99);
   const firstP99 = median(passP99);
-  const warmFirst = summarize(firstTimes(warmUp));
+  const warmFirst = summarize(timesOf(warmUp, 'firstMs'));
   const wallMs = passes.reduce((sum, p) => sum + p.wallMs, 0);
-  const first = summarize(firstTimes(records));
-  const final = summarize(records.flatMap((r) => (r.finalMs === undefined ? [] : [r.finalMs])));
+  const first = summarize(timesOf(records, 'firstMs'));
+  const final = summarize(timesOf(records, 'finalMs'));
   const outcomes: Record<string, number> = {};
   for (const r of records) outcomes[r.outcome] = (outcomes[r.outcome] ?? 0) + 1;
   const noDeferral = records.filter((r) => r.firstMs === undefined).length;
@@ -215,6 +215,7 @@ export async function upEndToEndScenario(): Promise<ScenarioResult> {
   };
 }
 
-function firstTimes(records: readonly UpRecord[]): number[] {
-  return records.flatMap((r) => (r.firstMs === undefined ? [] : [r.firstMs]));
+/** The times the records have (an up without a deferral or a final answer has none). */
+function timesOf(records: readonly UpRecord[], key: 'firstMs' | 'finalMs'): number[] {
+  return records.flatMap((r) => (r[key] === undefined ? [] : [r[key]]));
 }

@@ -58,13 +58,14 @@ serveRpc({
    * (records, messages, requests), so that its heap stays that of a short run over every pass.
    */
   timings(userIds: string[]): UpTimings[] {
+    const ids: string[] = [];
     const times = userIds.map((userId) => {
       const handle = handles.get(userId);
       if (!handle) throw new Error(`no interaction from user ${userId}`);
+      handles.delete(userId);
+      ids.push(handle.id);
       return upTimings(handle);
     });
-    const ids = userIds.map((userId) => handles.get(userId)?.id ?? '');
-    for (const userId of userIds) handles.delete(userId);
     running().forget(ids);
     return times;
   },
