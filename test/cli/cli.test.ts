@@ -2,43 +2,21 @@
  * The built `directory` binary against the emulator, as a child process: stdout, stderr and exit
  * codes. `npm test` builds before vitest runs; in a manual run, build first (npm run build).
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Emulator, IDS, startEmulator, TOKENS } from '../emulator/index.js';
+import { type Result, spawnResult } from './spawn.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const MAIN = join(ROOT, 'dist', 'src', 'cli', 'main.js');
 /** Longer than the 40 characters messages echo of a value. */
 const SECRET = 'zz-SECRET-cli-token-9f8e7d6c5b4a3210-abcdefabcdef';
 
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 let emu: Emulator;
 let cwd: string;
-
-function spawnResult(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }) {
-  return new Promise<Result>((resolve, reject) => {
-    const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 /** Runs the binary in a clean temp dir (no .env) with only the variables given. */
 function cli(args: string[], env: Record<string, string> = {}): Promise<Result> {

@@ -1,0 +1,56 @@
+/** A command run as a child process to its end: exit code, stdout and stderr, for the CLI tests. */
+import { spawn } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface SpawnOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /**
+   * Where the child's stdout goes: captured (default), a pipe whose reading end is closed before
+   * the child writes (`| head -c1` that has already exited), or an open file descriptor.
+   */
+  stdout?: 'pipe' | 'closed' | number;
+}
+
+export function spawnResult(command: string, args: string[], options: SpawnOptions): Promise<Result> {
+  const { stdout: target = 'pipe', ...rest } = options;
+  return new Promise<Result>((resolve, reject) => {
+    const child = spawn(command, args, {
+      ...rest,
+      stdio: ['ignore', typeof target === 'number' ? target : 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    if (target === 'closed') child.stdout?.destroy();
+    else {
+      child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+        stdout += chunk;
+      });
+    }
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** The built binary: `npm run build` first. */
+export const MAIN = join(ROOT, 'dist', 'src', 'cli', 'main.js');
+
+/** Runs the built binary with only the variables given (`cwd` should hold no .env). */
+export function runDirectory(
+  args: string[],
+  env: Record<string, string>,
+  options: Omit<SpawnOptions, 'env'>,
+): Promise<Result> {
+  return spawnResult(process.execPath, [MAIN, ...args], { ...options, env });
+}
