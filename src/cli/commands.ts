@@ -48,6 +48,8 @@ export interface Command {
   /** Client methods the command may call, for the token line of its help. */
   endpoints: readonly EndpointName[];
   notes?: readonly string[];
+  /** How messages name the command as typed, when the name alone is not it ('comments bot'). */
+  label?(args: readonly string[]): string;
   execute(ctx: CommandContext): Promise<CommandResult>;
 }
 
@@ -151,6 +153,7 @@ export const COMMANDS: readonly Command[] = [
     args: ['bot|server|profile', '<id>'],
     flags: [],
     endpoints: ['getBotComments', 'getServerComments', 'getProfileComments'],
+    label: (args) => `comments ${args[0] ?? ''}`.trimEnd(),
     async execute(ctx) {
       const target = arg(ctx, 0);
       const id = userId(arg(ctx, 1));

@@ -1,10 +1,10 @@
 /**
  * How the CLI ends: every failure becomes one exit code and one line on stderr.
  *   0 ok · 2 usage or configuration · 3 token refused · 4 not found · 5 rate limited
- *   6 directory unavailable · 7 answer unusable · 1 anything unexpected
+ *   6 directory unavailable · 7 answer unusable · 8 output not written · 1 anything unexpected
  */
 import { ConfigError } from '../config/env.js';
-import { isDirectoryError, RateLimitedError } from '../directory/errors.js';
+import { type DirectoryErrorCode, isDirectoryError, RateLimitedError } from '../directory/errors.js';
 
 export const EXIT = {
   ok: 0,
@@ -15,6 +15,7 @@ export const EXIT = {
   rateLimited: 5,
   unavailable: 6,
   invalidResponse: 7,
+  output: 8,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
@@ -30,11 +31,29 @@ export class UsageError extends Error {
   }
 }
 
+/** stdout or stderr refused a write: a full disk, or a pipe whose reader has gone (EPIPE). */
+export class OutputError extends Error {
+  /** The system error code, e.g. 'EPIPE' or 'ENOSPC', when there is one. */
+  readonly code: string | undefined;
+  constructor(cause: Error) {
+    super(`could not write the output: ${cause.message}`, { cause });
+    this.name = 'OutputError';
+    const code = 'code' in cause ? cause.code : undefined;
+    this.code = typeof code === 'string' ? code : undefined;
+  }
+}
+
 /** Configuration variables and the flags that set them, to name the flag in a configuration error. */
 export type FlagSources = ReadonlyMap<string, string>;
 
+/** What a failure is, for `--json` errors: a directory error's code, or one of the CLI's own. */
+export type FailureKind = DirectoryErrorCode | 'Usage' | 'Configuration' | 'Output' | 'Unexpected';
+
 export interface Failure {
   exitCode: ExitCode;
+  kind: FailureKind;
+  /** The HTTP status when the directory answered, else null. */
+  status: number | null;
   /** One line, without the `directory:` prefix. */
   message: string;
   /** Show a usage hint after the message. */
@@ -63,22 +82,39 @@ function configMessage(err: ConfigError, fromFlags: FlagSources): string {
   return `invalid configuration: ${problems.join('; ')}`;
 }
 
-/** Maps anything thrown while running a command to its exit code and message. */
-export function describeFailure(err: unknown, fromFlags: FlagSources = new Map()): Failure {
-  const plain = (exitCode: ExitCode, message: string): Failure => ({
+/**
+ * The client's messages name its method (`getBotComments`); the user typed a command. Every
+ * mention of the method becomes the command words, e.g. 'comments bot'.
+ */
+function namingCommand(text: string, method: string | undefined, label: string | undefined): string {
+  if (label === undefined || method === undefined || !/^\w+$/.test(method)) return text;
+  return text.replace(new RegExp(`\\b${method}\\b`, 'g'), `'${label}'`);
+}
+
+/**
+ * Maps anything thrown while running a command to its exit code and message. `label` is the
+ * command as typed (see Command.label), named instead of the client's method.
+ */
+export function describeFailure(err: unknown, fromFlags: FlagSources = new Map(), label?: string): Failure {
+  const failure = (exitCode: ExitCode, kind: FailureKind, message: string, status?: number): Failure => ({
     exitCode,
+    kind,
+    status: status ?? null,
     message: oneLine(message),
     usage: false,
     command: undefined,
   });
   if (err instanceof UsageError) {
-    return { exitCode: EXIT.usage, message: oneLine(err.message), usage: true, command: err.command };
+    return { ...failure(EXIT.usage, 'Usage', err.message), usage: true, command: err.command };
   }
-  if (err instanceof ConfigError) return plain(EXIT.usage, configMessage(err, fromFlags));
+  if (err instanceof ConfigError) return failure(EXIT.usage, 'Configuration', configMessage(err, fromFlags));
+  if (err instanceof OutputError) return failure(EXIT.output, 'Output', err.message);
   if (!isDirectoryError(err)) {
     const text = err instanceof Error ? err.message : String(err);
-    return plain(EXIT.unexpected, `unexpected error: ${text}`);
+    return failure(EXIT.unexpected, 'Unexpected', `unexpected error: ${text}`);
   }
+  const plain = (exitCode: ExitCode, message: string): Failure =>
+    failure(exitCode, err.code, namingCommand(message, err.method, label), err.status);
   switch (err.code) {
     case 'InvalidArgument':
       return plain(EXIT.usage, err.message);

@@ -1,6 +1,7 @@
 /**
  * Readable output: aligned `key: value` blocks, lists and comment listings. Text that comes from
- * the directory is cleaned of control characters so it cannot move the cursor or recolour a terminal.
+ * the directory has its controls escaped here already, so that columns are measured on what is
+ * shown; the printer escapes whatever a format leaves (output.ts).
  */
 import type {
   AttachedRef,
@@ -16,16 +17,21 @@ import type {
   TokenInfo,
   ValidateBotResult,
 } from '../directory/types.js';
+import { escapeControls } from './terminal.js';
 
 export type Value = string | number | boolean | null | undefined | readonly string[];
 export type Row = readonly [key: string, value: Value];
 
 const NONE = '-';
 
-/** Removes terminal control characters (keeps new lines and tabs as spaces). */
+/** Directory text for a value: CR LF and CR as new lines, tabs as spaces, other controls escaped. */
 export function clean(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping them is the point
-  return text.replace(/\r\n?/g, '\n').replace(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g, ' ');
+  return escapeControls(text.replace(/\r\n?/g, '\n').replace(/\t/g, ' '));
+}
+
+/** Directory text for a key, a cell or a heading: one line. */
+function inline(text: string): string {
+  return clean(text).replace(/\n/g, ' ');
 }
 
 function show(value: Exclude<Value, readonly string[]>): string {
@@ -41,9 +47,10 @@ function lines(value: Value): string[] {
 
 /** `key: value` lines with the values in one column; list and multi-line values continue under it. */
 export function keyValues(rows: readonly Row[]): string {
-  const width = Math.max(0, ...rows.map(([key]) => key.length + 1));
+  const shown = rows.map(([key, value]): Row => [inline(key), value]);
+  const width = Math.max(0, ...shown.map(([key]) => key.length + 1));
   const out: string[] = [];
-  for (const [key, value] of rows) {
+  for (const [key, value] of shown) {
     const [first = NONE, ...rest] = lines(value);
     out.push(`${`${key}:`.padEnd(width)} ${first}`.trimEnd());
     for (const line of rest) out.push(`${' '.repeat(width)} ${line}`.trimEnd());
@@ -53,7 +60,7 @@ export function keyValues(rows: readonly Row[]): string {
 
 /** Columns padded to the widest cell; the last column is not padded. */
 export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  const all = [header, ...rows];
+  const all = [header, ...rows].map((row) => row.map(inline));
   const widths = header.map((_, i) => Math.max(...all.map((row) => (row[i] ?? '').length)));
   const render = (row: readonly string[]): string =>
     row
@@ -162,7 +169,7 @@ export function formatComments(comments: readonly DirectoryComment[]): string {
   const out: string[] = [];
   for (const c of comments) {
     const when = iso(c.at) ?? 'unknown time';
-    out.push(`${VOTES[c.vote] ?? '· '} ${when}  ${c.userId}${c.isUpdated ? '  (edited)' : ''}`);
+    out.push(`${VOTES[c.vote] ?? '· '} ${when}  ${inline(c.userId)}${c.isUpdated ? '  (edited)' : ''}`);
     for (const line of clean(c.text).split('\n')) out.push(`    ${line}`.trimEnd());
   }
   return `${out.join('\n')}\n`;

@@ -15,6 +15,7 @@ export const EXIT_CODES_HELP = [
   '5 rate limited',
   '6 directory unavailable (5xx, network, timeout)',
   '7 unusable answer from the directory',
+  '8 the output could not be written (full disk; silent for a closed pipe)',
 ];
 
 const HELP_WIDTH = 100;

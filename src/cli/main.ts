@@ -3,11 +3,10 @@
 import { readEnvironment } from '../config/env.js';
 import { run } from './run.js';
 
-// A closed pipe (`directory bots 1 | head -1`) is not an error worth a stack trace.
+// run() learns of a failed write through the write's callback and says so once (see output.ts);
+// the stream's 'error' event would otherwise end the process with a stack trace.
 for (const stream of [process.stdout, process.stderr]) {
-  stream.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code !== 'EPIPE') throw err;
-  });
+  stream.on('error', () => undefined);
 }
 
 process.exitCode = await run(process.argv.slice(2), {

@@ -1,11 +1,12 @@
 /**
  * The whole command line as one function, for main.ts and for tests: parse, configure, call the
- * client, print, and turn every failure into an exit code and one line on stderr.
+ * client, print, and turn every failure into an exit code and one line on stderr (one JSON object
+ * with --json).
  */
 import { type Environment, loadConfig } from '../config/env.js';
 import { DirectoryClient } from '../directory/client.js';
 import { COMMANDS, type Command, findCommand, GROUPS, subcommandsOf } from './commands.js';
-import { describeFailure, EXIT, UsageError } from './errors.js';
+import { describeFailure, EXIT, type Failure, OutputError, UsageError } from './errors.js';
 import {
   findPositionals,
   GLOBAL_FLAGS,
@@ -16,10 +17,7 @@ import {
 } from './flags.js';
 import { toJson } from './format.js';
 import { commandHelp, globalHelp, groupHelp, packageVersion, usageLine } from './help.js';
-
-export interface Output {
-  write(text: string): unknown;
-}
+import { ECHO_LENGTH, type Output, type Printer, printer } from './output.js';
 
 export interface CliIo {
   stdout: Output;
@@ -27,29 +25,6 @@ export interface CliIo {
   /** The environment the configuration is read from (main.ts passes readEnvironment()). */
   env: Environment;
   now?: () => number;
-}
-
-const REDACTED = '[REDACTED]';
-
-/** Messages that echo a value cut it to this many characters (refs.ts, env.ts and here). */
-const ECHO_LENGTH = 40;
-
-/**
- * Writes through `output` with every secret replaced: as given, JSON-escaped, and cut the way
- * messages echo a long value (a token typed where a command or a token kind was expected).
- */
-function scrubbing(output: Output, secrets: ReadonlySet<string>): Output {
-  return {
-    write(text: string) {
-      let out = text;
-      const forms = [...secrets]
-        .filter((s) => s.length >= 4)
-        .flatMap((s) => [s, JSON.stringify(s).slice(1, -1), s.slice(0, ECHO_LENGTH)])
-        .sort((a, b) => b.length - a.length);
-      for (const secret of forms) out = out.split(secret).join(REDACTED);
-      return output.write(out);
-    },
-  };
 }
 
 /** Token values given on the command line, collected before anything can fail. */
@@ -149,49 +124,73 @@ function overlay(
   return { env: merged, fromFlags };
 }
 
+/** `--json` before any `--`: looked for before the flags are parsed, so a usage error is JSON too. */
+function wantsJson(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
+}
+
+/** One line on stderr, then a usage hint for a usage error; with --json one object, no hint. */
+function report(failure: Failure, json: boolean): string {
+  if (json) {
+    const { kind, status, message } = failure;
+    return `${JSON.stringify({ error: { kind, status, message } })}\n`;
+  }
+  const lines = [`directory: ${failure.message}`];
+  if (failure.usage) {
+    const command = failure.command === undefined ? undefined : findCommand(failure.command);
+    if (command !== undefined) {
+      lines.push(`usage: ${usageLine(command)}`, `run 'directory ${command.name} --help' for details`);
+    } else if (failure.command !== undefined) {
+      lines.push(`run 'directory ${failure.command} --help' for its subcommands`);
+    } else {
+      const names = [...new Set(COMMANDS.map((c) => c.name.split(' ')[0]))].join(', ');
+      lines.push(`commands: ${names}`, "run 'directory --help' for details");
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
 export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   const secrets = new Set<string>(tokensIn(argv));
   const envToken = io.env.DIRECTORY_TOKEN?.trim();
   if (envToken) secrets.add(envToken);
-  const stdout = scrubbing(io.stdout, secrets);
-  const stderr = scrubbing(io.stderr, secrets);
+  const stdout: Printer = printer(io.stdout, secrets);
+  const stderr: Printer = printer(io.stderr, secrets);
   const now = io.now ?? Date.now;
+  let json = wantsJson(argv);
   let fromFlags = new Map<string, string>();
+  let label: string | undefined;
   let client: DirectoryClient | undefined;
   try {
     const located = locate(argv);
     if ('help' in located) {
-      stdout.write(located.help);
+      await stdout(located.help);
       return EXIT.ok;
     }
     const { command, rest } = located;
     const { values, positionals } = parseFlags(rest, [...GLOBAL_FLAGS, ...command.flags], command.name);
+    json = values.json === true;
     if (values.version === true) {
-      stdout.write(`${packageVersion()}\n`);
+      await stdout(`${packageVersion()}\n`);
       return EXIT.ok;
     }
     checkPositionals(command, positionals);
+    label = command.label?.(positionals) ?? command.name;
     const layered = overlay(io.env, values);
     fromFlags = layered.fromFlags;
     const config = loadConfig(layered.env).directory;
     if (config.token) secrets.add(config.token);
     client = new DirectoryClient(config);
     const result = await command.execute({ client, values, args: positionals, now });
-    stdout.write(values.json === true ? toJson(result.data) : result.text);
+    await stdout(json ? toJson(result.data) : result.text);
     return EXIT.ok;
   } catch (err) {
-    const failure = describeFailure(err, fromFlags);
-    stderr.write(`directory: ${failure.message}\n`);
-    if (failure.usage) {
-      const command = failure.command === undefined ? undefined : findCommand(failure.command);
-      if (command !== undefined) {
-        stderr.write(`usage: ${usageLine(command)}\nrun 'directory ${command.name} --help' for details\n`);
-      } else if (failure.command !== undefined) {
-        stderr.write(`run 'directory ${failure.command} --help' for its subcommands\n`);
-      } else {
-        const names = [...new Set(COMMANDS.map((c) => c.name.split(' ')[0]))].join(', ');
-        stderr.write(`commands: ${names}\nrun 'directory --help' for details\n`);
-      }
+    const failure = describeFailure(err, fromFlags, label);
+    // A reader that has gone (`| head -1`) wants nothing more: silence, as Unix tools keep.
+    if (!(err instanceof OutputError && err.code === 'EPIPE')) {
+      // When stderr cannot be written either, the exit code is all that is left to say it.
+      await stderr(report(failure, json)).catch(() => undefined);
     }
     return failure.exitCode;
   } finally {

@@ -104,7 +104,11 @@ describe('look-ups', () => {
 
   it('exits 4 with the directory message when nothing is found, stdout empty even with --json', async () => {
     const r = await cli(['bot', '123456789012345678', '--json']);
-    expect(r).toEqual({ code: 4, stdout: '', stderr: 'directory: Bot not found\n' });
+    expect(r).toEqual({
+      code: 4,
+      stdout: '',
+      stderr: '{"error":{"kind":"NotFound","status":404,"message":"Bot not found"}}\n',
+    });
   });
 
   it('lists comments with votes and ISO times, and a developer’s bots', async () => {
@@ -182,7 +186,7 @@ describe('usage errors (exit 2, nothing sent)', () => {
   it('reports a v2-only method in v1 and a missing token', async () => {
     const v1 = await cli(['token', '--api-version', 'v1'], bot);
     expect(v1.code).toBe(2);
-    expect(v1.stderr).toContain('checkToken exists only in API v2');
+    expect(v1.stderr).toContain("'token' exists only in API v2");
     const noToken = await cli(['bots', IDS.serviceBotOwner]);
     expect(noToken.code).toBe(2);
     expect(noToken.stderr).toContain('needs a directory token (DIRECTORY_TOKEN)');
@@ -203,7 +207,7 @@ describe('tokens', () => {
       bot,
     );
     expect(r.code).toBe(3);
-    expect(r.stderr).toContain('postBotStats does not accept a Profile token; it accepts: Bot');
+    expect(r.stderr).toContain("'stats' does not accept a Profile token; it accepts: Bot");
     expect(emu.requests).toHaveLength(0);
   });
 
@@ -344,7 +348,7 @@ describe('short links (Profile token)', () => {
   it('refuses the Bot kind for links without a request', async () => {
     const r = await cli(['links', 'list'], bot);
     expect(r.code).toBe(3);
-    expect(r.stderr).toContain('getLinks does not accept a Bot token; it accepts: Profile');
+    expect(r.stderr).toContain("'links list' does not accept a Bot token; it accepts: Profile");
     expect(emu.requests).toHaveLength(0);
   });
 });
@@ -378,7 +382,9 @@ describe('the directory failing', () => {
     const drifted = await cli(['bot', 'kerdoku', '--json']);
     expect(drifted.code).toBe(7);
     expect(drifted.stdout).toBe('');
-    expect(drifted.stderr).toMatch(/^directory: the directory's answer to getBot does not fit/);
+    const { error } = JSON.parse(drifted.stderr) as { error: Record<string, unknown> };
+    expect(error).toMatchObject({ kind: 'InvalidResponse', status: 200 });
+    expect(error.message).toMatch(/^the directory's answer to 'bot' does not fit/);
   });
 });
 
@@ -389,7 +395,7 @@ describe('timeouts and refusals', () => {
     const r = await cli(['bot', 'kerdoku', '--timeout', '300', '--retries', '0']);
     expect(r.code).toBe(6);
     expect(r.stderr).toBe(
-      'directory: the directory is unavailable: the directory did not answer getBot in time\n',
+      "directory: the directory is unavailable: the directory did not answer 'bot' in time\n",
     );
     expect(Date.now() - started).toBeLessThan(4_000);
   });

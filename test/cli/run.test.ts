@@ -21,8 +21,9 @@ import { type Emulator, startEmulator, TOKENS } from '../emulator/index.js';
 function capture() {
   let text = '';
   return {
-    write(chunk: string) {
+    write(chunk: string, done: () => void) {
       text += chunk;
+      done();
       return true;
     },
     get text() {
@@ -91,8 +92,8 @@ describe('formats', () => {
     expect(table(['a', 'bb'], [['ccc', 'd']])).toBe('a    bb\nccc  d\n');
   });
 
-  it('removes terminal control characters from directory text', () => {
-    expect(clean('red\u001b[31m\u0007 bell\r\nnext')).toBe('red [31m  bell\nnext');
+  it('escapes terminal control characters in directory text', () => {
+    expect(clean('red\u001b[31m\u0007 bell\r\nnext\ttab')).toBe('red\\u001b[31m\\u0007 bell\nnext tab');
   });
 
   it('says how long until the next up', () => {

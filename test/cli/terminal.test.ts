@@ -1,0 +1,82 @@
+/** The escaping every CLI write goes through, and run() when a write fails, in process. */
+import { describe, expect, it } from 'vitest';
+import { run } from '../../src/cli/run.js';
+import { escapeControls } from '../../src/cli/terminal.js';
+
+/** The class, as ranges of code points written out apart from the code under test. */
+const UNSAFE_RANGES: readonly (readonly [number, number])[] = [
+  [0x00, 0x08],
+  [0x0b, 0x1f],
+  [0x7f, 0x9f],
+  [0x061c, 0x061c],
+  [0x200e, 0x200f],
+  [0x2028, 0x202e],
+  [0x2066, 0x2069],
+];
+
+const unsafe = (code: number): boolean => UNSAFE_RANGES.some(([from, to]) => code >= from && code <= to);
+
+describe('escapeControls', () => {
+  it('escapes exactly the unsafe code points of the BMP, as \\uXXXX', () => {
+    const wrong: string[] = [];
+    for (let code = 0; code <= 0xffff; code++) {
+      if (code >= 0xd800 && code <= 0xdfff) continue;
+      const char = String.fromCharCode(code);
+      const expected = unsafe(code) ? `\\u${code.toString(16).padStart(4, '0')}` : char;
+      if (escapeControls(char) !== expected) wrong.push(code.toString(16));
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('keeps new lines, tabs and astral characters, and is idempotent', () => {
+    const text = 'a\nb\tc 👍 \u001b[2J';
+    expect(escapeControls(text)).toBe('a\nb\tc 👍 \\u001b[2J');
+    expect(escapeControls(escapeControls(text))).toBe(escapeControls(text));
+  });
+
+  it('leaves JSON parsing back to the original text', () => {
+    let all = '';
+    for (const [from, to] of UNSAFE_RANGES) {
+      for (let code = from; code <= to; code++) all += String.fromCharCode(code);
+    }
+    const value = { [all]: [`${all}\\"\n`] };
+    expect(JSON.parse(escapeControls(JSON.stringify(value, null, 2)))).toEqual(value);
+  });
+});
+
+describe('run() when the output cannot be written', () => {
+  function failing(code: string) {
+    return {
+      write(_text: string, done: (error?: Error | null) => void) {
+        done(Object.assign(new Error(`${code}: it failed, write`), { code }));
+        return false;
+      },
+    };
+  }
+  function capture() {
+    const chunks: string[] = [];
+    return {
+      chunks,
+      write(text: string, done: (error?: Error | null) => void) {
+        chunks.push(text);
+        done();
+        return true;
+      },
+    };
+  }
+
+  it('exits 8 and says so on stderr, or nothing for a closed pipe', async () => {
+    const stderr = capture();
+    expect(await run(['--help'], { stdout: failing('ENOSPC'), stderr, env: {} })).toBe(8);
+    expect(stderr.chunks).toEqual(['directory: could not write the output: ENOSPC: it failed, write\n']);
+    const quiet = capture();
+    expect(await run(['--version'], { stdout: failing('EPIPE'), stderr: quiet, env: {} })).toBe(8);
+    expect(quiet.chunks).toEqual([]);
+  });
+
+  it('keeps the exit code when stderr cannot be written either', async () => {
+    expect(await run(['frobnicate'], { stdout: failing('EPIPE'), stderr: failing('EPIPE'), env: {} })).toBe(
+      2,
+    );
+  });
+});
