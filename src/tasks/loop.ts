@@ -6,7 +6,7 @@
  * the parts that are easy to get subtly wrong and must be the same everywhere: a timer that never
  * keeps the process alive nor fires after stop(), a request that cannot hang the task for good,
  * a stop that ends within stopTimeoutMs plus a short grace whatever the request does, a hook that
- * cannot break the task.
+ * cannot break the task, and a directory that cannot make the task wait a day.
  */
 import type { Logger } from '../log/logger.js';
 import { type Failure, failureOf } from './failure.js';
@@ -269,10 +269,20 @@ export class TaskLoop {
     this.#onStopped(unanswered);
   }
 
-  /** The wait a 429 asks for, or undefined when it names none. */
-  retryAfter(failure: Failure): number | undefined {
+  /**
+   * The wait a 429 asks for, or undefined when it names none. A directory may ask for a day
+   * (`Retry-After: 86400`), by mistake or to shut a token out; a background task waits `capMs` at
+   * most and tries again, and says so in one warn line naming both waits.
+   */
+  retryAfter(failure: Failure, capMs: number): number | undefined {
     const asked = failure.retryAfterMs;
-    return asked !== undefined && Number.isFinite(asked) && asked >= 0 ? asked : undefined;
+    if (asked === undefined || !Number.isFinite(asked) || asked < 0) return undefined;
+    if (asked <= capMs) return asked;
+    this.#log.warn(
+      { retryAfterMs: asked, capMs, status: failure.status },
+      `the directory asked the ${this.#name} to wait ${asked} ms; it waits ${capMs} ms, the most it accepts`,
+    );
+    return capMs;
   }
 
   /** Calls a hook of the task's owner; one that throws is logged: broken metrics must not stop the task. */

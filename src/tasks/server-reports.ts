@@ -7,7 +7,9 @@
  * of each guild is kept: a join and a leave that both wait are worth one request, not two.
  * A failed report waits with bounded exponential backoff and is given up after a few attempts;
  * failures that the same request would meet again (token, permissions, malformed body) are logged
- * for the operator and not repeated. A 429 blocks the route for every guild for as long as it asks.
+ * for the operator and not repeated. A 429 blocks the route for every guild for as long as it asks,
+ * but never longer than the backoff's cap (5 min): a `Retry-After` of a day must not hold every
+ * join and leave for a day.
  *
  * Timers, cancellation and the bounded stop are the TaskLoop's (loop.ts).
  */
@@ -32,7 +34,7 @@ export interface ServerReporterOptions extends TaskOptions {
   directory: Pick<DirectoryClient, 'postServer'>;
   /** Attempts per guild state, the first included. Default 6. */
   maxAttempts?: number;
-  /** Exponential backoff between attempts. Default 5 s doubling up to 5 min. */
+  /** Exponential backoff between attempts; capMs also bounds the wait a 429 asks for. Default 5 s doubling up to 5 min. */
   backoff?: Backoff;
   /** Metrics hook: one call per attempt's outcome and per report dropped at stop. One that throws is logged. */
   onResult?: (result: ReportResult) => void;
@@ -305,7 +307,7 @@ export class ServerReporter {
     const now = this.#now();
     let retryInMs = backoffDelay(attempt, this.#backoff, this.#random);
     if (failure.code === 'RateLimited') {
-      retryInMs = this.#loop.retryAfter(failure) ?? retryInMs;
+      retryInMs = this.#loop.retryAfter(failure, this.#backoff.capMs) ?? retryInMs;
       this.#pausedUntil = Math.max(this.#pausedUntil, now + retryInMs);
     }
     this.#pending.set(guildId, { ...entry, attempts: attempt, readyAt: now + retryInMs });

@@ -12,7 +12,7 @@
  *   error line and the next interval tries again;
  * - posting every few seconds: the directory asks for 15 min between posts and may restrict a
  *   token for good. checkInterval() guards the setting, and retries inside one tick stay few and
- *   short.
+ *   short. A 429 is waited as told, but two intervals at most: it skips one post at most.
  *
  * Timers, cancellation and the bounded stop are the TaskLoop's (loop.ts); the snapshot checks are
  * pure (stats-snapshot.ts).
@@ -100,6 +100,11 @@ export const DEFAULT_RETRY: Readonly<StatsRetry> = { attempts: 3, baseMs: 2_000,
 export const DEFAULT_START_DELAY_MS = 1_000;
 export const DEFAULT_SNAPSHOT_TIMEOUT_MS = 30_000;
 export const DEFAULT_ATTEMPT_TIMEOUT_MS = 120_000;
+/**
+ * The longest Retry-After the poster waits, in intervals: a 429 may push the next post back by one
+ * interval (one post skipped), not by a day.
+ */
+const RETRY_AFTER_CAP_INTERVALS = 2;
 
 /**
  * Failures that the same request would meet again: someone has to change the token, its kind or
@@ -373,7 +378,9 @@ export class StatsPoster {
         return { outcome: OUTCOME_OF[failure.code] ?? 'failed', ...result };
       }
       if (failure.code === 'RateLimited') {
-        const waitMs = this.#loop.retryAfter(failure) ?? backoffDelay(attempt, this.#retry, this.#random);
+        const cap = Math.min(RETRY_AFTER_CAP_INTERVALS * this.#intervalMs, MAX_TIMER_MS);
+        const waitMs =
+          this.#loop.retryAfter(failure, cap) ?? backoffDelay(attempt, this.#retry, this.#random);
         if (attempt < attempts && waitMs <= capMs) {
           this.#log.warn({ ...fields, retryInMs: waitMs }, 'stats post rate limited; retrying');
           if (await this.#loop.sleep(waitMs)) continue;

@@ -301,14 +301,17 @@ describe('ServerReporter', () => {
     await reporter.idle();
   });
 
-  it('waits retryAfterMs after RateLimited, for every guild', async () => {
+  it.each([
+    ['as asked', 7_000, 7_000],
+    ['but 5 min (the backoff cap) at most when asked for a day', 86_400_000, 300_000],
+  ])('waits retryAfterMs after RateLimited, for every guild: %s', async (_case, askedMs, waitMs) => {
     const { calls, reporter, lines } = setup();
     reporter.report(join(GUILD_A));
     reporter.report(join(GUILD_B));
-    calls[0]!.reject(new RateLimitedError('Too many requests', { status: 429, retryAfterMs: 7_000 }));
+    calls[0]!.reject(new RateLimitedError('Too many requests', { status: 429, retryAfterMs: askedMs }));
     await flush();
     // The route is blocked: B must not go either.
-    await vi.advanceTimersByTimeAsync(6_999);
+    await vi.advanceTimersByTimeAsync(waitMs - 1);
     expect(calls).toHaveLength(1);
     await vi.advanceTimersByTimeAsync(1);
     expect(calls).toHaveLength(2);
@@ -325,8 +328,12 @@ describe('ServerReporter', () => {
       guildId: GUILD_A,
       attempt: 1,
       status: 429,
-      retryInMs: 7_000,
+      retryInMs: waitMs,
     });
+    // A wait cut short is said once, with both waits.
+    const cut = lines.filter((l) => l.capMs !== undefined);
+    const expected = { level: LEVEL.warn, retryAfterMs: askedMs, capMs: waitMs };
+    expect(cut).toEqual(askedMs > waitMs ? [expect.objectContaining(expected)] : []);
   });
 
   it('backs off after RateLimited without retryAfterMs', async () => {

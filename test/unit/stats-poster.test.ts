@@ -512,6 +512,27 @@ describe('StatsPoster', () => {
     await poster.stop();
   });
 
+  it('a 429 asking for a day waits two intervals at most (one post skipped), and says so', async () => {
+    const DAY = 24 * 60 * MIN;
+    const { calls, poster, lines } = setup((n, call) =>
+      n === 0
+        ? call.reject(new RateLimitedError('Too many requests', { status: 429, retryAfterMs: DAY }))
+        : call.resolve(),
+    );
+    poster.start();
+    await vi.advanceTimersByTimeAsync(FIRST_POST_AT);
+    expect(calls).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(2 * INTERVAL - 1);
+    expect(calls).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(calls).toHaveLength(2);
+    expect(calls[1]!.at - calls[0]!.at).toBe(2 * INTERVAL);
+    const capped = lines.filter((l) => l.retryAfterMs === DAY);
+    expect(capped).toEqual([expect.objectContaining({ level: LEVEL.warn, capMs: 2 * INTERVAL })]);
+    expect(lines.find((l) => l.code === 'RateLimited')).toMatchObject({ retryInMs: 2 * INTERVAL });
+    await poster.stop();
+  });
+
   it('5xx: retries with capped exponential backoff inside the tick, then waits for the next interval', async () => {
     const { calls, poster, lines, outcomes } = setup((n, call) =>
       n < 3
