@@ -38,7 +38,7 @@ export interface BotOptions {
   /** Where ups in flight are journaled; default: a file in DATA_DIR. */
   journal?: UpJournal;
   /** Overrides for the poster (tests shorten its delays). */
-  stats?: Partial<Omit<StatsPosterOptions, 'directory' | 'logger' | 'snapshot'>>;
+  stats?: Partial<Omit<StatsPosterOptions, 'directory' | 'logger' | 'snapshot' | 'onOutcome'>>;
 }
 
 export interface BotApp {
@@ -143,8 +143,8 @@ export function createBot(options: BotOptions): BotApp {
     directory,
     logger,
     stopTimeoutMs: 1_500,
+    onResult: metrics?.serverReport,
   });
-  if (metrics) reporter.onResult = metrics.serverReport;
   const poster =
     options.postStats === false
       ? undefined
@@ -156,8 +156,8 @@ export function createBot(options: BotOptions): BotApp {
           firstDelayMs: config.stats.firstDelayMs,
           stopTimeoutMs: 1_500,
           ...options.stats,
+          onOutcome: metrics ? (outcome) => metrics.statsPost(outcome) : undefined,
         });
-  if (poster && metrics) poster.onOutcome = (outcome) => metrics.statsPost(outcome);
   metrics?.setDiscordSource(() => ({ guilds: client.guilds.cache.size, shards: shardStates(client) }));
 
   // Each interaction's packet, as soon as its shard has read it, before discord.js builds it.

@@ -112,9 +112,9 @@ const poster = config.directory.token
       intervalMs: config.stats.intervalMs,
       firstDelayMs: config.stats.firstDelayMs,
       stopTimeoutMs: 1_500,
+      onOutcome: (outcome) => metrics.statsPost(outcome),
     })
   : undefined;
-if (poster) poster.onOutcome = (outcome) => metrics.statsPost(outcome);
 metrics.setDiscordSource(() => ({
   guilds: last.shards.reduce((n, s) => n + s.guilds, 0),
   shards: last.shards,

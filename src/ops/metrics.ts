@@ -4,7 +4,7 @@
  *
  * The adapters are plain closures that never throw: hand them straight to the hooks, e.g.
  * `onRequest: metrics.directoryRequest`, `limiter.onGrant = metrics.rateLimitGrant`,
- * `onHandled: metrics.interaction`, `reporter.onResult = metrics.serverReport`.
+ * `onHandled: metrics.interaction`, `onResult: metrics.serverReport`.
  * Guild and shard gauges are read at scrape time from the source given to `setDiscordSource`.
  *
  * Label values stay bounded: routes are path templates (`POST /server`, not the guild's ID),

@@ -25,3 +25,8 @@ export function failureOf(err: unknown): Failure {
     retryAfterMs: undefined,
   };
 }
+
+/** A failure as the fields of a log line. */
+export function failureFields(failure: Failure): { code: string; status: number | undefined; error: string } {
+  return { code: failure.code, status: failure.status, error: failure.message };
+}

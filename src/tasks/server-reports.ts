@@ -7,12 +7,17 @@
  * of each guild is kept: a join and a leave that both wait are worth one request, not two.
  * A failed report waits with bounded exponential backoff and is given up after a few attempts;
  * failures that the same request would meet again (token, permissions, malformed body) are logged
- * for the operator and not repeated.
+ * for the operator and not repeated. A 429 blocks the route for every guild for as long as it asks,
+ * but never longer than the backoff's cap (5 min): a `Retry-After` of a day must not hold every
+ * join and leave for a day.
+ *
+ * Timers, cancellation and the bounded stop are the TaskLoop's (loop.ts).
  */
 import type { DirectoryClient } from '../directory/client.js';
 import type { ServerStatistics, ServerUpdate, ServerUpResult } from '../directory/types.js';
 import type { Logger } from '../log/logger.js';
-import { failureOf } from './failure.js';
+import { failureFields, failureOf } from './failure.js';
+import { type Backoff, backoffDelay, DEFAULT_STOP_TIMEOUT_MS, TaskLoop, type TaskOptions } from './loop.js';
 
 export interface GuildReport extends ServerStatistics {
   guildId: string;
@@ -25,23 +30,14 @@ export interface GuildReport extends ServerStatistics {
   channelName: string;
 }
 
-export interface ServerReporterOptions {
+export interface ServerReporterOptions extends TaskOptions {
   directory: Pick<DirectoryClient, 'postServer'>;
-  logger: Logger;
   /** Attempts per guild state, the first included. Default 6. */
   maxAttempts?: number;
-  /** Exponential backoff between attempts. Default 5 s doubling up to 5 min. */
-  backoff?: { baseMs: number; capMs: number };
-  random?: () => number;
-  now?: () => number;
-  /** Default: setTimeout, unref'd so a pending retry never keeps the process alive. */
-  setTimer?: (fn: () => void, ms: number) => Timer;
-  /** How long stop() waits for the request in flight before cancelling it. Default 5 s. */
-  stopTimeoutMs?: number;
-}
-
-export interface Timer {
-  clear(): void;
+  /** Exponential backoff between attempts; capMs also bounds the wait a 429 asks for. Default 5 s doubling up to 5 min. */
+  backoff?: Backoff;
+  /** Metrics hook: one call per attempt's outcome and per report dropped at stop. One that throws is logged. */
+  onResult?: (result: ReportResult) => void;
 }
 
 export type ReportOutcome = 'sent' | 'retry' | 'dropped';
@@ -55,9 +51,6 @@ export interface ReportResult {
 
 export const DEFAULT_MAX_ATTEMPTS = 6;
 export const DEFAULT_BACKOFF = { baseMs: 5_000, capMs: 300_000 } as const;
-export const DEFAULT_STOP_TIMEOUT_MS = 5_000;
-/** After cancelling, how long stop() still gives the client to let go of the request. */
-const ABORT_GRACE_MS = 1_000;
 /** At most this many guild IDs in the stop line; the count is always complete. */
 const LOGGED_IDS = 20;
 
@@ -72,16 +65,6 @@ const OPERATOR_HINTS: Readonly<Record<string, string>> = {
   InvalidArgument: 'the report is malformed; nothing was sent',
   BadRequest: 'the directory rejected the body of the report',
 };
-
-/** Equal jitter: reports that failed together spread out, yet none returns before half its step. */
-export function backoffDelay(
-  failures: number,
-  backoff: { baseMs: number; capMs: number },
-  random: () => number,
-): number {
-  const step = Math.min(backoff.capMs, backoff.baseMs * 2 ** Math.max(0, failures - 1));
-  return Math.round(step / 2 + random() * (step / 2));
-}
 
 export function toServerUpdate(report: GuildReport): ServerUpdate {
   const update: ServerUpdate = {
@@ -108,12 +91,6 @@ function isGuildReport(value: unknown): value is GuildReport {
   return typeof guildId === 'string' && guildId.length > 0 && typeof botPresent === 'boolean';
 }
 
-function defaultSetTimer(fn: () => void, ms: number): Timer {
-  const handle = setTimeout(fn, ms);
-  handle.unref();
-  return { clear: () => clearTimeout(handle) };
-}
-
 interface Pending {
   report: GuildReport;
   /** Failed attempts of this state so far. */
@@ -122,36 +99,20 @@ interface Pending {
   readyAt: number;
 }
 
-interface Flight {
-  entry: Pending;
-  controller: AbortController;
-  /** Settles (never rejects) once the answer has been handled. */
-  done: Promise<void>;
-}
-
-type State = 'running' | 'stopping' | 'stopped';
-
 export class ServerReporter {
-  /** Metrics hook: one call per attempt's outcome and per report dropped at stop. */
-  onResult?: (r: ReportResult) => void;
-
   readonly #directory: Pick<DirectoryClient, 'postServer'>;
   readonly #log: Logger;
+  readonly #loop: TaskLoop;
+  readonly #onResult: ServerReporterOptions['onResult'];
   readonly #maxAttempts: number;
-  readonly #backoff: { baseMs: number; capMs: number };
+  readonly #backoff: Backoff;
   readonly #random: () => number;
   readonly #now: () => number;
-  readonly #setTimer: (fn: () => void, ms: number) => Timer;
-  readonly #stopTimeoutMs: number;
 
   /** Map order is the send order; a coalesced state keeps its guild's place. */
   readonly #pending = new Map<string, Pending>();
-  #flight: Flight | undefined;
-  #wake: { timer: Timer; at: number } | undefined;
   /** After a 429 the whole route is blocked, not just the guild that met it. */
   #pausedUntil = 0;
-  #state: State = 'running';
-  #stopping: Promise<void> | undefined;
   #idleWaiters: Array<() => void> = [];
 
   constructor(options: ServerReporterOptions) {
@@ -165,17 +126,19 @@ export class ServerReporter {
     }
     this.#directory = options.directory;
     this.#log = options.logger.child({ task: 'server-reports' });
+    this.#onResult = options.onResult;
     this.#maxAttempts = maxAttempts;
     this.#backoff = { baseMs: backoff.baseMs, capMs: backoff.capMs };
     this.#random = options.random ?? Math.random;
     this.#now = options.now ?? Date.now;
-    this.#setTimer = options.setTimer ?? defaultSetTimer;
-    this.#stopTimeoutMs = options.stopTimeoutMs ?? DEFAULT_STOP_TIMEOUT_MS;
-  }
-
-  /** Guilds waiting to be sent, including those waiting for a retry (not the one in flight). */
-  get pending(): number {
-    return this.#pending.size;
+    this.#loop = new TaskLoop({
+      name: 'server reporter',
+      logger: this.#log,
+      setTimer: options.setTimer,
+      stopTimeoutMs: options.stopTimeoutMs ?? DEFAULT_STOP_TIMEOUT_MS,
+      onStopped: (unanswered) => this.#stopped(unanswered),
+    });
+    this.#loop.start();
   }
 
   /** Queues the guild's newest state. Called from gateway listeners, so it never throws. */
@@ -183,7 +146,7 @@ export class ServerReporter {
     try {
       this.#enqueue(report);
     } catch (err) {
-      this.#internalError(err, 'report');
+      this.#loop.internalError(err, 'report');
     }
   }
 
@@ -195,12 +158,11 @@ export class ServerReporter {
 
   /** Stops accepting reports, lets the request in flight finish (bounded), drops the rest. */
   stop(): Promise<void> {
-    this.#stopping ??= this.#shutdown().catch((err: unknown) => this.#internalError(err, 'stop'));
-    return this.#stopping;
+    return this.#loop.stop();
   }
 
   #enqueue(report: GuildReport): void {
-    if (this.#state !== 'running') {
+    if (this.#loop.state !== 'running') {
       const guildId = isGuildReport(report) ? report.guildId : undefined;
       this.#log.debug({ guildId }, 'server reporter is stopped; report ignored');
       return;
@@ -215,20 +177,23 @@ export class ServerReporter {
     const replaced = this.#pending.get(report.guildId);
     // A newer state replaces a waiting one, its retry wait and its attempt count.
     this.#pending.set(report.guildId, { report: { ...report }, attempts: 0, readyAt: this.#now() });
+    const fields = { guildId: report.guildId, botPresent: report.botPresent, queued: this.#pending.size };
     if (replaced) {
       this.#log.debug(
-        { guildId: report.guildId, botPresent: report.botPresent, replacedAttempts: replaced.attempts },
+        { ...fields, replacedAttempts: replaced.attempts },
         'newer guild state replaces the pending server report',
       );
+    } else {
+      this.#log.debug(fields, 'server report queued');
     }
     this.#pump();
   }
 
   /** Starts the next ready report, or sets a timer for when one will be ready. */
   #pump(): void {
-    if (this.#state !== 'running' || this.#flight) return;
+    if (this.#loop.state !== 'running' || this.#loop.busy) return;
     if (this.#pending.size === 0) {
-      this.#clearWake();
+      this.#loop.cancel();
       return;
     }
     const now = this.#now();
@@ -248,60 +213,34 @@ export class ServerReporter {
   }
 
   #scheduleWake(at: number, now: number): void {
-    if (this.#wake?.at === at) return;
-    this.#clearWake();
-    const timer = this.#setTimer(
-      () => {
-        this.#wake = undefined;
-        try {
-          this.#pump();
-        } catch (err) {
-          this.#internalError(err, 'timer');
-        }
-      },
-      Math.max(0, at - now),
-    );
-    this.#wake = { timer, at };
-  }
-
-  #clearWake(): void {
-    this.#wake?.timer.clear();
-    this.#wake = undefined;
+    this.#loop.schedule(at - now, () => this.#pump());
   }
 
   #send(entry: Pending): void {
     this.#pending.delete(entry.report.guildId);
-    const flight: Flight = { entry, controller: new AbortController(), done: Promise.resolve() };
-    this.#flight = flight;
-    flight.done = this.#run(flight);
+    void this.#loop
+      .run(() => this.#attempt(entry))
+      .then(() => {
+        try {
+          this.#pump();
+        } catch (err) {
+          this.#loop.internalError(err, 'pump');
+        }
+        this.#notifyIdle();
+      });
   }
 
-  async #run(flight: Flight): Promise<void> {
-    const { entry } = flight;
+  /** One request and what its answer means; never rejects. */
+  async #attempt(entry: Pending): Promise<void> {
     const attempt = entry.attempts + 1;
-    let outcome: { ok: true; result: ServerUpResult } | { ok: false; error: unknown };
+    const answer = await this.#loop.attempt((signal) =>
+      this.#directory.postServer(toServerUpdate(entry.report), { priority: 'background', signal }),
+    );
     try {
-      const result = await this.#directory.postServer(toServerUpdate(entry.report), {
-        priority: 'background',
-        signal: flight.controller.signal,
-      });
-      outcome = { ok: true, result };
-    } catch (error) {
-      outcome = { ok: false, error };
-    }
-    try {
-      if (outcome.ok) this.#sent(entry, attempt, outcome.result);
-      else this.#failed(entry, attempt, outcome.error);
+      if (answer.ok) this.#sent(entry, attempt, answer.value);
+      else if (!answer.abandoned) this.#failed(entry, attempt, answer.error);
     } catch (err) {
-      this.#internalError(err, 'answer');
-    } finally {
-      this.#flight = undefined;
-      try {
-        this.#pump();
-      } catch (err) {
-        this.#internalError(err, 'pump');
-      }
-      this.#notifyIdle();
+      this.#loop.internalError(err, 'answer');
     }
   }
 
@@ -328,9 +267,7 @@ export class ServerReporter {
       botPresent,
       attempt,
       maxAttempts: this.#maxAttempts,
-      code: failure.code,
-      status: failure.status,
-      error: failure.message,
+      ...failureFields(failure),
     };
     const hint = OPERATOR_HINTS[failure.code];
     if (hint !== undefined) {
@@ -345,7 +282,7 @@ export class ServerReporter {
       this.#emit({ guildId, outcome: 'dropped', error: failure.code });
       return;
     }
-    if (this.#state === 'stopped') {
+    if (this.#loop.state === 'stopped') {
       this.#log.warn(fields, 'server report failed after stop; dropped');
       this.#emit({ guildId, outcome: 'dropped', error: failure.code });
       return;
@@ -356,7 +293,7 @@ export class ServerReporter {
       this.#emit({ guildId, outcome: 'retry', error: failure.code });
       return;
     }
-    if (this.#state === 'stopping') {
+    if (this.#loop.state === 'stopping') {
       // Back in the queue only so that stop() counts it among the dropped.
       this.#pending.set(guildId, { ...entry, attempts: attempt });
       this.#log.warn(fields, 'server report failed while stopping');
@@ -370,8 +307,7 @@ export class ServerReporter {
     const now = this.#now();
     let retryInMs = backoffDelay(attempt, this.#backoff, this.#random);
     if (failure.code === 'RateLimited') {
-      const after = failure.retryAfterMs;
-      if (after !== undefined && Number.isFinite(after) && after >= 0) retryInMs = after;
+      retryInMs = this.#loop.retryAfter(failure, this.#backoff.capMs) ?? retryInMs;
       this.#pausedUntil = Math.max(this.#pausedUntil, now + retryInMs);
     }
     this.#pending.set(guildId, { ...entry, attempts: attempt, readyAt: now + retryInMs });
@@ -379,39 +315,24 @@ export class ServerReporter {
     this.#emit({ guildId, outcome: 'retry', error: failure.code });
   }
 
-  async #shutdown(): Promise<void> {
-    this.#state = 'stopping';
-    this.#clearWake();
-    const flight = this.#flight;
-    let unanswered = 0;
-    if (flight && !(await this.#settlesWithin(flight.done, this.#stopTimeoutMs))) {
-      flight.controller.abort();
-      if (!(await this.#settlesWithin(flight.done, ABORT_GRACE_MS))) unanswered = 1;
-    }
+  /** After the request in flight has ended or been given up: what was still waiting is dropped. */
+  #stopped(unanswered: boolean): void {
     const dropped = [...this.#pending.keys()];
     this.#pending.clear();
-    this.#state = 'stopped';
-    const fields = { dropped: dropped.length, unanswered, guildIds: dropped.slice(0, LOGGED_IDS) };
+    const fields = {
+      dropped: dropped.length,
+      unanswered: unanswered ? 1 : 0,
+      guildIds: dropped.slice(0, LOGGED_IDS),
+    };
     const message = `server reporter stopped; dropped ${dropped.length} pending report(s)`;
-    if (dropped.length > 0 || unanswered > 0) this.#log.warn(fields, message);
+    if (dropped.length > 0 || unanswered) this.#log.warn(fields, message);
     else this.#log.info(fields, message);
     for (const guildId of dropped) this.#emit({ guildId, outcome: 'dropped', error: 'Stopped' });
     this.#notifyIdle();
   }
 
-  /** true when `done` settled within `ms`; `done` never rejects. */
-  #settlesWithin(done: Promise<void>, ms: number): Promise<boolean> {
-    return new Promise((resolve) => {
-      const timer = this.#setTimer(() => resolve(false), ms);
-      void done.then(() => {
-        timer.clear();
-        resolve(true);
-      });
-    });
-  }
-
   #isIdle(): boolean {
-    return this.#pending.size === 0 && this.#flight === undefined;
+    return this.#pending.size === 0 && !this.#loop.busy;
   }
 
   #notifyIdle(): void {
@@ -422,19 +343,7 @@ export class ServerReporter {
   }
 
   #emit(result: ReportResult): void {
-    try {
-      this.onResult?.(result);
-    } catch (err) {
-      // A broken metrics hook must not stop the reports.
-      this.#log.warn({ guildId: result.guildId, error: failureOf(err).message }, 'onResult hook threw');
-    }
-  }
-
-  #internalError(err: unknown, where: string): void {
-    try {
-      this.#log.error({ where, error: failureOf(err).message }, 'server reporter internal error');
-    } catch {
-      // Nothing is left to tell; the listener that called us must not see this either.
-    }
+    const onResult = this.#onResult;
+    if (onResult) this.#loop.callHook('onResult', () => onResult(result), { guildId: result.guildId });
   }
 }

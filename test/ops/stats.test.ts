@@ -164,7 +164,7 @@ describe('stats poster in process (4 shards, 300 guilds)', () => {
     // Shard 3's READY comes 1.5 s after its IDENTIFY: the bot is not ready, nothing may be posted.
     discord.setIdentifyDelay(3, 1_500);
     const startedAt = Date.now();
-    const { bot, metrics, started } = startBot(
+    const { bot, metrics, sink, started } = startBot(
       {},
       { intervalMs: 700, firstDelayMs: 100, startDelayMs: 0, notReadyRetryMs: 100 },
     );
@@ -184,8 +184,12 @@ describe('stats poster in process (4 shards, 300 guilds)', () => {
     expect(statsRequests(emu).every((r) => r.at >= readyAt)).toBe(true);
     expect(emu.state.bots.get(IDS.serviceBot)?.information.stats).toEqual(expected);
     // The emulator has answered; the poster takes the answer in a moment later.
-    await eventually(() => bot.poster?.lastPosted ?? undefined, 2_000, 'the poster to take the answer');
-    expect(bot.poster?.lastPosted).toEqual(expected);
+    const posted = await sink.waitFor(
+      (e) => e.msg === 'stats posted',
+      2_000,
+      'the poster to take the answer',
+    );
+    expect(posted.body).toEqual(expected);
 
     // Shard 2's session ends (4007, invalid seq): discord.js identifies anew, after its identify
     // throttle (5 s per bucket since its last identify), and the stand-in holds the READY 0.5 s more.

@@ -11,8 +11,8 @@ import {
   UnavailableError,
 } from '../../src/directory/errors.js';
 import type { ServerUpdate, ServerUpResult } from '../../src/directory/types.js';
+import { backoffDelay } from '../../src/tasks/loop.js';
 import {
-  backoffDelay,
   type GuildReport,
   type ReportResult,
   ServerReporter,
@@ -114,13 +114,33 @@ async function flush(): Promise<void> {
   await vi.advanceTimersByTimeAsync(0);
 }
 
+/** Reports waiting behind the one in flight, as the reporter's last queue line counts them. */
+function queued(lines: LogLine[]): unknown {
+  return lines.findLast((l) => l.queued !== undefined)?.queued;
+}
+
+/** Whether idle() resolves now: nothing is waiting or in flight. */
+async function isIdle(reporter: ServerReporter): Promise<boolean> {
+  let idle = false;
+  void reporter.idle().then(() => {
+    idle = true;
+  });
+  await flush();
+  return idle;
+}
+
 function setup(options: Partial<ServerReporterOptions> = {}) {
   const { calls, directory } = fakeDirectory();
   const { lines, logger } = captureLogger();
   const results: ReportResult[] = [];
   // random 1 makes the jittered backoff its full step: 5 s, 10 s, 20 s, ...
-  const reporter = new ServerReporter({ directory, logger, random: () => 1, ...options });
-  reporter.onResult = (r) => results.push(r);
+  const reporter = new ServerReporter({
+    directory,
+    logger,
+    random: () => 1,
+    onResult: (r) => results.push(r),
+    ...options,
+  });
   return { calls, lines, results, reporter };
 }
 
@@ -179,13 +199,13 @@ describe('ServerReporter', () => {
   });
 
   it('sends one request at a time for the whole reporter', async () => {
-    const { calls, reporter } = setup();
+    const { calls, reporter, lines } = setup();
     reporter.report(join(GUILD_A));
     reporter.report(join(GUILD_B));
     reporter.report(join(GUILD_C));
     await flush();
     expect(calls).toHaveLength(1);
-    expect(reporter.pending).toBe(2);
+    expect(queued(lines)).toBe(2);
     calls[0]!.resolve();
     await flush();
     expect(calls).toHaveLength(2);
@@ -196,17 +216,17 @@ describe('ServerReporter', () => {
     expect(calls[2]!.update.serverId).toBe(GUILD_C);
     calls[2]!.resolve();
     await reporter.idle();
-    expect(reporter.pending).toBe(0);
+    expect(await isIdle(reporter)).toBe(true);
   });
 
   it('coalesces per guild: the latest state wins and join then leave sends only the leave', async () => {
-    const { calls, reporter, results } = setup();
+    const { calls, reporter, results, lines } = setup();
     reporter.report(join(GUILD_A)); // in flight, keeps the others waiting
     reporter.report(join(GUILD_B));
     reporter.report(join(GUILD_C, { membersAll: 1 }));
     reporter.report(leave(GUILD_B));
     reporter.report(join(GUILD_C, { membersAll: 2 }));
-    expect(reporter.pending).toBe(2);
+    expect(queued(lines)).toBe(2);
     calls[0]!.resolve();
     await flush();
     calls[1]!.resolve();
@@ -239,7 +259,7 @@ describe('ServerReporter', () => {
     reporter.report(join(GUILD_A));
     calls[0]!.reject(new UnavailableError('the directory answered 502', { reason: 'status', status: 502 }));
     await flush();
-    expect(reporter.pending).toBe(1);
+    expect(results).toEqual([{ guildId: GUILD_A, outcome: 'retry', error: 'Unavailable' }]);
     await vi.advanceTimersByTimeAsync(4_999);
     expect(calls).toHaveLength(1);
     await vi.advanceTimersByTimeAsync(1);
@@ -281,14 +301,17 @@ describe('ServerReporter', () => {
     await reporter.idle();
   });
 
-  it('waits retryAfterMs after RateLimited, for every guild', async () => {
+  it.each([
+    ['as asked', 7_000, 7_000],
+    ['but 5 min (the backoff cap) at most when asked for a day', 86_400_000, 300_000],
+  ])('waits retryAfterMs after RateLimited, for every guild: %s', async (_case, askedMs, waitMs) => {
     const { calls, reporter, lines } = setup();
     reporter.report(join(GUILD_A));
     reporter.report(join(GUILD_B));
-    calls[0]!.reject(new RateLimitedError('Too many requests', { status: 429, retryAfterMs: 7_000 }));
+    calls[0]!.reject(new RateLimitedError('Too many requests', { status: 429, retryAfterMs: askedMs }));
     await flush();
     // The route is blocked: B must not go either.
-    await vi.advanceTimersByTimeAsync(6_999);
+    await vi.advanceTimersByTimeAsync(waitMs - 1);
     expect(calls).toHaveLength(1);
     await vi.advanceTimersByTimeAsync(1);
     expect(calls).toHaveLength(2);
@@ -305,8 +328,12 @@ describe('ServerReporter', () => {
       guildId: GUILD_A,
       attempt: 1,
       status: 429,
-      retryInMs: 7_000,
+      retryInMs: waitMs,
     });
+    // A wait cut short is said once, with both waits.
+    const cut = lines.filter((l) => l.capMs !== undefined);
+    const expected = { level: LEVEL.warn, retryAfterMs: askedMs, capMs: waitMs };
+    expect(cut).toEqual(askedMs > waitMs ? [expect.objectContaining(expected)] : []);
   });
 
   it('backs off after RateLimited without retryAfterMs', async () => {
@@ -328,7 +355,7 @@ describe('ServerReporter', () => {
     await reporter.idle();
     await vi.advanceTimersByTimeAsync(600_000);
     expect(calls).toHaveLength(1);
-    expect(reporter.pending).toBe(0);
+    expect(await isIdle(reporter)).toBe(true);
     expect(results).toEqual([{ guildId: GUILD_A, outcome: 'dropped', error: 'Unauthorized' }]);
     const line = lines.find((l) => l.code === 'Unauthorized');
     expect(line).toMatchObject({ level: LEVEL.error, guildId: GUILD_A, attempt: 1, status: 401 });
@@ -397,11 +424,11 @@ describe('ServerReporter', () => {
   });
 
   it('lets a newer state replace a pending retry and reset its attempts', async () => {
-    const { calls, reporter, lines } = setup({ maxAttempts: 2 });
+    const { calls, reporter, lines, results } = setup({ maxAttempts: 2 });
     reporter.report(join(GUILD_A));
     calls[0]!.reject(new UnavailableError('down', { reason: 'network' }));
     await flush();
-    expect(reporter.pending).toBe(1);
+    expect(results.at(-1)).toEqual({ guildId: GUILD_A, outcome: 'retry', error: 'Unavailable' });
     // The leave does not wait for the join's backoff.
     reporter.report(leave(GUILD_A));
     expect(calls).toHaveLength(2);
@@ -409,7 +436,7 @@ describe('ServerReporter', () => {
     calls[1]!.reject(new UnavailableError('down', { reason: 'network' }));
     await flush();
     // attempts started again at 1 for the leave, so one more try is left under maxAttempts 2
-    expect(reporter.pending).toBe(1);
+    expect(results.at(-1)).toEqual({ guildId: GUILD_A, outcome: 'retry', error: 'Unavailable' });
     await vi.advanceTimersByTimeAsync(5_000);
     expect(calls).toHaveLength(3);
     expect(calls[2]!.update.botPresent).toBe(false);
@@ -455,7 +482,7 @@ describe('ServerReporter', () => {
     expect(calls[1]!.options?.signal?.aborted).toBe(false);
     await vi.advanceTimersByTimeAsync(600_000);
     expect(calls).toHaveLength(2);
-    expect(reporter.pending).toBe(0);
+    expect(await isIdle(reporter)).toBe(true);
     await reporter.idle();
     const stopLines = lines.filter((l) => String(l.msg).startsWith('server reporter stopped'));
     expect(stopLines).toHaveLength(1);
@@ -500,12 +527,14 @@ describe('ServerReporter', () => {
   });
 
   it('ignores report() after stop()', async () => {
-    const { calls, reporter, results } = setup();
+    const { calls, reporter, results, lines } = setup();
     await reporter.stop();
     reporter.report(join(GUILD_A));
     await vi.advanceTimersByTimeAsync(60_000);
     expect(calls).toHaveLength(0);
-    expect(reporter.pending).toBe(0);
+    expect(lines.find((l) => l.msg === 'server reporter is stopped; report ignored')).toMatchObject({
+      guildId: GUILD_A,
+    });
     expect(results).toEqual([]);
     await reporter.idle();
   });
@@ -517,10 +546,15 @@ describe('ServerReporter', () => {
         throw new TypeError('boom');
       },
     };
-    const reporter = new ServerReporter({ directory, logger, maxAttempts: 2, random: () => 1 });
-    reporter.onResult = () => {
-      throw new Error('metrics down');
-    };
+    const reporter = new ServerReporter({
+      directory,
+      logger,
+      maxAttempts: 2,
+      random: () => 1,
+      onResult: () => {
+        throw new Error('metrics down');
+      },
+    });
     expect(() => reporter.report(join(GUILD_A))).not.toThrow();
     expect(() => reporter.report(null as unknown as GuildReport)).not.toThrow();
     expect(() => reporter.report({ guildId: GUILD_B } as unknown as GuildReport)).not.toThrow();

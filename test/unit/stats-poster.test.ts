@@ -13,14 +13,13 @@ import {
 import type { BotStatsUpdate, OkResult } from '../../src/directory/types.js';
 import {
   checkInterval,
-  inspectSnapshot,
   type StatsOutcome,
   type StatsOutcomeInfo,
   StatsPoster,
   type StatsPosterOptions,
   type StatsSnapshot,
-  totals,
 } from '../../src/tasks/stats-poster.js';
+import { inspectSnapshot, totals } from '../../src/tasks/stats-snapshot.js';
 
 const TOKEN = 'tok_9f8e7d6c5b4a3928170615aabbccddeeff';
 const MIN = 60_000;
@@ -127,6 +126,8 @@ function setup(
     ]),
   };
   const outcomes: Array<{ outcome: StatsOutcome; info: StatsOutcomeInfo }> = [];
+  /** When (on the fake clock) the poster reported each outcome. */
+  const reportedAt: number[] = [];
   const poster = new StatsPoster({
     directory,
     logger,
@@ -134,10 +135,13 @@ function setup(
     intervalMs: INTERVAL,
     // random 1 makes the jittered backoff its full step: 2 s, 4 s, 8 s, ...
     random: () => 1,
+    onOutcome: (outcome, info) => {
+      outcomes.push({ outcome, info });
+      reportedAt.push(Date.now());
+    },
     ...rest,
   });
-  poster.onOutcome = (outcome, info) => outcomes.push({ outcome, info });
-  return { calls, lines, raw, outcomes, poster, state, world };
+  return { calls, lines, raw, outcomes, reportedAt, poster, state, world };
 }
 
 describe('totals', () => {
@@ -277,7 +281,7 @@ describe('StatsPoster', () => {
   });
 
   it('posts nothing while a shard is not ready, then the total once all are, after firstDelayMs', async () => {
-    const { calls, poster, world, lines } = setup();
+    const { calls, poster, world, lines, outcomes, reportedAt } = setup();
     const t0 = Date.now();
     world.snapshot = snapshotOf([
       [10, 1_000],
@@ -307,8 +311,12 @@ describe('StatsPoster', () => {
     expect(calls[0]!.options?.priority).toBe('background');
     expect(calls[0]!.options?.signal).toBeInstanceOf(AbortSignal);
     await flush();
-    expect(poster.lastPosted).toEqual({ servers: 30, shards: 2, users: 3_500 });
-    expect(poster.lastSuccessAt?.getTime()).toBe(calls[0]!.at);
+    // The poster takes the answer as a success, at once.
+    expect(outcomes.at(-1)).toMatchObject({
+      outcome: 'posted',
+      info: { body: { servers: 30, shards: 2, users: 3_500 } },
+    });
+    expect(reportedAt.at(-1)).toBe(calls[0]!.at);
     await poster.stop();
   });
 
@@ -410,7 +418,7 @@ describe('StatsPoster', () => {
   });
 
   it('survives a 401: error for the operator, no retry in the tick, next interval posts, recovery logged', async () => {
-    const { calls, poster, lines, outcomes } = setup((n, call) =>
+    const { calls, poster, lines, outcomes, reportedAt } = setup((n, call) =>
       n === 0 ? call.reject(new UnauthorizedError('Unauthorized', { status: 401 })) : call.resolve(),
     );
     poster.start();
@@ -430,7 +438,7 @@ describe('StatsPoster', () => {
       recoveredFrom: 'Unauthorized',
       failedTicks: 1,
     });
-    expect(poster.lastSuccessAt?.getTime()).toBe(calls[1]!.at);
+    expect(reportedAt.at(-1)).toBe(calls[1]!.at);
     await poster.stop();
   });
 
@@ -501,6 +509,27 @@ describe('StatsPoster', () => {
     await vi.advanceTimersByTimeAsync(5 * MIN);
     expect(calls).toHaveLength(2);
     expect(calls[1]!.at - calls[0]!.at).toBe(20 * MIN);
+    await poster.stop();
+  });
+
+  it('a 429 asking for a day waits two intervals at most (one post skipped), and says so', async () => {
+    const DAY = 24 * 60 * MIN;
+    const { calls, poster, lines } = setup((n, call) =>
+      n === 0
+        ? call.reject(new RateLimitedError('Too many requests', { status: 429, retryAfterMs: DAY }))
+        : call.resolve(),
+    );
+    poster.start();
+    await vi.advanceTimersByTimeAsync(FIRST_POST_AT);
+    expect(calls).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(2 * INTERVAL - 1);
+    expect(calls).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(calls).toHaveLength(2);
+    expect(calls[1]!.at - calls[0]!.at).toBe(2 * INTERVAL);
+    const capped = lines.filter((l) => l.retryAfterMs === DAY);
+    expect(capped).toEqual([expect.objectContaining({ level: LEVEL.warn, capMs: 2 * INTERVAL })]);
+    expect(lines.find((l) => l.code === 'RateLimited')).toMatchObject({ retryInMs: 2 * INTERVAL });
     await poster.stop();
   });
 
@@ -590,12 +619,13 @@ describe('StatsPoster', () => {
   });
 
   it('{ok: false} is logged at warn and counted as rejected', async () => {
-    const { calls, poster, lines } = setup((_n, call) => call.resolve({ ok: false }));
+    const { calls, poster, lines, outcomes } = setup((_n, call) => call.resolve({ ok: false }));
     await expect(poster.tick()).resolves.toBe('rejected');
     expect(calls).toHaveLength(1);
     expect(lines.find((l) => l.code === 'NotOk')).toMatchObject({ level: LEVEL.warn });
-    expect(poster.lastSuccessAt).toBeNull();
-    expect(poster.lastPosted).toBeNull();
+    // Not taken for a success: no 'posted' outcome, no 'stats posted' line.
+    expect(outcomes.map((o) => o.outcome)).toEqual(['rejected']);
+    expect(lines.filter((l) => l.msg.startsWith('stats posted'))).toEqual([]);
   });
 
   it('a snapshot that throws, rejects, hangs or is malformed skips the tick', async () => {
@@ -786,10 +816,11 @@ describe('StatsPoster', () => {
   });
 
   it('a throwing onOutcome hook does not stop the posts', async () => {
-    const { calls, poster, lines } = setup();
-    poster.onOutcome = () => {
-      throw new Error('metrics are down');
-    };
+    const { calls, poster, lines } = setup(ok, {
+      onOutcome: () => {
+        throw new Error('metrics are down');
+      },
+    });
     poster.start();
     await vi.advanceTimersByTimeAsync(FIRST_POST_AT + INTERVAL);
     expect(calls).toHaveLength(2);
