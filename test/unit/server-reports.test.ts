@@ -1,4 +1,3 @@
-import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DirectoryClient, type RequestOptions } from '../../src/directory/client.js';
 import {
@@ -18,6 +17,7 @@ import {
   ServerReporter,
   type ServerReporterOptions,
 } from '../../src/tasks/server-reports.js';
+import { captureLogger, LEVEL } from '../support/logs.js';
 
 const BOT_ID = '724663360934772797';
 const GUILD_A = '722424773233213460';
@@ -65,23 +65,6 @@ function fakeDirectory() {
   };
   return { calls, directory };
 }
-
-interface LogLine {
-  level: number;
-  msg: string;
-  [key: string]: unknown;
-}
-
-function captureLogger() {
-  const lines: LogLine[] = [];
-  const logger = pino(
-    { level: 'debug', base: null },
-    { write: (line: string) => void lines.push(JSON.parse(line) as LogLine) },
-  );
-  return { lines, logger };
-}
-
-const LEVEL = { debug: 20, info: 30, warn: 40, error: 50 } as const;
 
 function join(guildId: string, extra: Partial<GuildReport> = {}): GuildReport {
   return {
