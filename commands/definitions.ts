@@ -1,6 +1,6 @@
 /**
- * The slash commands as plain Discord JSON, with Russian names and descriptions. The deploy
- * script imports only this file, so deploying never loads a handler.
+ * The slash commands as plain Discord JSON, with Russian names and descriptions from the i18n
+ * catalogs. The deploy script imports only this file, so deploying never loads a handler.
  */
 import {
   ApplicationCommandOptionType,
@@ -10,6 +10,17 @@ import {
   type RESTPostAPIChatInputApplicationCommandsJSONBody,
 } from 'discord.js';
 import { localizations } from '../src/i18n/index.js';
+
+/**
+ * A command's or option's name and its Russian name from the catalogs. The English name stays
+ * written here because handlers look options up by it; the en-US catalog holds the same name.
+ */
+function named<const Name extends string>(
+  name: Name,
+  key: string,
+): { name: Name; name_localizations: { ru: string } } {
+  return { name, name_localizations: { ru: localizations(key).ru } };
+}
 
 function describe(key: string): { description: string; description_localizations: { ru: string } } {
   const texts = localizations(key);
@@ -22,8 +33,7 @@ const GUILD_INSTALL = [ApplicationIntegrationType.GuildInstall];
 function refOption<const Required extends boolean>(descriptionKey: string, required: Required) {
   return {
     type: ApplicationCommandOptionType.String,
-    name: 'ref',
-    name_localizations: { ru: 'ссылка' },
+    ...named('ref', 'commands.options.ref'),
     ...describe(descriptionKey),
     required,
     max_length: 200,
@@ -32,8 +42,7 @@ function refOption<const Required extends boolean>(descriptionKey: string, requi
 
 export const upCommand = {
   type: ApplicationCommandType.ChatInput,
-  name: 'up',
-  name_localizations: { ru: 'ап' },
+  ...named('up', 'commands.up.name'),
   ...describe('commands.up.description'),
   contexts: [InteractionContextType.Guild],
   integration_types: GUILD_INSTALL,
@@ -41,8 +50,7 @@ export const upCommand = {
 
 export const botCommand = {
   type: ApplicationCommandType.ChatInput,
-  name: 'bot',
-  name_localizations: { ru: 'бот' },
+  ...named('bot', 'commands.bot.name'),
   ...describe('commands.bot.description'),
   contexts: [InteractionContextType.Guild, InteractionContextType.BotDM],
   integration_types: GUILD_INSTALL,
@@ -51,8 +59,7 @@ export const botCommand = {
 
 export const serverCommand = {
   type: ApplicationCommandType.ChatInput,
-  name: 'server',
-  name_localizations: { ru: 'сервер' },
+  ...named('server', 'commands.server.name'),
   ...describe('commands.server.description'),
   contexts: [InteractionContextType.Guild, InteractionContextType.BotDM],
   integration_types: GUILD_INSTALL,
@@ -61,16 +68,14 @@ export const serverCommand = {
 
 export const profileCommand = {
   type: ApplicationCommandType.ChatInput,
-  name: 'profile',
-  name_localizations: { ru: 'профиль' },
+  ...named('profile', 'commands.profile.name'),
   ...describe('commands.profile.description'),
   contexts: [InteractionContextType.Guild, InteractionContextType.BotDM],
   integration_types: GUILD_INSTALL,
   options: [
     {
       type: ApplicationCommandOptionType.User,
-      name: 'user',
-      name_localizations: { ru: 'пользователь' },
+      ...named('user', 'commands.options.user'),
       ...describe('commands.profile.user'),
       required: false,
     },

@@ -27,8 +27,6 @@ import { assertLocal } from './env.js';
 import { forkRpc } from './ipc.js';
 import { type UpTimings, upTimings } from './records.js';
 
-export { isFinalAnswer } from './records.js';
-
 export interface UpRecord extends UpTimings {
   /** The router's outcome ('success', 'cooldown', 'error:RateLimited', 'unanswered', ...), or 'timeout'. */
   outcome: string;

@@ -60,13 +60,8 @@ export function compiled(path: string): string {
   return join(OUT_ROOT, path);
 }
 
-export const LOCALHOST = '127.0.0.1';
-
-/** Every address the benchmark talks to must be 127.0.0.1. */
-export function assertLocal(url: string, what: string): void {
-  const host = new URL(url).hostname;
-  if (host !== LOCALHOST) throw new Error(`${what} must be on ${LOCALHOST}, got ${host}`);
-}
+// Every address the benchmark talks to must be 127.0.0.1, as in the tests.
+export { assertLocal, LOCALHOST } from '../../test/support/local.js';
 
 export interface MachineFacts {
   date: string;

@@ -3,7 +3,8 @@
  * an interaction's first response and final answer (Discord stand-in) and the ups the directory
  * received with and without the guild's statistics (emulator).
  */
-import type { InteractionHandle, RecordedRestRequest } from '../../test/discord/index.js';
+import { isFinalAnswer } from '../../test/discord/answers.js';
+import type { InteractionHandle } from '../../test/discord/index.js';
 import type { RecordedRequest } from '../../test/emulator/index.js';
 
 export interface UpTimings {
@@ -11,13 +12,6 @@ export interface UpTimings {
   firstMs: number | undefined;
   /** The final edit of @original or the follow-up, ms after dispatch; undefined when none came. */
   finalMs: number | undefined;
-}
-
-/** Editing @original (public outcome) or posting a follow-up (private outcome): the final answer. */
-export function isFinalAnswer(request: RecordedRestRequest): boolean {
-  if (request.status >= 300) return false;
-  if (request.method === 'PATCH') return /^\/webhooks\/\d+\/[^/]+\/messages\/@original$/.test(request.path);
-  return request.method === 'POST' && /^\/webhooks\/\d+\/[^/]+$/.test(request.path);
 }
 
 /** Both times on the stand-in's clock: from its dispatch to its receipt of the request. */

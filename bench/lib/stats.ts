@@ -1,12 +1,9 @@
 /** Percentiles, medians and the formatting of numbers for the tables. */
+import { percentile } from '../../test/support/stats.js';
 
-/** Nearest-rank percentile of a list (NaN when empty). */
-export function percentile(values: ArrayLike<number>, p: number): number {
-  const sorted = Array.from(values).sort((a, b) => a - b);
-  if (sorted.length === 0) return Number.NaN;
-  const rank = Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length)));
-  return sorted[rank - 1] as number;
-}
+export { sleep } from '../../test/support/wait.js';
+// Shared with the tests (test/support holds no vitest, so the bench stays free of it).
+export { percentile };
 
 export function median(values: ArrayLike<number>): number {
   const sorted = Array.from(values).sort((a, b) => a - b);
@@ -75,7 +72,3 @@ export function fmt(value: number | undefined, digits?: number): string {
 }
 
 export const MB = 1024 * 1024;
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}

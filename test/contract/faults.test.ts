@@ -3,7 +3,6 @@
  * and bad input never leaves the process.
  */
 import { createServer as createHttpServer, type ServerResponse } from 'node:http';
-import { createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { DirectoryClient, DirectoryClientOptions } from '../../src/directory/client.js';
 import {
@@ -15,6 +14,7 @@ import {
   UnavailableError,
 } from '../../src/directory/errors.js';
 import { type Emulator, IDS, startEmulator, TOKENS } from '../emulator/index.js';
+import { closedPortUrl } from '../support/local.js';
 import { clientFor } from './helpers.js';
 
 let emu: Emulator;
@@ -49,19 +49,9 @@ const up = {
 
 const countTo = (path: string) => emu.requests.filter((r) => r.path.endsWith(path)).length;
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
-
 describe('faults', () => {
   it('connection refused → Unavailable (network)', async () => {
-    const port = await freePort();
-    const c = clientFor(emu, { baseUrl: `http://127.0.0.1:${port}`, maxRetries: 1 });
+    const c = clientFor(emu, { baseUrl: await closedPortUrl(), maxRetries: 1 });
     clients.push(c);
     const err = await c.getBot('kerdoku').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UnavailableError);

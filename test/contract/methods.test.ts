@@ -2,7 +2,6 @@
  * Contract: every method and every status row of the spec, in v1 and v2, against the emulator
  * over a real socket.
  */
-import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { DirectoryClient } from '../../src/directory/client.js';
 import {
@@ -14,6 +13,7 @@ import {
 } from '../../src/directory/errors.js';
 import type { ApiVersion, TokenKind } from '../../src/directory/types.js';
 import { type Emulator, IDS, PRIVATE_BOT_SERVERS, startEmulator, TOKENS } from '../emulator/index.js';
+import { directorySampleText } from '../support/samples.js';
 import { clientFor } from './helpers.js';
 
 let emu: Emulator;
@@ -217,10 +217,7 @@ describe.each(['v1', 'v2'] as const)('%s', (version) => {
 
   it('validator 400 (the other shape) becomes BadRequest with its message', async () => {
     // The client never sends a body without upUserID; a drifted server can still answer so.
-    const validator = readFileSync(
-      new URL('../fixtures/directory-samples/validator-400.json', import.meta.url),
-      'utf8',
-    );
+    const validator = directorySampleText('validator-400.json');
     emu.faults.add({ path: /^\/server$/, kind: 'text', status: 400, body: validator });
     const err = await bot()
       .postServer(upBody(IDS.serverFresh))

@@ -58,6 +58,11 @@ export function randomToken(length = 64): string {
   return out;
 }
 
+/** A token shaped like Discord's (three dot-separated parts). */
+export function discordLikeToken(): string {
+  return `${randomToken(26)}.${randomToken(6)}.${randomToken(38)}`;
+}
+
 /** Permission bits used by the fixtures. */
 export const Permission = {
   CreateInstantInvite: 1n << 0n,

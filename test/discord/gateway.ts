@@ -5,6 +5,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type RawData, WebSocket, WebSocketServer } from 'ws';
 import { randomToken } from './fixtures.js';
+import { isRecord } from './interactions.js';
 import type { GatewayLogEntry, InteractionDelivery } from './types.js';
 import { WaitList } from './waiters.js';
 
@@ -78,10 +79,6 @@ export interface GatewayHost {
   /** GUILD_CREATE payloads for the guilds of a shard. */
   guildCreates(shardId: number, shardCount: number, largeThreshold: number): unknown[];
   log(entry: GatewayLogEntry): void;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export class Gateway {

@@ -1,3 +1,4 @@
+export { FOLLOW_UP_PATH, isFinalAnswer, ORIGINAL_PATH } from './answers.js';
 export * from './fixtures.js';
 export { GatewayClose, GatewayOp } from './gateway.js';
 export { CallbackType, MessageFlag } from './interactions.js';

@@ -3,6 +3,7 @@
 
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { LOCALHOST } from '../support/local.js';
 import {
   buttonRow,
   type ChannelFixture,
@@ -102,7 +103,7 @@ export async function startDiscordStandIn(options: StandInOptions = {}): Promise
     token,
     shardCount,
     heartbeatIntervalMs,
-    resumeUrl: () => `ws://127.0.0.1:${port}/gateway/resume`,
+    resumeUrl: () => `ws://${LOCALHOST}:${port}/gateway/resume`,
     readyData: (shardId, count, sessionId) => ({
       v: 10,
       user_settings: {},
@@ -110,7 +111,7 @@ export async function startDiscordStandIn(options: StandInOptions = {}): Promise
       guilds: guildsOfShard(shardId, count).map((g) => ({ id: g.id, unavailable: true })),
       session_id: sessionId,
       session_type: 'normal',
-      resume_gateway_url: `ws://127.0.0.1:${port}/gateway/resume`,
+      resume_gateway_url: `ws://${LOCALHOST}:${port}/gateway/resume`,
       shard: [shardId, count],
       application: { id: applicationId, flags: APPLICATION_FLAGS },
       private_channels: [],
@@ -142,7 +143,7 @@ export async function startDiscordStandIn(options: StandInOptions = {}): Promise
     users,
     interactions: store,
     commands,
-    gatewayUrl: () => `ws://127.0.0.1:${port}/gateway`,
+    gatewayUrl: () => `ws://${LOCALHOST}:${port}/gateway`,
     sessionStarted: () => sessionStarts,
     record: (request: RecordedRestRequest, interaction: InteractionRecord | undefined) => {
       requests.push(request);
@@ -186,7 +187,7 @@ export async function startDiscordStandIn(options: StandInOptions = {}): Promise
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => {
+    server.listen(options.port ?? 0, LOCALHOST, () => {
       server.off('error', reject);
       resolve();
     });
@@ -254,19 +255,29 @@ export async function startDiscordStandIn(options: StandInOptions = {}): Promise
     return store.handle(record, DEFAULT_TIMEOUT_MS);
   };
 
+  /** What every interaction payload holds of where it comes from: guild, channel, user, roles, locale. */
+  const origin = (
+    opts: SendCommandOptions | SendButtonOptions,
+    target: ReturnType<typeof resolveTarget>,
+    user: UserFixture,
+  ) => ({
+    applicationId,
+    botId: botUser.id,
+    ...(target.guild ? { guild: target.guild } : {}),
+    channel: target.channel,
+    user,
+    ...(opts.roles ? { roles: opts.roles } : {}),
+    ...(opts.locale ? { locale: opts.locale } : {}),
+  });
+
   const buildCommand = (opts: SendCommandOptions): InteractionRecord => {
-    const { guild, channel, shardId } = resolveTarget(opts);
+    const target = resolveTarget(opts);
+    const { guild, shardId } = target;
     const user = resolveUser(opts.user);
     const commandType = opts.type ?? 1;
     const registered = commandIdFor(opts.name, commandType, guild?.id);
     const payload = makeCommandInteraction({
-      applicationId,
-      botId: botUser.id,
-      ...(guild ? { guild } : {}),
-      channel,
-      user,
-      ...(opts.roles ? { roles: opts.roles } : {}),
-      ...(opts.locale ? { locale: opts.locale } : {}),
+      ...origin(opts, target, user),
       name: opts.name,
       commandType,
       ...(registered ? { commandId: registered } : {}),
@@ -293,7 +304,8 @@ export async function startDiscordStandIn(options: StandInOptions = {}): Promise
 
   const sendButton = (opts: SendButtonOptions): InteractionHandle => {
     const known = opts.messageId === undefined ? undefined : store.getMessage(opts.messageId);
-    const { guild, channel, shardId } = resolveTarget(opts, known?.channel_id);
+    const target = resolveTarget(opts, known?.channel_id);
+    const { channel, shardId } = target;
     const user = resolveUser(opts.user);
     let message = known;
     if (!message) {
@@ -308,13 +320,7 @@ export async function startDiscordStandIn(options: StandInOptions = {}): Promise
       store.putMessage(message);
     }
     const payload = makeComponentInteraction({
-      applicationId,
-      botId: botUser.id,
-      ...(guild ? { guild } : {}),
-      channel,
-      user,
-      ...(opts.roles ? { roles: opts.roles } : {}),
-      ...(opts.locale ? { locale: opts.locale } : {}),
+      ...origin(opts, target, user),
       customId: opts.customId,
       message: structuredClone(message),
       ...(opts.componentType !== undefined ? { componentType: opts.componentType } : {}),
@@ -351,8 +357,8 @@ export async function startDiscordStandIn(options: StandInOptions = {}): Promise
   };
 
   const standIn: DiscordStandIn = {
-    restUrl: `http://127.0.0.1:${port}/api`,
-    gatewayUrl: `ws://127.0.0.1:${port}/gateway`,
+    restUrl: `http://${LOCALHOST}:${port}/api`,
+    gatewayUrl: `ws://${LOCALHOST}:${port}/gateway`,
     applicationId,
     token,
     botUser,

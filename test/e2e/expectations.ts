@@ -1,7 +1,7 @@
 /** Assertions shared by the end-to-end files (vitest's expect over the harness's records). */
 import type { APIEmbed } from 'discord.js';
 import { expect, it } from 'vitest';
-import type { ViewedMessage } from '../discord/index.js';
+import { FOLLOW_UP_PATH, type ViewedMessage } from '../discord/index.js';
 import {
   type Answer,
   EPHEMERAL,
@@ -45,9 +45,7 @@ export function expectPrivate(answer: Answer): { message: ViewedMessage; embed: 
   const deleteAt = answer.requests.findIndex(
     (r) => r.method === 'DELETE' && r.path.endsWith('/messages/@original'),
   );
-  const followUpAt = answer.requests.findIndex(
-    (r) => r.method === 'POST' && /^\/webhooks\/\d+\/[^/]+$/.test(r.path),
-  );
+  const followUpAt = answer.requests.findIndex((r) => r.method === 'POST' && FOLLOW_UP_PATH.test(r.path));
   expect(deleteAt).toBeGreaterThanOrEqual(0);
   expect(followUpAt).toBeGreaterThan(deleteAt);
   const followUp = answer.requests[followUpAt]?.body as { flags?: number } | undefined;

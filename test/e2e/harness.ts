@@ -5,8 +5,6 @@
  * "interaction handled" line for it, so a test sees the final answer and its outcome.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { APIEmbed, APIMessageComponent } from 'discord.js';
@@ -17,6 +15,7 @@ import { type Environment, loadConfig, secretsOf } from '../../src/config/env.js
 import { createLogger } from '../../src/log/logger.js';
 import {
   type DiscordStandIn,
+  discordLikeToken,
   type GuildFixture,
   type InteractionHandle,
   type InteractionView,
@@ -30,13 +29,15 @@ import {
   type UserFixture,
   type ViewedMessage,
 } from '../discord/index.js';
-import { WaitList } from '../discord/waiters.js';
 import { type Emulator, type EmulatorOptions, startEmulator, TOKENS } from '../emulator/index.js';
+import { assertLocal } from '../support/local.js';
+import { LEVEL, type LogEntry, LogSink } from '../support/logs.js';
+import { discordRequestTexts, leaksIn, linesOf } from '../support/secrets.js';
+import { withTimeout } from '../support/wait.js';
 
-import { LEVEL, type LogEntry } from '../support/logs.js';
-
+export { closedPortUrl } from '../support/local.js';
+export { percentile } from '../support/stats.js';
 export { LEVEL, type LogEntry };
-export const LOCALHOST = '127.0.0.1';
 /** One data directory per test file: its bots' journals never meet another file's. */
 export const DATA_DIR = mkdtempSync(join(tmpdir(), 'directory-bot-e2e-'));
 process.once('exit', () => rmSync(DATA_DIR, { recursive: true, force: true }));
@@ -131,34 +132,6 @@ export function botEnvironment(
   };
 }
 
-function assertLocal(url: string | undefined, what: string): void {
-  if (url === undefined) throw new Error(`${what} is not set`);
-  const host = new URL(url).hostname;
-  if (host !== LOCALHOST) throw new Error(`${what} must point at ${LOCALHOST}, got ${host}`);
-}
-
-/** A token shaped like Discord's (three dot-separated parts). */
-export function discordLikeToken(): string {
-  return `${randomToken(26)}.${randomToken(6)}.${randomToken(38)}`;
-}
-
-/** A 127.0.0.1 address where nothing listens (connection refused). */
-export async function closedPortUrl(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, LOCALHOST, resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://${LOCALHOST}:${port}`;
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`Timed out after ${ms} ms waiting for ${what}`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const unhandled: unknown[] = [];
   const onUnhandled = (reason: unknown): void => {
@@ -173,22 +146,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     users: options.users ?? [],
   });
   const secrets = new Set<string>([discord.token, ...Object.values(TOKENS)]);
-  const lines: string[] = [];
-  const parsed: LogEntry[] = [];
-  const lineWaiters = new WaitList<{ index: number; entry: LogEntry }>();
-  const destination = {
-    write(line: string): void {
-      lines.push(line);
-      let entry: LogEntry;
-      try {
-        entry = JSON.parse(line) as LogEntry;
-      } catch {
-        entry = { level: 0, msg: line };
-      }
-      parsed.push(entry);
-      lineWaiters.notify({ index: parsed.length - 1, entry });
-    },
-  };
+  const sink = new LogSink();
 
   let bot: BotApp | undefined;
 
@@ -201,7 +159,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     const logger = createLogger({
       level: config.logLevel,
       secrets: options.scrubSecrets === false ? [] : secretsOf(config),
-      destination,
+      destination: sink,
     });
     const app = createBot({
       config,
@@ -233,14 +191,12 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   };
 
   const waitForHandled = (userId: string, from: number, timeoutMs: number): Promise<LogEntry> =>
-    lineWaiters
-      .wait(
-        ({ index, entry }) => index >= from && entry.msg === 'interaction handled' && entry.userId === userId,
-        timeoutMs,
-        `"interaction handled" for user ${userId}`,
-        parsed.map((entry, index) => ({ index, entry })),
-      )
-      .then(({ entry }) => entry);
+    sink.waitFor(
+      (entry) => entry.msg === 'interaction handled' && entry.userId === userId,
+      timeoutMs,
+      `"interaction handled" for user ${userId}`,
+      from,
+    );
 
   const answerOf = async (
     handle: InteractionHandle,
@@ -263,7 +219,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
 
   const send = (opts: SendCommandOptions, timeoutMs = DEFAULT_WAIT_MS): Pending => {
     const user = userFor(opts.user);
-    const from = parsed.length;
+    const from = sink.entries.length;
     const handle = discord.sendCommand({ ...opts, user });
     const done = answerOf(handle, user.id, from, timeoutMs);
     done.catch(() => undefined);
@@ -277,17 +233,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       if (!bot) throw new Error('no bot is running');
       return bot;
     },
-    lines,
-    entries: () => [...parsed],
-    waitForLog: (pred, timeoutMs = DEFAULT_WAIT_MS) =>
-      lineWaiters
-        .wait(
-          ({ entry }) => pred(entry),
-          timeoutMs,
-          'a matching log line',
-          parsed.map((entry, index) => ({ index, entry })),
-        )
-        .then(({ entry }) => entry),
+    lines: sink.lines,
+    entries: () => [...sink.entries],
+    waitForLog: (pred, timeoutMs = DEFAULT_WAIT_MS) => sink.waitFor(pred, timeoutMs, 'a matching log line'),
     unhandled,
     stuckStops,
     secrets,
@@ -295,7 +243,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     run: (opts, timeoutMs) => send(opts, timeoutMs).done,
     click: (opts, timeoutMs = DEFAULT_WAIT_MS) => {
       const user = userFor(opts.user);
-      const from = parsed.length;
+      const from = sink.entries.length;
       const handle = discord.sendButton({ ...opts, user });
       return answerOf(handle, user.id, from, timeoutMs);
     },
@@ -480,29 +428,7 @@ export function mentionProblems(message: Record<string, unknown>): string[] {
   return problems;
 }
 
-/** Deferral latencies etc.: the value at a percentile of a list (nearest rank). */
-export function percentile(values: readonly number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  if (sorted.length === 0) return Number.NaN;
-  const rank = Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length)));
-  return sorted[rank - 1] as number;
-}
-
-/** Where any of the secrets occurs in the log lines and in the bodies of requests sent to Discord. */
+/** Where any of the secrets occurs in the log lines and in the requests sent to Discord. */
 export function secretLeaks(h: Harness): string[] {
-  const secrets = [...h.secrets].filter((s) => s.length >= 8);
-  const leaks: string[] = [];
-  h.lines.forEach((line, i) => {
-    for (const s of secrets) if (line.includes(s)) leaks.push(`log line ${i}: ${line.slice(0, 160)}`);
-  });
-  for (const r of h.discord.requests) {
-    const body = r.body === undefined ? '' : JSON.stringify(r.body);
-    const where = `${r.method} ${r.path}`;
-    for (const s of secrets) {
-      if (r.path.includes(s)) leaks.push(`path of ${r.method}`);
-      if (body.includes(s)) leaks.push(`body of ${where}`);
-      if (r.query.includes(s)) leaks.push(`query of ${where}`);
-    }
-  }
-  return leaks;
+  return leaksIn([...linesOf('log line', h.lines), ...discordRequestTexts(h.discord.requests)], h.secrets);
 }

@@ -1,5 +1,5 @@
-import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { httpGet } from '../support/http.js';
 import { formatWaitRu } from './messages.js';
 import { DEFAULT_COOLDOWN_MS, type Emulator, startEmulator } from './server.js';
 import { IDS, PRIVATE_BOT_SERVERS, TOKENS } from './state.js';
@@ -59,22 +59,6 @@ async function call(path: string, init: CallInit = {}, target: Emulator = emu): 
     data = undefined;
   }
   return { status: res.status, headers: res.headers, text, data };
-}
-
-/** A GET with the path sent byte for byte (fetch would normalise '..' and '%2E%2E'). */
-function rawGet(path: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port: emu.port, path, agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => {
-        body += c;
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
 }
 
 const auth = (version: 1 | 2, kind: string, token: string): string =>
@@ -514,12 +498,12 @@ describe('routing', () => {
     expect(slashed).toMatchObject({ status: 404, data: error(404, 'Bot not found') });
     const traversal = await call(`/v2/bot/..%2Fprofile%2F${IDS.profileUser}`);
     expect(traversal.data).toEqual(error(404, 'Bot not found'));
-    const dots = await rawGet(`/v2/bot/../profile/${IDS.profileUser}`);
+    const dots = await httpGet(emu.port, `/v2/bot/../profile/${IDS.profileUser}`);
     expect(dots.status).toBe(404);
     expect(JSON.parse(dots.body)).toMatchObject({ error: 'Not Found' });
-    const encodedDots = await rawGet('/v2/bot/%2E%2E');
+    const encodedDots = await httpGet(emu.port, '/v2/bot/%2E%2E');
     expect(JSON.parse(encodedDots.body)).toEqual(error(404, 'Bot not found'));
-    expect((await rawGet('/v2/bot/%E0%A4%A')).status).toBe(400);
+    expect((await httpGet(emu.port, '/v2/bot/%E0%A4%A')).status).toBe(400);
     expect((await call('/v2/bot/kerdoku?x=%2F')).status).toBe(200);
   });
 });

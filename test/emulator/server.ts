@@ -2,6 +2,7 @@
 // Pipeline per request: record -> read body -> fault rules -> route -> rate limit -> handler.
 
 import { createServer, type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
+import { LOCALHOST } from '../support/local.js';
 import { fastifyError, type Reply } from './body.js';
 import { driftValue, type FaultRule, Faults } from './faults.js';
 import { NOT_UPDATED_FAULT_MESSAGE } from './messages.js';
@@ -19,7 +20,6 @@ export const DEFAULT_COOLDOWN_MS = 14_400_000;
 /** Fastify's default body limit. */
 const BODY_LIMIT_BYTES = 1024 * 1024;
 const JSON_TYPE = 'application/json; charset=utf-8';
-const HOST = '127.0.0.1';
 
 export interface EmulatorOptions {
   /** Default 0: an ephemeral port. */
@@ -309,7 +309,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(opts.port ?? 0, HOST, () => {
+    server.listen(opts.port ?? 0, LOCALHOST, () => {
       server.off('error', reject);
       resolve();
     });
@@ -329,7 +329,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   }
 
   return {
-    url: `http://${HOST}:${port}`,
+    url: `http://${LOCALHOST}:${port}`,
     port,
     requests,
     state,

@@ -1,24 +1,15 @@
 /**
  * Helpers of the fault suite: a checker that collects problems instead of throwing at the first
- * one (so every row of the table says what it saw), bounded waits, the built bot as a child
- * process with its output captured, and a holding HTTP proxy that can keep a request from ever
- * reaching the server behind it (to kill the bot while a request is "on the wire").
+ * one (so every row of the table says what it saw), the clean-up of what a failed row left
+ * running, the built bot as a child process, and a holding HTTP proxy that can keep a request from
+ * ever reaching the server behind it (to kill the bot while a request is "on the wire").
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-import { type Exit, NodeChild } from '../support/child.js';
-import type { LogEntry } from '../support/logs.js';
-import { seededRandom } from '../support/random.js';
-import { sleep, withTimeout } from '../support/wait.js';
-
-export { sleep, withTimeout };
-export const LOCALHOST = '127.0.0.1';
-export const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
-export const MAIN_JS = join(ROOT, 'dist/src/bot/main.js');
+import { join } from 'node:path';
+import { BotProcess } from '../support/bot-process.js';
+import { assertLocal, LOCALHOST } from '../support/local.js';
 
 // ---- checks -------------------------------------------------------------------------------------
 
@@ -51,80 +42,46 @@ export function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-// ---- waiting ------------------------------------------------------------------------------------
+// ---- what a row leaves running --------------------------------------------------------------------
 
-/** Polls until `probe` returns something other than undefined; throws after `timeoutMs`. */
-export async function until<T>(
-  probe: () => T | undefined,
-  timeoutMs: number,
-  what: string,
-  everyMs = 20,
-): Promise<T> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (performance.now() >= deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(everyMs);
-  }
+/** Servers and harnesses a row has not closed yet. */
+const open = new Set<() => Promise<void>>();
+/** Every bot process a row started. */
+const children = new Set<BotProcess>();
+
+/** Registers `close` for the suite's end; returns it, made idempotent, for the row to call. */
+export function track(close: () => Promise<void>): () => Promise<void> {
+  let done = false;
+  const once = async (): Promise<void> => {
+    if (done) return;
+    done = true;
+    open.delete(once);
+    await close();
+  };
+  open.add(once);
+  return once;
 }
 
-// ---- secrets ------------------------------------------------------------------------------------
-
-/** Where any secret (8 characters or more) occurs in the texts: `where: excerpt` per hit. */
-export function leaksIn(
-  texts: ReadonlyArray<{ where: string; text: string }>,
-  secrets: Iterable<string>,
-): string[] {
-  const list = [...secrets].filter((s) => s.length >= 8);
-  const out: string[] = [];
-  for (const { where, text } of texts) {
-    for (const s of list) if (text.includes(s)) out.push(`${where}: ${text.slice(0, 120)}`);
-  }
-  return out;
+/** `node dist/src/bot/main.js` as a child, named for the row's messages; stopped at the end if need be. */
+export function startBot(name: string, env: Record<string, string>): BotProcess {
+  const child = new BotProcess('main.js', env, name);
+  children.add(child);
+  return child;
 }
 
-// ---- the built bot as a child process -----------------------------------------------------------
-
-export type { CapturedLine, Exit } from '../support/child.js';
-
-/** Every child started here, so afterAll can kill what a failed row left behind. */
-export const children = new Set<BotChild>();
-
-/** `node dist/src/bot/main.js` as a child (see NodeChild), named for the row's messages. */
-export class BotChild extends NodeChild {
-  constructor(name: string, env: Record<string, string>) {
-    super(name, MAIN_JS, env);
-    children.add(this);
-  }
-
-  /** Waits for the 'connected to Discord' line (the gateway is ready). */
-  ready(timeoutMs = 10_000): Promise<LogEntry> {
-    return this.waitForEntry((e) => e.msg === 'connected to Discord', timeoutMs, 'connected to Discord');
-  }
-
-  /** SIGTERM, then SIGKILL after `graceMs`; always resolves with the exit. Removes the cwd. */
-  async stop(graceMs = 5_000): Promise<Exit> {
-    if (!this.exit) {
-      this.kill('SIGTERM');
-      const done = await withTimeout(this.exited, graceMs, `${this.name} to exit`).catch(() => undefined);
-      if (!done) {
-        this.kill('SIGKILL');
-        await withTimeout(this.exited, 3_000, `${this.name} to die`).catch(() => undefined);
-      }
-    }
-    children.delete(this);
-    this.removeCwd();
-    return this.exit ?? { code: null, signal: null, at: performance.now() };
-  }
-}
-
-/** Kills every child still running (afterAll); returns the names of those that were. */
-export async function killAllChildren(): Promise<string[]> {
+/**
+ * Stops every child and closes everything a row left open (the suite's afterAll); returns the
+ * names of the children that were still running.
+ */
+export async function closeLeftovers(): Promise<string[]> {
   const running = [...children].filter((c) => !c.exit).map((c) => c.name);
   await Promise.all([...children].map((c) => c.stop(500)));
+  children.clear();
+  for (const close of [...open]) await close().catch(() => undefined);
   return running;
 }
+
+// ---- the journal --------------------------------------------------------------------------------
 
 /** The journal file of a data directory, parsed ([] when missing or unreadable). */
 export function journalEntries(dataDir: string): Array<Record<string, unknown>> {
@@ -164,8 +121,8 @@ export interface HoldingProxy {
  * client goes away: the server behind never sees it.
  */
 export async function startHoldingProxy(target: string): Promise<HoldingProxy> {
+  assertLocal(target, "the proxy's target");
   const origin = new URL(target);
-  if (origin.hostname !== LOCALHOST) throw new Error(`the proxy only forwards to ${LOCALHOST}`);
   const open = new Set<IncomingMessage>();
 
   const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer): void => {
@@ -230,166 +187,4 @@ export async function startHoldingProxy(target: string): Promise<HoldingProxy> {
     return closing;
   };
   return proxy;
-}
-
-// ---- hostile inputs -----------------------------------------------------------------------------
-
-const SNOWFLAKE_LIKE = '123456789012345678';
-const PIECES: readonly string[] = [
-  // other routes, by traversal and by encoding
-  '../links/get',
-  '..%2Flinks%2Fget',
-  '..%2F..%2Fprofile',
-  '%2F',
-  '%2e%2e%2f',
-  '..',
-  '.',
-  '/',
-  '\\..\\links',
-  'kerdoku/../../links/get',
-  'kerdoku/comments',
-  '/v2/links/get',
-  '%00',
-  '\u0000',
-  // query and fragment
-  '?',
-  '#',
-  '&',
-  '?x=1&y=2',
-  'kerdoku?with=1',
-  'kerdoku#top',
-  '%3F',
-  '%23',
-  ';',
-  // unicode
-  '\u202E',
-  '\u200B',
-  '\u200D',
-  '\uFEFF',
-  '\u2066',
-  '🤖',
-  '👨‍👩‍👧',
-  'e\u0301',
-  'Z̷̢͓a̵l̴g̶o̷',
-  '７２４６６３３６０９３４７７２７９７',
-  '٧٢٤٦٦٣٣٦٠٩٣٤٧٧٢٧٩٧',
-  'кердоку',
-  // mentions
-  '@everyone',
-  '@here',
-  `<@&${SNOWFLAKE_LIKE}>`,
-  `<@${SNOWFLAKE_LIKE}>`,
-  `<@!${SNOWFLAKE_LIKE}>`,
-  `<#${SNOWFLAKE_LIKE}>`,
-  '<@&724663360934772797>',
-  // markdown
-  '**bold**',
-  '`code`',
-  '```js\nx\n```',
-  '[click](https://evil.example/)',
-  '||spoiler||',
-  '> quote',
-  '# heading',
-  '~~strike~~',
-  '__under__',
-  // other hosts and schemes
-  'https://evil.example/bot/kerdoku',
-  'https://evil.example/server/722424773233213460',
-  'http://127.0.0.1:1/bot/724663360934772797',
-  'javascript:alert(1)',
-  'file:///etc/passwd',
-  'ftp://evil.example/bot/kerdoku',
-  'data:text/html,<script>alert(1)</script>',
-  '//evil.example/bot/kerdoku',
-  'https://user:pass@evil.example/bot/kerdoku',
-  'https://boticord.top/bot/../links/get',
-  'https://boticord.top/bot/%2e%2e',
-  'https://boticord.top/bot/..%2Flinks',
-  'https://boticord.top/bot/kerdoku?x=../links',
-  'https://boticord.top/b/kerdoku#../links',
-  'https://boticord.top/s/kerdoku/extra',
-  // plausible references
-  'kerdoku',
-  '724663360934772797',
-  '722424773233213460',
-  'boticord',
-  'a',
-  '_-_',
-  ' ',
-  '\t',
-  '\n',
-];
-
-function randomShortCode(rand: () => number, length: number): string {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-';
-  let out = '';
-  for (let i = 0; i < length; i++) out += alphabet[Math.floor(rand() * alphabet.length)];
-  return out;
-}
-
-function randomDigits(rand: () => number, length: number): string {
-  let out = String(1 + Math.floor(rand() * 9));
-  while (out.length < length) out += String(Math.floor(rand() * 10));
-  return out;
-}
-
-function pick<T>(rand: () => number, list: readonly T[]): T {
-  return list[Math.floor(rand() * list.length)] as T;
-}
-
-/** Percent-encodes some characters of a string at random (upper or lower case hex). */
-function sprinkleEncoding(rand: () => number, text: string): string {
-  return [...text]
-    .map((ch) => {
-      if (rand() > 0.3) return ch;
-      const hex = [...Buffer.from(ch, 'utf8')].map((b) => `%${b.toString(16).padStart(2, '0')}`).join('');
-      return rand() < 0.5 ? hex : hex.toUpperCase();
-    })
-    .join('');
-}
-
-/** One hostile string: a piece, a few pieces glued, a long one, a near-reference, or an encoded one. */
-function hostile(rand: () => number, i: number): string {
-  switch (i % 8) {
-    case 0:
-      return pick(rand, PIECES);
-    case 1: {
-      const n = 2 + Math.floor(rand() * 3);
-      const parts = Array.from({ length: n }, () => pick(rand, PIECES));
-      return parts.join(pick(rand, ['', '/', ' ', '%2F', '?', '#', '\u200B']));
-    }
-    case 2: {
-      const unit = pick(rand, ['a', '7', '../', '%2F', '\u202E', '🤖', '@everyone ', 'é']);
-      const length = pick(rand, [201, 513, 2_000, 6_001, 10_000]);
-      return unit.repeat(Math.ceil(length / unit.length)).slice(0, length);
-    }
-    case 3:
-      // A short code of the wrong length (33) or one that fits, with something after it.
-      return rand() < 0.5
-        ? randomShortCode(rand, 33)
-        : `${randomShortCode(rand, 1 + Math.floor(rand() * 32))}${pick(rand, PIECES)}`;
-    case 4:
-      // Digits of a wrong length, or a snowflake wrapped in something.
-      return rand() < 0.5
-        ? randomDigits(rand, pick(rand, [1, 16, 21, 40]))
-        : `${pick(rand, ['<@', '<@&', '<#', '@', '#', ''])}${randomDigits(rand, 18)}` +
-            pick(rand, ['>', '/', '?', '']);
-    case 5:
-      return sprinkleEncoding(rand, pick(rand, PIECES));
-    case 6: {
-      const section = pick(rand, ['bot', 'b', 'server', 's', 'BOT', 'links', 'profile']);
-      const host = pick(rand, ['boticord.top', 'evil.example', '127.0.0.1:9', 'xn--80ak6aa92e.com']);
-      const ref = rand() < 0.5 ? randomShortCode(rand, 8) : pick(rand, PIECES);
-      return `${pick(rand, ['https', 'http', 'HTTPS', 'ws', 'mailto'])}://${host}/${section}/${ref}`;
-    }
-    default:
-      // Valid-looking references: they go to the directory (and mostly are not there).
-      return rand() < 0.5 ? randomShortCode(rand, 1 + Math.floor(rand() * 32)) : randomDigits(rand, 18);
-  }
-}
-
-/** `count` hostile strings from `seed`, always the same ones. */
-export function hostileInputs(seed: number, count: number): string[] {
-  const rand = seededRandom(seed);
-  return Array.from({ length: count }, (_, i) => hostile(rand, i));
 }

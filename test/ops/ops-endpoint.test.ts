@@ -22,7 +22,8 @@ import {
   LEVEL,
   LOCALHOST,
   LogSink,
-  leakedSecrets,
+  leaksIn,
+  linesOf,
   readyz,
   readyzBecomes,
   sample,
@@ -84,7 +85,7 @@ afterAll(async () => {
   await ops?.close();
   await discord?.close();
   await emu?.close();
-  const leaked = leakedSecrets(sink?.lines.join('') ?? '', secrets);
+  const leaked = leaksIn(linesOf('log line', sink?.lines ?? []), secrets);
   sink?.close();
   expect(leaked, 'no token in the bot log').toEqual([]);
 }, 15_000);

@@ -21,7 +21,7 @@ import {
   guildSet,
   httpGet,
   isAlive,
-  leakedSecrets,
+  leaksIn,
   readyz,
   readyzBecomes,
   sample,
@@ -64,7 +64,10 @@ async function world(
       await child
         .destroy()
         .catch((err: unknown) => problems.push(`cleanup of pid ${child.pid}: ${String(err)}`));
-      const leaked = leakedSecrets(child.output(), [discord.token, TOKENS.serviceBot]);
+      const leaked = leaksIn(
+        [{ where: `pid ${child.pid}`, text: child.output() }],
+        [discord.token, TOKENS.serviceBot],
+      );
       if (leaked.length > 0) problems.push(`a token appears in the output of pid ${child.pid}`);
       const alive = child.alive();
       if (alive.length > 0) problems.push(`processes left behind: ${alive.join(', ')}`);
@@ -219,7 +222,7 @@ describe.concurrent('built entry points as child processes', () => {
       expect(sample(text, 'directory_stats_posts_total', { outcome: 'posted' })).toBeGreaterThanOrEqual(1);
 
       const signalledAt = performance.now();
-      bot.signal('SIGTERM');
+      bot.kill('SIGTERM');
       const exit = await withTimeout(bot.exited, 10_000, 'the manager to exit after SIGTERM');
       const took = Math.round(exit.at - signalledAt);
       console.log(`sharded: shutdown took ${took} ms`);
@@ -277,7 +280,7 @@ describe.concurrent('built entry points as child processes', () => {
       expect((await up.firstResponse(3_000)).type).toBe(5);
 
       const signalledAt = performance.now();
-      bot.signal('SIGTERM');
+      bot.kill('SIGTERM');
       await bot.waitForLine((e) => e.msg === 'shutting down', 2_000, '"shutting down"');
 
       // An interaction that arrives now is refused politely, in private.
@@ -317,10 +320,10 @@ describe.concurrent('built entry points as child processes', () => {
       w.emu.faults.add({ kind: 'latency', ms: 6_000, method: 'POST', path: /^\/server$/, times: 1 });
       const up = w.discord.sendCommand({ guildId: IDS.serverFresh, name: 'up', user: someone() });
       expect((await up.firstResponse(3_000)).type).toBe(5);
-      bot.signal('SIGTERM');
+      bot.kill('SIGTERM');
       await bot.waitForLine((e) => e.msg === 'shutting down', 2_000, '"shutting down"');
       const secondAt = performance.now();
-      bot.signal('SIGTERM');
+      bot.kill('SIGTERM');
       const exit = await withTimeout(bot.exited, 2_000, 'main.js to exit after the second SIGTERM');
       const took = Math.round(exit.at - secondAt);
       console.log(`second SIGTERM: exited ${took} ms later with code ${exit.code}`);
@@ -353,7 +356,7 @@ describe.concurrent('built entry points as child processes', () => {
         'shard 1 to identify',
       );
       const signalledAt = performance.now();
-      bot.signal('SIGTERM');
+      bot.kill('SIGTERM');
       const exit = await withTimeout(bot.exited, 10_000, 'main.js to exit after SIGTERM');
       const took = Math.round(exit.at - signalledAt);
       console.log(`SIGTERM while shard 1 waits for READY: exit code ${exit.code} after ${took} ms`);

@@ -28,7 +28,8 @@ import {
   LEVEL,
   type LogEntry,
   LogSink,
-  leakedSecrets,
+  leaksIn,
+  linesOf,
   type StatsBody,
   sample,
   sleep,
@@ -78,7 +79,7 @@ afterEach(async () => {
         console.error(String(err));
       });
       await current.started.catch(() => undefined);
-      const leaked = leakedSecrets(current.sink.lines.join(''), secrets);
+      const leaked = leaksIn(linesOf('log line', current.sink.lines), secrets);
       current.sink.close();
       expect(leaked, 'no token in the bot log').toEqual([]);
     }

@@ -9,7 +9,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { LogEntry } from './logs.js';
+import { type LogEntry, parseLogLine } from './logs.js';
 
 export interface CapturedLine {
   stream: 'stdout' | 'stderr';
@@ -25,16 +25,6 @@ export interface Exit {
   signal: NodeJS.Signals | null;
   /** performance.now() when the exit was seen. */
   at: number;
-}
-
-export function parseLogLine(raw: string): LogEntry | undefined {
-  if (!raw.startsWith('{')) return undefined;
-  try {
-    const value: unknown = JSON.parse(raw);
-    return typeof value === 'object' && value !== null ? (value as LogEntry) : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 export class NodeChild {

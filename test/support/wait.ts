@@ -1,4 +1,7 @@
-/** Waiting helpers shared by the test folders that drive real sockets and processes. */
+/**
+ * Waiting helpers shared by the test folders that drive real sockets and processes, and by the
+ * benchmark (no vitest here).
+ */
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((done) => setTimeout(done, ms));
@@ -11,4 +14,31 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): P
     timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Polls until `probe` returns something other than undefined; throws after `timeoutMs`, naming
+ * `what` and the last error the probe threw (a probe that throws is tried again).
+ */
+export async function eventually<T>(
+  probe: () => Promise<T | undefined> | T | undefined,
+  timeoutMs: number,
+  what: string,
+  everyMs = 50,
+): Promise<T> {
+  const deadline = performance.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (err) {
+      lastError = err;
+    }
+    if (performance.now() >= deadline) {
+      const cause = lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${cause}`);
+    }
+    await sleep(everyMs);
+  }
 }

@@ -1,50 +1,13 @@
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { connect, createServer as createTcpServer, type Server as TcpServer } from 'node:net';
-import { pino } from 'pino';
 import { Gauge, register as globalRegistry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RateLimiter } from '../../src/directory/rate-limiter.js';
-import type { Logger } from '../../src/log/logger.js';
 import { parsePort, probe, runHealthcheck } from '../../src/ops/health-probe.js';
 import { createMetrics, type DiscordState, type Metrics } from '../../src/ops/metrics.js';
 import { type OpsServer, type Readiness, startOpsServer } from '../../src/ops/server.js';
-
-interface LogLine {
-  level: number;
-  msg: string;
-  [key: string]: unknown;
-}
-
-function captureLogger(): { logger: Logger; lines: LogLine[] } {
-  const lines: LogLine[] = [];
-  const logger = pino(
-    { level: 'debug' },
-    { write: (line: string) => lines.push(JSON.parse(line) as LogLine) },
-  );
-  return { logger, lines };
-}
-
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
-function get(port: number, path: string, method = 'GET', agent: Agent | false = false): Promise<Answer> {
-  return new Promise<Answer>((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method, agent }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        body += chunk;
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+import { httpGet } from '../support/http.js';
+import { captureLogger, type LogEntry } from '../support/logs.js';
 
 /** Sends raw bytes and collects everything until the server closes the socket. */
 function raw(port: number, data: string): Promise<string> {
@@ -68,7 +31,7 @@ afterEach(async () => {
 async function start(
   isReady: () => Readiness = () => true,
   extra: { metrics?: Metrics; closeGraceMs?: number } = {},
-): Promise<{ server: OpsServer; metrics: Metrics; lines: LogLine[] }> {
+): Promise<{ server: OpsServer; metrics: Metrics; lines: LogEntry[] }> {
   const { logger, lines } = captureLogger();
   const metrics = extra.metrics ?? createMetrics({ defaultMetrics: false });
   const server = await startOpsServer({
@@ -128,7 +91,7 @@ describe('ops server', () => {
   it('answers /healthz with 200 ok and logs its address once', async () => {
     const { server, lines } = await start();
     expect(server.port).toBeGreaterThan(0);
-    const res = await get(server.port, '/healthz');
+    const res = await httpGet(server.port, '/healthz');
     expect(res.status).toBe(200);
     expect(res.body).toBe('ok\n');
     expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
@@ -140,16 +103,16 @@ describe('ops server', () => {
 
   it('ignores the query string', async () => {
     const { server } = await start();
-    expect((await get(server.port, '/healthz?probe=1')).status).toBe(200);
+    expect((await httpGet(server.port, '/healthz?probe=1')).status).toBe(200);
   });
 
   it('answers HEAD like GET without a body', async () => {
     const { server } = await start();
-    const res = await get(server.port, '/healthz', 'HEAD');
+    const res = await httpGet(server.port, '/healthz', { method: 'HEAD' });
     expect(res.status).toBe(200);
     expect(res.body).toBe('');
     expect(res.headers['content-length']).toBe('3');
-    const metrics = await get(server.port, '/metrics', 'HEAD');
+    const metrics = await httpGet(server.port, '/metrics', { method: 'HEAD' });
     expect(metrics.status).toBe(200);
     expect(metrics.body).toBe('');
   });
@@ -157,31 +120,31 @@ describe('ops server', () => {
   it('follows isReady: 200, then 503 with the detail, then 200 again', async () => {
     let state: Readiness = true;
     const { server } = await start(() => state);
-    const first = await get(server.port, '/readyz');
+    const first = await httpGet(server.port, '/readyz');
     expect(first.status).toBe(200);
     expect(first.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(JSON.parse(first.body)).toEqual({ ready: true });
 
     state = { ready: false, detail: { notReadyShards: [1, 3] } };
-    const second = await get(server.port, '/readyz');
+    const second = await httpGet(server.port, '/readyz');
     expect(second.status).toBe(503);
     expect(JSON.parse(second.body)).toEqual({ ready: false, detail: { notReadyShards: [1, 3] } });
 
     state = { ready: true, detail: { shards: 4 } };
-    const third = await get(server.port, '/readyz');
+    const third = await httpGet(server.port, '/readyz');
     expect(third.status).toBe(200);
     expect(JSON.parse(third.body)).toEqual({ ready: true, detail: { shards: 4 } });
 
     state = false;
-    expect((await get(server.port, '/readyz')).status).toBe(503);
-    expect((await get(server.port, '/readyz', 'HEAD')).status).toBe(503);
+    expect((await httpGet(server.port, '/readyz')).status).toBe(503);
+    expect((await httpGet(server.port, '/readyz', { method: 'HEAD' })).status).toBe(503);
   });
 
   it('reads a throwing readiness check as not ready and logs it at error', async () => {
     const { server, lines } = await start(() => {
       throw new Error('gateway state unreadable');
     });
-    const res = await get(server.port, '/readyz');
+    const res = await httpGet(server.port, '/readyz');
     expect(res.status).toBe(503);
     expect(JSON.parse(res.body)).toEqual({ ready: false, detail: 'readiness check failed' });
     expect(lines.find((l) => l.msg === 'readiness check failed')).toMatchObject({ level: 50 });
@@ -190,7 +153,7 @@ describe('ops server', () => {
   it('still answers when the detail cannot be serialized', async () => {
     const detail: Record<string, unknown> = { big: 1n };
     const { server } = await start(() => ({ ready: false, detail }));
-    const res = await get(server.port, '/readyz');
+    const res = await httpGet(server.port, '/readyz');
     expect(res.status).toBe(503);
     expect(JSON.parse(res.body)).toMatchObject({ ready: false });
   });
@@ -200,7 +163,7 @@ describe('ops server', () => {
     cleanups.push(() => metrics.registry.clear());
     feed(metrics);
     const { server } = await start(() => true, { metrics });
-    const res = await get(server.port, '/metrics');
+    const res = await httpGet(server.port, '/metrics');
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe(metrics.registry.contentType);
     expect(res.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
@@ -229,15 +192,15 @@ describe('ops server', () => {
   it('answers 404 for other paths and 405 for other methods', async () => {
     const { server } = await start();
     for (const path of ['/', '/nope', '/healthz/', '/metricsx', '/HEALTHZ']) {
-      const res = await get(server.port, path);
+      const res = await httpGet(server.port, path);
       expect(res.status, path).toBe(404);
     }
     for (const method of ['POST', 'PUT', 'DELETE', 'OPTIONS']) {
-      const res = await get(server.port, '/metrics', method);
+      const res = await httpGet(server.port, '/metrics', { method });
       expect(res.status, method).toBe(405);
       expect(res.headers.allow).toBe('GET, HEAD');
     }
-    expect((await get(server.port, '/nope', 'POST')).status).toBe(404);
+    expect((await httpGet(server.port, '/nope', { method: 'POST' })).status).toBe(404);
   });
 
   it('answers a malformed request with 400 and keeps serving', async () => {
@@ -247,7 +210,7 @@ describe('ops server', () => {
     const reset = connect(server.port, '127.0.0.1');
     await new Promise<void>((resolve) => reset.on('connect', () => resolve()));
     reset.resetAndDestroy();
-    expect((await get(server.port, '/healthz')).status).toBe(200);
+    expect((await httpGet(server.port, '/healthz')).status).toBe(200);
   });
 
   it('answers 500 and logs at error when collecting metrics fails', async () => {
@@ -261,17 +224,17 @@ describe('ops server', () => {
       },
     });
     const { server, lines } = await start(() => true, { metrics });
-    const res = await get(server.port, '/metrics');
+    const res = await httpGet(server.port, '/metrics');
     expect(res.status).toBe(500);
     expect(lines.find((l) => l.msg === 'metrics collection failed')).toMatchObject({ level: 50 });
-    expect((await get(server.port, '/healthz')).status).toBe(200);
+    expect((await httpGet(server.port, '/healthz')).status).toBe(200);
   });
 
   it('close() closes an idle keep-alive connection at once', async () => {
     const { server } = await start(() => true, { closeGraceMs: 10_000 });
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     cleanups.push(() => agent.destroy());
-    expect((await get(server.port, '/healthz', 'GET', agent)).status).toBe(200);
+    expect((await httpGet(server.port, '/healthz', { agent })).status).toBe(200);
     // The socket is kept for the next request.
     const sockets = Object.values(agent.freeSockets).flat();
     expect(sockets).toHaveLength(1);
@@ -283,7 +246,7 @@ describe('ops server', () => {
     await socketClosed;
     expect(Date.now() - started).toBeLessThan(2_000);
     await server.close(); // idempotent
-    await expect(get(server.port, '/healthz')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    await expect(httpGet(server.port, '/healthz')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
   });
 
   it('close() cuts a request still in progress after the grace period', async () => {
@@ -295,7 +258,7 @@ describe('ops server', () => {
       collect: () => new Promise<void>(() => undefined),
     });
     const { server } = await start(() => true, { metrics, closeGraceMs: 50 });
-    const pending = get(server.port, '/metrics').catch((err: unknown) => err);
+    const pending = httpGet(server.port, '/metrics').catch((err: unknown) => err);
     await new Promise((resolve) => setTimeout(resolve, 50));
     await server.close();
     expect(await pending).toMatchObject({ code: 'ECONNRESET' });

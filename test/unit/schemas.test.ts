@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { normalizeNextUp } from '../../src/directory/next-up.js';
 import {
@@ -12,9 +11,7 @@ import {
   serverUpSchema,
   timestampToDate,
 } from '../../src/directory/schemas.js';
-
-const sample = (name: string): unknown =>
-  JSON.parse(readFileSync(new URL(`../fixtures/directory-samples/${name}`, import.meta.url), 'utf8'));
+import { directorySample as sample } from '../support/samples.js';
 
 describe('schemas against the published samples', () => {
   it('maps the real bot, keeping the support server the spec does not list', () => {

@@ -1,4 +1,3 @@
-import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DirectoryClient, type RequestOptions } from '../../src/directory/client.js';
 import {
@@ -18,6 +17,7 @@ import {
   ServerReporter,
   type ServerReporterOptions,
 } from '../../src/tasks/server-reports.js';
+import { captureLogger, LEVEL, type LogEntry } from '../support/logs.js';
 
 const BOT_ID = '724663360934772797';
 const GUILD_A = '722424773233213460';
@@ -66,23 +66,6 @@ function fakeDirectory() {
   return { calls, directory };
 }
 
-interface LogLine {
-  level: number;
-  msg: string;
-  [key: string]: unknown;
-}
-
-function captureLogger() {
-  const lines: LogLine[] = [];
-  const logger = pino(
-    { level: 'debug', base: null },
-    { write: (line: string) => void lines.push(JSON.parse(line) as LogLine) },
-  );
-  return { lines, logger };
-}
-
-const LEVEL = { debug: 20, info: 30, warn: 40, error: 50 } as const;
-
 function join(guildId: string, extra: Partial<GuildReport> = {}): GuildReport {
   return {
     guildId,
@@ -115,7 +98,7 @@ async function flush(): Promise<void> {
 }
 
 /** Reports waiting behind the one in flight, as the reporter's last queue line counts them. */
-function queued(lines: LogLine[]): unknown {
+function queued(lines: LogEntry[]): unknown {
   return lines.findLast((l) => l.queued !== undefined)?.queued;
 }
 

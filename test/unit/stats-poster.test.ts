@@ -1,4 +1,3 @@
-import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { RequestOptions } from '../../src/directory/client.js';
 import {
@@ -20,6 +19,7 @@ import {
   type StatsSnapshot,
 } from '../../src/tasks/stats-poster.js';
 import { inspectSnapshot, totals } from '../../src/tasks/stats-snapshot.js';
+import { captureLogger, LEVEL } from '../support/logs.js';
 
 const TOKEN = 'tok_9f8e7d6c5b4a3928170615aabbccddeeff';
 const MIN = 60_000;
@@ -73,29 +73,6 @@ function fakeDirectory(answer?: (n: number, call: Call) => void, honourAbort = t
 }
 
 const ok = (_n: number, call: Call): void => call.resolve();
-
-interface LogLine {
-  level: number;
-  msg: string;
-  [key: string]: unknown;
-}
-
-function captureLogger() {
-  const lines: LogLine[] = [];
-  const raw: string[] = [];
-  const logger = pino(
-    { level: 'debug', base: null },
-    {
-      write: (line: string) => {
-        raw.push(line);
-        lines.push(JSON.parse(line) as LogLine);
-      },
-    },
-  );
-  return { lines, raw, logger };
-}
-
-const LEVEL = { debug: 20, info: 30, warn: 40, error: 50 } as const;
 
 function snapshotOf(
   shards: Array<[guilds: number, members: number, ready?: boolean]>,
@@ -290,7 +267,7 @@ describe('StatsPoster', () => {
     poster.start();
     await vi.advanceTimersByTimeAsync(5 * MIN);
     expect(calls).toHaveLength(0);
-    expect(lines.filter((l) => l.msg.startsWith('shards not ready yet')).length).toBeGreaterThan(10);
+    expect(lines.filter((l) => l.msg?.startsWith('shards not ready yet')).length).toBeGreaterThan(10);
 
     // Checks run every 15 s after the first at 1 s: the next one, at 5 min 1 s, finds both shards ready.
     world.snapshot = snapshotOf([
@@ -424,7 +401,7 @@ describe('StatsPoster', () => {
     poster.start();
     await vi.advanceTimersByTimeAsync(FIRST_POST_AT);
     expect(outcomes.map((o) => o.outcome)).toEqual(['unauthorized']);
-    const refused = lines.find((l) => l.msg.startsWith('stats post refused'));
+    const refused = lines.find((l) => l.msg?.startsWith('stats post refused'));
     expect(refused).toMatchObject({ level: LEVEL.error, code: 'Unauthorized', status: 401 });
     expect(String(refused?.hint)).toContain('DIRECTORY_TOKEN');
     await vi.advanceTimersByTimeAsync(INTERVAL - 1);
@@ -432,7 +409,7 @@ describe('StatsPoster', () => {
     await vi.advanceTimersByTimeAsync(1);
     expect(calls).toHaveLength(2);
     expect(outcomes.map((o) => o.outcome)).toEqual(['unauthorized', 'posted']);
-    expect(lines.find((l) => l.msg.startsWith('stats posted'))).toMatchObject({
+    expect(lines.find((l) => l.msg?.startsWith('stats posted'))).toMatchObject({
       level: LEVEL.info,
       msg: 'stats posted; recovered after 1 failed tick(s)',
       recoveredFrom: 'Unauthorized',
@@ -612,7 +589,7 @@ describe('StatsPoster', () => {
     await vi.advanceTimersByTimeAsync(11_000);
     await expect(result).resolves.toBe('failed');
     expect(calls).toHaveLength(1);
-    expect(lines.find((l) => l.msg.startsWith('stats post did not settle'))).toMatchObject({
+    expect(lines.find((l) => l.msg?.startsWith('stats post did not settle'))).toMatchObject({
       level: LEVEL.error,
     });
     expect(state.maxInFlight).toBe(1);
@@ -625,7 +602,7 @@ describe('StatsPoster', () => {
     expect(lines.find((l) => l.code === 'NotOk')).toMatchObject({ level: LEVEL.warn });
     // Not taken for a success: no 'posted' outcome, no 'stats posted' line.
     expect(outcomes.map((o) => o.outcome)).toEqual(['rejected']);
-    expect(lines.filter((l) => l.msg.startsWith('stats posted'))).toEqual([]);
+    expect(lines.filter((l) => l.msg?.startsWith('stats posted'))).toEqual([]);
   });
 
   it('a snapshot that throws, rejects, hangs or is malformed skips the tick', async () => {
@@ -696,7 +673,7 @@ describe('StatsPoster', () => {
     await vi.advanceTimersByTimeAsync(INTERVAL);
     expect(calls).toHaveLength(1);
     expect(outcomes.at(-1)?.outcome).toBe('skipped-not-ready');
-    expect(lines.find((l) => l.msg.startsWith('not every shard is ready'))).toMatchObject({
+    expect(lines.find((l) => l.msg?.startsWith('not every shard is ready'))).toMatchObject({
       level: LEVEL.info,
       notReady: [1],
     });
@@ -772,7 +749,7 @@ describe('StatsPoster', () => {
     expect(calls[0]!.options?.signal?.aborted).toBe(true);
     await vi.advanceTimersByTimeAsync(1_000);
     expect(stopped).toBe(true);
-    expect(lines.find((l) => l.msg.startsWith('stats poster stopped'))).toMatchObject({ level: LEVEL.warn });
+    expect(lines.find((l) => l.msg?.startsWith('stats poster stopped'))).toMatchObject({ level: LEVEL.warn });
     // The abandoned tick still ends (at its own timeout) without a retry or a new schedule.
     await vi.advanceTimersByTimeAsync(INTERVAL);
     expect(calls).toHaveLength(1);

@@ -1,0 +1,185 @@
+/**
+ * What the fault families share: the guild the rows run in, a harness or a world (stand-in,
+ * emulator, data directory) of a row's own, and the checks every row makes: no token in a log
+ * line, a child's output or a body sent to Discord, nothing that can ping, no unhandled error.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { APIEmbed } from 'discord.js';
+import { translator } from '../../src/i18n/index.js';
+import {
+  type DiscordStandIn,
+  discordLikeToken,
+  makeGuild,
+  type SendCommandOptions,
+  snowflake,
+  startDiscordStandIn,
+  type ViewedMessage,
+} from '../discord/index.js';
+import {
+  type Answer,
+  botEnvironment,
+  type Harness,
+  type HarnessOptions,
+  mentionProblems,
+  optionString,
+  secretLeaks,
+  sentMessages,
+  startHarness,
+} from '../e2e/harness.js';
+import { type Emulator, IDS, startEmulator, TOKENS } from '../emulator/index.js';
+import type { BotProcess } from '../support/bot-process.js';
+import { assertLocal } from '../support/local.js';
+import { discordRequestTexts, leaksIn } from '../support/secrets.js';
+import { Checks, message, track } from './helpers.js';
+import type { Outcome } from './runner.js';
+
+export const freshGuild = makeGuild({ id: IDS.serverFresh, name: 'BotiCord Community' });
+export const EN = translator('en-US');
+export const RU = translator('ru');
+
+export function tempDir(prefix: string): { path: string; remove: () => void } {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+export function bumpsOf(emu: Emulator, serverId: string): number {
+  return emu.state.servers.get(serverId)?.information.bumps ?? 0;
+}
+
+export function firstEmbed(m: ViewedMessage | undefined): APIEmbed | undefined {
+  return m?.embeds?.[0] as APIEmbed | undefined;
+}
+
+export function newUserRef(prefix: string): NonNullable<SendCommandOptions['user']> {
+  return { id: snowflake(), username: `${prefix}_${snowflake().slice(-6)}` };
+}
+
+/** `/bot kerdoku` in the fresh guild: the ordinary look-up a row makes after its fault. */
+export function lookUpKerdoku(h: Harness, timeoutMs: number): Promise<Answer> {
+  return h.run({ guildId: freshGuild.id, name: 'bot', options: [optionString('ref', 'kerdoku')] }, timeoutMs);
+}
+
+// ---- the token scan -----------------------------------------------------------------------------
+
+/** What the token scan looked at, over every row (the last row reports it). */
+export const tokenScan = { logLines: 0, childLines: 0, discordBodies: 0, leaks: [] as string[] };
+
+/** Checks every in-process row makes: tokens, pings, unhandled rejections, channel posts. */
+function harnessHygiene(h: Harness, c: Checks): void {
+  const leaks = secretLeaks(h);
+  tokenScan.logLines += h.lines.length;
+  tokenScan.discordBodies += h.discord.requests.length;
+  tokenScan.leaks.push(...leaks);
+  c.none(leaks, 'a token leaked');
+  c.none(h.unhandled.map(message), 'unhandled rejection');
+  c.none(
+    h.lines.filter((l) => /unhandled|uncaught/i.test(l)).map((l) => l.slice(0, 160)),
+    'an unhandled error was logged',
+  );
+  const pings = sentMessages(h.discord.requests).flatMap((m) => mentionProblems(m));
+  c.none(pings, 'a message could ping');
+  const posts = h.discord.requests.filter((r) => r.method !== 'GET' && /^\/channels\//.test(r.path));
+  c.none(
+    posts.map((r) => `${r.method} ${r.path}`),
+    'the bot posted into a channel',
+  );
+}
+
+/** Token scan over children's output and everything sent to the stand-in. */
+export function processHygiene(world: World, procs: readonly BotProcess[], c: Checks): void {
+  const secrets = [world.discord.token, TOKENS.serviceBot];
+  const childTexts = procs.flatMap((p) =>
+    p.lines.map((l, i) => ({ where: `${p.name} ${l.stream} ${i}`, text: l.raw })),
+  );
+  const bodies = discordRequestTexts(world.discord.requests);
+  const leaks = leaksIn([...childTexts, ...bodies], secrets);
+  tokenScan.childLines += childTexts.length;
+  tokenScan.discordBodies += bodies.length;
+  tokenScan.leaks.push(...leaks);
+  c.none(leaks, 'a token leaked');
+  const pings = sentMessages(world.discord.requests).flatMap((m) => mentionProblems(m));
+  c.none(pings, 'a message could ping');
+  const unhandled = procs.flatMap((p) => p.lines.filter((l) => /unhandled|uncaught/i.test(l.raw)));
+  c.none(
+    unhandled.map((l) => l.raw.slice(0, 160)),
+    'an unhandled error was logged',
+  );
+}
+
+// ---- in process ---------------------------------------------------------------------------------
+
+/** Runs `body` on a harness of its own (own emulator, stand-in, bot and data directory). */
+export async function inHarness(
+  options: HarnessOptions,
+  body: (h: Harness, c: Checks) => Promise<string>,
+): Promise<Outcome> {
+  const c = new Checks();
+  const data = tempDir('faults-data-');
+  const h = await startHarness({
+    guilds: [freshGuild],
+    // Tokens must not reach a log line at all, before the logger's scrubbing.
+    scrubSecrets: false,
+    ...options,
+    env: { DATA_DIR: data.path, ...options.env },
+  }).catch((err: unknown) => {
+    data.remove();
+    throw err;
+  });
+  const close = track(async () => {
+    await h.close();
+    data.remove();
+  });
+  let observed: string;
+  try {
+    observed = await body(h, c);
+  } catch (err) {
+    observed = `threw: ${message(err)}`;
+    c.that(false, observed);
+  }
+  harnessHygiene(h, c);
+  await close();
+  c.none(h.stuckStops, 'the bot did not stop');
+  return { observed: [observed, ...c.notes].join('; '), problems: c.problems };
+}
+
+// ---- the real process ---------------------------------------------------------------------------
+
+/** What the built bot runs against: a stand-in, an emulator and a data directory of the row's own. */
+export interface World {
+  emu: Emulator;
+  discord: DiscordStandIn;
+  dataDir: string;
+  close: () => Promise<void>;
+}
+
+export async function startWorld(): Promise<World> {
+  const emu = await startEmulator({ rateLimits: false });
+  const discord = await startDiscordStandIn({ token: discordLikeToken(), guilds: [freshGuild] });
+  const data = tempDir('faults-proc-data-');
+  const close = track(async () => {
+    await discord.close();
+    await emu.close();
+    data.remove();
+  });
+  return { emu, discord, dataDir: data.path, close };
+}
+
+/** The child's environment: the world's addresses, or a proxy in front of either. */
+export function childEnv(
+  world: World,
+  overrides: { discordApi?: string; directoryApi?: string } = {},
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  const settings = botEnvironment(world.emu, world.discord, {
+    DATA_DIR: world.dataDir,
+    SHUTDOWN_TIMEOUT_MS: '1000',
+    ...(overrides.discordApi ? { DISCORD_API_URL: overrides.discordApi } : {}),
+    ...(overrides.directoryApi ? { DIRECTORY_API_URL: overrides.directoryApi } : {}),
+  });
+  for (const [name, value] of Object.entries(settings)) if (value !== undefined) env[name] = value;
+  assertLocal(env.DISCORD_API_URL, 'DISCORD_API_URL');
+  assertLocal(env.DIRECTORY_API_URL, 'DIRECTORY_API_URL');
+  return env;
+}
