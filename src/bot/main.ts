@@ -10,11 +10,10 @@ import { createMetrics } from '../ops/metrics.js';
 import { startOpsServer } from '../ops/server.js';
 import { createBot } from './app.js';
 import { installShutdown } from './shutdown.js';
-import { checkStatsInterval, loadOrExit } from './startup.js';
+import { loadOrExit } from './startup.js';
 
 const config = loadOrExit(['discordToken']);
 const child = config.sharding.isChild;
-if (!child) checkStatsInterval(config);
 const logger = createLogger({ level: config.logLevel, secrets: secretsOf(config) });
 if (!config.directory.token) {
   logger.warn('DIRECTORY_TOKEN is not set: look-ups work; /up, comments, server reports and stats do not');

@@ -16,10 +16,9 @@ import { startOpsServer } from '../ops/server.js';
 import { StatsPoster } from '../tasks/stats-poster.js';
 import type { ShardSnapshot, ShardState } from './shard-stats.js';
 import { installShutdown } from './shutdown.js';
-import { checkStatsInterval, loadOrExit } from './startup.js';
+import { loadOrExit } from './startup.js';
 
 const config = loadOrExit(['discordToken']);
-checkStatsInterval(config);
 const logger = createLogger({ level: config.logLevel, secrets: secretsOf(config) }).child({
   role: 'manager',
 });

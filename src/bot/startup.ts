@@ -1,6 +1,5 @@
 /** Shared start-up for the bot's entry points: configuration problems end in one clear line. */
 import { type Config, ConfigError, loadConfig, readEnvironment } from '../config/env.js';
-import { checkInterval } from '../tasks/stats-poster.js';
 
 /** Loads the configuration or exits 2 with a readable message (never a stack trace, never a secret). */
 export function loadOrExit(require: ReadonlyArray<'discordToken' | 'applicationId'> = []): Config {
@@ -28,13 +27,4 @@ export function loadOrExit(require: ReadonlyArray<'discordToken' | 'applicationI
     process.exit(2);
   }
   return config;
-}
-
-/** STATS_INTERVAL under 15 minutes is refused unless the documented override is set. */
-export function checkStatsInterval(config: Config): void {
-  const check = checkInterval(config.stats.intervalMs, config.stats.allowShortInterval);
-  if (!check.ok) {
-    process.stderr.write(`Invalid configuration:\n  - ${check.message}\n`);
-    process.exit(2);
-  }
 }

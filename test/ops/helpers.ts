@@ -3,8 +3,9 @@
  * line by line, bounded waits, HTTP probes of the operations endpoint, Prometheus text parsing,
  * and the process tree (`ps`) so that no shard process outlives a test.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { request } from 'node:http';
+import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DestinationStream } from 'pino';
@@ -156,6 +157,33 @@ export class BotProcess extends NodeChild {
   }
 }
 
+export interface ScriptRun {
+  /** null when the process was ended by a signal (the timeout's included). */
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** `node <script> <args>` in `cwd` with only the environment given (plus PATH), to its end. */
+export function runScript(
+  script: string,
+  args: readonly string[],
+  options: { cwd: string; env: Record<string, string>; timeoutMs?: number },
+): Promise<ScriptRun> {
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', ...options.env };
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [script, ...args],
+      { cwd: options.cwd, env, timeout: options.timeoutMs ?? 15_000 },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === 'number' ? err.code : null) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
 /** `ps --ppid`, recursively. */
 export function descendantsOf(pid: number): number[] {
   const out: number[] = [];
@@ -187,6 +215,18 @@ export function isAlive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** A port nothing listens on just now (taken back at once, so another process could race for it). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, LOCALHOST, () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
 }
 
 // ---- HTTP ------------------------------------------------------------------------------------------
