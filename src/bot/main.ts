@@ -7,10 +7,9 @@ import { registry } from '../../commands/index.js';
 import { secretsOf } from '../config/env.js';
 import { createLogger } from '../log/logger.js';
 import { createMetrics } from '../ops/metrics.js';
-import { startOpsServer } from '../ops/server.js';
 import { createBot } from './app.js';
 import { installShutdown } from './shutdown.js';
-import { loadOrExit } from './startup.js';
+import { loadOrExit, startOpsOrExit } from './startup.js';
 
 const config = loadOrExit(['discordToken']);
 const child = config.sharding.isChild;
@@ -35,7 +34,7 @@ const bot = createBot({
 
 const ops =
   metrics && config.httpPort !== undefined
-    ? await startOpsServer({
+    ? await startOpsOrExit({
         port: config.httpPort,
         host: config.httpHost,
         metrics,

@@ -1,5 +1,9 @@
-/** Shared start-up for the bot's entry points: configuration problems end in one clear line. */
+/**
+ * Shared start-up for the bot's entry points: configuration problems, and an operations endpoint
+ * that cannot listen, end in one clear line.
+ */
 import { type Config, ConfigError, loadConfig, readEnvironment } from '../config/env.js';
+import { listenProblem, type OpsServer, type OpsServerOptions, startOpsServer } from '../ops/server.js';
 
 /** Loads the configuration or exits 2 with a readable message (never a stack trace, never a secret). */
 export function loadOrExit(require: ReadonlyArray<'discordToken' | 'applicationId'> = []): Config {
@@ -27,4 +31,16 @@ export function loadOrExit(require: ReadonlyArray<'discordToken' | 'applicationI
     process.exit(2);
   }
   return config;
+}
+
+/** The operations endpoint, or exit 1 with one line saying what to change (never a stack trace). */
+export async function startOpsOrExit(options: OpsServerOptions & { host: string }): Promise<OpsServer> {
+  try {
+    return await startOpsServer(options);
+  } catch (err) {
+    process.stderr.write(
+      `the operations endpoint could not start: ${listenProblem(err, options.host, options.port)}\n`,
+    );
+    process.exit(1);
+  }
 }
