@@ -21,16 +21,18 @@ RUN apt-get update \
   && apt-get install -y --no-install-recommends tini \
   && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production
-# The operations endpoint (/healthz, /readyz, /metrics); the HEALTHCHECK below uses it.
-ENV HTTP_PORT=8080
 EXPOSE 8080
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
-# DATA_DIR: the journal of ups in flight (mount a volume here to keep it across containers).
-RUN mkdir -p /app/data && chown node:node /app/data
-ENV DATA_DIR=/app/data
+# The image's defaults go in .env.defaults, which the bot and the HEALTHCHECK both read under the
+# environment, rather than in ENV lines: `HTTP_PORT=` in a `docker run --env-file` would replace an
+# ENV line with nothing (and the HEALTHCHECK would fail), while an empty variable falls through to
+# this file. HTTP_PORT: the operations endpoint (/healthz, /readyz, /metrics) the HEALTHCHECK uses.
+# DATA_DIR: the journal of ups in flight (mount a volume there to keep it across containers).
+RUN printf 'HTTP_PORT=8080\nDATA_DIR=/app/data\n' > .env.defaults \
+  && mkdir -p /app/data && chown node:node /app/data
 USER node
 STOPSIGNAL SIGTERM
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 CMD ["node", "dist/src/ops/healthcheck.js"]

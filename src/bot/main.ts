@@ -7,14 +7,12 @@ import { registry } from '../../commands/index.js';
 import { secretsOf } from '../config/env.js';
 import { createLogger } from '../log/logger.js';
 import { createMetrics } from '../ops/metrics.js';
-import { startOpsServer } from '../ops/server.js';
 import { createBot } from './app.js';
 import { installShutdown } from './shutdown.js';
-import { checkStatsInterval, loadOrExit } from './startup.js';
+import { loadOrExit, startOpsOrExit } from './startup.js';
 
 const config = loadOrExit(['discordToken']);
 const child = config.sharding.isChild;
-if (!child) checkStatsInterval(config);
 const logger = createLogger({ level: config.logLevel, secrets: secretsOf(config) });
 if (!config.directory.token) {
   logger.warn('DIRECTORY_TOKEN is not set: look-ups work; /up, comments, server reports and stats do not');
@@ -36,7 +34,7 @@ const bot = createBot({
 
 const ops =
   metrics && config.httpPort !== undefined
-    ? await startOpsServer({
+    ? await startOpsOrExit({
         port: config.httpPort,
         host: config.httpHost,
         metrics,

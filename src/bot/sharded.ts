@@ -12,14 +12,12 @@ import { secretsOf } from '../config/env.js';
 import { DirectoryClient } from '../directory/client.js';
 import { createLogger } from '../log/logger.js';
 import { createMetrics } from '../ops/metrics.js';
-import { startOpsServer } from '../ops/server.js';
 import { StatsPoster } from '../tasks/stats-poster.js';
 import type { ShardSnapshot, ShardState } from './shard-stats.js';
 import { installShutdown } from './shutdown.js';
-import { checkStatsInterval, loadOrExit } from './startup.js';
+import { loadOrExit, startOpsOrExit } from './startup.js';
 
 const config = loadOrExit(['discordToken']);
-checkStatsInterval(config);
 const logger = createLogger({ level: config.logLevel, secrets: secretsOf(config) }).child({
   role: 'manager',
 });
@@ -122,7 +120,7 @@ metrics.setDiscordSource(() => ({
 
 const ops =
   config.httpPort !== undefined
-    ? await startOpsServer({
+    ? await startOpsOrExit({
         port: config.httpPort,
         host: config.httpHost,
         metrics,

@@ -1,6 +1,9 @@
-/** Shared start-up for the bot's entry points: configuration problems end in one clear line. */
+/**
+ * Shared start-up for the bot's entry points: configuration problems, and an operations endpoint
+ * that cannot listen, end in one clear line.
+ */
 import { type Config, ConfigError, loadConfig, readEnvironment } from '../config/env.js';
-import { checkInterval } from '../tasks/stats-poster.js';
+import { listenProblem, type OpsServer, type OpsServerOptions, startOpsServer } from '../ops/server.js';
 
 /** Loads the configuration or exits 2 with a readable message (never a stack trace, never a secret). */
 export function loadOrExit(require: ReadonlyArray<'discordToken' | 'applicationId'> = []): Config {
@@ -30,11 +33,14 @@ export function loadOrExit(require: ReadonlyArray<'discordToken' | 'applicationI
   return config;
 }
 
-/** STATS_INTERVAL under 15 minutes is refused unless the documented override is set. */
-export function checkStatsInterval(config: Config): void {
-  const check = checkInterval(config.stats.intervalMs, config.stats.allowShortInterval);
-  if (!check.ok) {
-    process.stderr.write(`Invalid configuration:\n  - ${check.message}\n`);
-    process.exit(2);
+/** The operations endpoint, or exit 1 with one line saying what to change (never a stack trace). */
+export async function startOpsOrExit(options: OpsServerOptions & { host: string }): Promise<OpsServer> {
+  try {
+    return await startOpsServer(options);
+  } catch (err) {
+    process.stderr.write(
+      `the operations endpoint could not start: ${listenProblem(err, options.host, options.port)}\n`,
+    );
+    process.exit(1);
   }
 }

@@ -3,6 +3,7 @@
  * a bad configuration is reported all at once, in plain words, without echoing secrets.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { parseEnv } from 'node:util';
 import { z } from 'zod';
 
@@ -13,89 +14,106 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 /** Variables whose values are never shown, not even in an error about them. */
 export const SECRET_VARIABLES = new Set(['DIRECTORY_TOKEN', 'DISCORD_TOKEN']);
 
-const optionalText = z
-  .string()
-  .optional()
-  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+/** The directory asks for at least this long between stats posts. */
+const MIN_STATS_INTERVAL_MS = 15 * 60_000;
+/** POST /stats takes one request per 2 s; anything shorter can only earn 429s. */
+const MIN_SHORT_STATS_INTERVAL_MS = 2_000;
+/** Node's timers fire at once for anything longer than this: no duration may be longer. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** Records the problem; a parser returns what it returns and goes no further. */
+type Fail = (message: string) => never;
+
+/**
+ * One variable. An empty value, or one of only whitespace, is unset: `HTTP_PORT=` in a `.env` or
+ * a `docker run --env-file` must not replace a default with nothing. Anything else is trimmed and
+ * handed to `parse`, which returns the value or `fail(message)`.
+ */
+function variable<T, F>(fallback: F, parse: (value: string, fail: Fail) => T) {
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx): T | F => {
+      const value = raw?.trim();
+      if (value === undefined || value === '') return fallback;
+      return parse(value, (message) => {
+        ctx.addIssue({ code: 'custom', message });
+        return z.NEVER;
+      });
+    });
+}
+
+const optionalText = variable(undefined, (value) => value);
 
 function integer(min: number, max: number, fallback: number, unit = '') {
-  return z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      if (v === undefined || v.trim() === '') return fallback;
-      const n = Number(v);
-      if (!Number.isInteger(n) || n < min || n > max) {
-        ctx.addIssue({ code: 'custom', message: `expected a whole number from ${min} to ${max}${unit}` });
-        return z.NEVER;
-      }
-      return n;
-    });
+  return variable(fallback, (value, fail) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min || n > max) {
+      return fail(`expected a whole number from ${min} to ${max}${unit}`);
+    }
+    return n;
+  });
 }
 
-function rate(fallback: string) {
-  return z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      const value = v === undefined || v.trim() === '' ? fallback : v.trim();
-      const match = /^(\d+)\/(\d+)$/.exec(value);
-      const max = Number(match?.[1]);
-      const windowMs = Number(match?.[2]);
-      if (!match || max < 1 || windowMs < 1) {
-        ctx.addIssue({ code: 'custom', message: 'expected REQUESTS/MILLISECONDS, for example 5/5000' });
-        return z.NEVER;
-      }
-      return { max, windowMs };
-    });
+function rate(fallback: { max: number; windowMs: number }) {
+  return variable(fallback, (value, fail) => {
+    const match = /^(\d+)\/(\d+)$/.exec(value);
+    const max = Number(match?.[1]);
+    const windowMs = Number(match?.[2]);
+    if (!match || max < 1 || windowMs < 1) return fail('expected REQUESTS/MILLISECONDS, for example 5/5000');
+    return { max, windowMs };
+  });
 }
 
-function url(fallback: string) {
-  return z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      const value = v === undefined || v.trim() === '' ? fallback : v.trim();
-      try {
-        const parsed = new URL(value);
-        if (parsed.protocol === 'http:' || parsed.protocol === 'https:') return value.replace(/\/+$/, '');
-      } catch {
-        // reported below
-      }
-      ctx.addIssue({ code: 'custom', message: 'expected an http(s) URL' });
-      return z.NEVER;
-    });
+function parseHttpUrl(value: string): URL | undefined {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** An http(s) address without its trailing slashes. */
+function httpUrl(value: string, fail: Fail): string {
+  return parseHttpUrl(value) ? value.replace(/\/+$/, '') : fail('expected an http(s) URL');
+}
+
+/**
+ * The directory's address. The client puts the version in front of every path itself, so an
+ * address that ends in one (as the directory's documentation writes it) would ask for /v2/v2/...
+ * and meet 404s that read as "not found".
+ */
+function directoryUrl(fallback: string) {
+  return variable(fallback, (value, fail) => {
+    const version = /\/(v\d+)\/*$/i.exec(parseHttpUrl(value)?.pathname ?? '')?.[1];
+    if (version === undefined) return httpUrl(value, fail);
+    return fail(
+      `expected the address without the version: remove the /${version} at its end ` +
+        '(DIRECTORY_API_VERSION chooses the version)',
+    );
+  });
+}
+
+/**
+ * A token is one word of visible ASCII, as Discord's and the directory's are. A line break, a space
+ * or another character inside is a copy-paste slip that would otherwise surface only at the first
+ * request, as a network error; the message names the slip, never the value.
+ */
+function token() {
+  return variable(undefined, (value, fail) => {
+    if (/^[\x21-\x7e]+$/.test(value)) return value;
+    let slip = 'a control or non-ASCII character';
+    if (/[\r\n]/.test(value)) slip = 'a line break';
+    else if (/\s/.test(value)) slip = 'a space';
+    return fail(`expected the token alone, as one word: it has ${slip} inside`);
+  });
 }
 
 function snowflake() {
-  return z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      if (v === undefined || v.trim() === '') return undefined;
-      if (!/^\d{17,20}$/.test(v.trim())) {
-        ctx.addIssue({ code: 'custom', message: 'expected a Discord ID (17 to 20 digits)' });
-        return z.NEVER;
-      }
-      return v.trim();
-    });
-}
-
-function optionalUrl() {
-  return z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      if (v === undefined || v.trim() === '') return undefined;
-      try {
-        const parsed = new URL(v.trim());
-        if (parsed.protocol === 'http:' || parsed.protocol === 'https:') return v.trim().replace(/\/+$/, '');
-      } catch {
-        // reported below
-      }
-      ctx.addIssue({ code: 'custom', message: 'expected an http(s) URL' });
-      return z.NEVER;
-    });
+  return variable(undefined, (value, fail) =>
+    /^\d{17,20}$/.test(value) ? value : fail('expected a Discord ID (17 to 20 digits)'),
+  );
 }
 
 /** `30m`, `900s`, `1h`, `1500ms`, or a bare number of milliseconds. */
@@ -109,109 +127,127 @@ export function parseDuration(value: string): number | undefined {
   return Number.isSafeInteger(ms) && ms > 0 ? ms : undefined;
 }
 
+function formatMs(ms: number): string {
+  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000} min`;
+  if (ms >= 1_000 && ms % 1_000 === 0) return `${ms / 1_000} s`;
+  return `${ms} ms`;
+}
+
 function duration(fallback: number) {
-  return z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      if (v === undefined || v.trim() === '') return fallback;
-      const ms = parseDuration(v);
-      if (ms === undefined) {
-        ctx.addIssue({ code: 'custom', message: 'expected a duration such as 30m, 900s or 1h' });
-        return z.NEVER;
-      }
-      return ms;
-    });
+  return variable(fallback, (value, fail) => {
+    const ms = parseDuration(value);
+    if (ms === undefined) return fail('expected a duration such as 30m, 900s or 1h');
+    if (ms > MAX_TIMER_MS) return fail(`${formatMs(ms)} is longer than a timer can wait (about 24 days)`);
+    return ms;
+  });
 }
 
 function flag() {
-  return z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      if (v === undefined || v.trim() === '') return false;
-      const value = v.trim().toLowerCase();
-      if (['1', 'true', 'yes', 'on'].includes(value)) return true;
-      if (['0', 'false', 'no', 'off'].includes(value)) return false;
-      ctx.addIssue({ code: 'custom', message: 'expected true or false' });
-      return z.NEVER;
-    });
+  return variable(false, (value, fail) => {
+    const word = value.toLowerCase();
+    if (['1', 'true', 'yes', 'on'].includes(word)) return true;
+    if (['0', 'false', 'no', 'off'].includes(word)) return false;
+    return fail('expected true or false');
+  });
 }
 
 function shardCount() {
-  return z
-    .string()
-    .optional()
-    .transform((v, ctx): number | 'auto' => {
-      if (v === undefined || v.trim() === '' || v.trim() === 'auto') return 'auto';
-      const n = Number(v);
-      if (!Number.isInteger(n) || n < 1 || n > 10_000) {
-        ctx.addIssue({ code: 'custom', message: 'expected auto or a whole number of shards from 1' });
-        return z.NEVER;
-      }
-      return n;
-    });
+  return variable('auto' as const, (value, fail): number | 'auto' => {
+    if (value === 'auto') return 'auto';
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 1 || n > 10_000) {
+      return fail('expected auto or a whole number of shards from 1');
+    }
+    return n;
+  });
 }
 
 function optionalPort() {
-  return z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      if (v === undefined || v.trim() === '') return undefined;
-      const n = Number(v);
-      if (!Number.isInteger(n) || n < 0 || n > 65_535) {
-        ctx.addIssue({ code: 'custom', message: 'expected a port from 0 to 65535' });
-        return z.NEVER;
-      }
-      return n;
-    });
+  return variable(undefined, (value, fail) => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value) || n > 65_535) return fail('expected a port from 0 to 65535');
+    return n;
+  });
+}
+
+const HOST_NAME = /^(?=.{1,253}$)[a-z\d](?:[a-z\d-]{0,61}[a-z\d])?(?:\.[a-z\d](?:[a-z\d-]{0,61}[a-z\d])?)*$/i;
+
+/** Where to listen: an IP address or a host name; a port, a scheme or brackets in it are slips. */
+function host(fallback: string) {
+  return variable(fallback, (value, fail) =>
+    isIP(value) !== 0 || HOST_NAME.test(value)
+      ? value
+      : fail('expected an IP address (such as 0.0.0.0, 127.0.0.1 or ::) or a host name, without a port'),
+  );
 }
 
 function oneOf<const T extends readonly [string, ...string[]]>(values: T, fallback: T[number]) {
-  return z
-    .string()
-    .optional()
-    .transform((v, ctx): T[number] => {
-      const value = v === undefined || v.trim() === '' ? fallback : v.trim();
-      if (!(values as readonly string[]).includes(value)) {
-        ctx.addIssue({ code: 'custom', message: `expected one of ${values.join(', ')}` });
-        return z.NEVER;
-      }
-      return value as T[number];
-    });
+  return variable(fallback, (value, fail): T[number] =>
+    (values as readonly string[]).includes(value)
+      ? (value as T[number])
+      : fail(`expected one of ${values.join(', ')}`),
+  );
 }
 
-export const SCHEMA = z.object({
-  DIRECTORY_API_URL: url('https://api.boticord.top'),
-  DIRECTORY_API_VERSION: oneOf(['v1', 'v2'], 'v2'),
-  DIRECTORY_TOKEN: optionalText,
-  DIRECTORY_TOKEN_KIND: oneOf(['Bot', 'PrivateBot', 'Profile'], 'Bot'),
-  DIRECTORY_TIMEOUT_MS: integer(100, 120_000, 10_000, ' (milliseconds)'),
-  DIRECTORY_MAX_RETRIES: integer(0, 10, 2),
-  DIRECTORY_RATE_LIMIT: rate('5/5000'),
-  DIRECTORY_ROUTE_RATE_LIMIT: rate('1/2000'),
-  DIRECTORY_RATE_LIMIT_MARGIN_MS: integer(0, 10_000, 25, ' (milliseconds)'),
-  LOG_LEVEL: oneOf(LOG_LEVELS, 'info'),
-  DISCORD_TOKEN: optionalText,
-  DISCORD_APPLICATION_ID: snowflake(),
-  DISCORD_API_URL: optionalUrl(),
-  DEV_GUILD_ID: snowflake(),
-  STATS_INTERVAL: duration(30 * 60_000),
-  STATS_ALLOW_SHORT_INTERVAL: flag(),
-  SHARD_COUNT: shardCount(),
-  HTTP_PORT: optionalPort(),
-  HTTP_HOST: z
-    .string()
-    .optional()
-    .transform((v) => (v === undefined || v.trim() === '' ? '0.0.0.0' : v.trim())),
-  STATS_FIRST_DELAY: duration(30_000),
-  DATA_DIR: optionalText,
-  SHUTDOWN_TIMEOUT_MS: integer(500, 9_000, 6_000, ' (milliseconds)'),
-  // Set by discord.js's ShardingManager in the processes it spawns; not for operators.
-  SHARDING_MANAGER: flag(),
-  SHARDS: z.string().optional(),
-});
+/** STATS_INTERVAL against the directory's rule and STATS_ALLOW_SHORT_INTERVAL; undefined when it is fine. */
+function intervalProblem(ms: number, allowShort: boolean): string | undefined {
+  if (ms < MIN_STATS_INTERVAL_MS && !allowShort) {
+    return (
+      `${formatMs(ms)} is too often: the directory asks for at least 15 min between stats posts and ` +
+      'may restrict a token that posts more often; use 15m or more ' +
+      '(STATS_ALLOW_SHORT_INTERVAL=true allows shorter intervals for tests against a local directory)'
+    );
+  }
+  if (ms < MIN_SHORT_STATS_INTERVAL_MS) {
+    return (
+      `${formatMs(ms)} is too short even with STATS_ALLOW_SHORT_INTERVAL: it must be at least 2 s, ` +
+      'as POST /stats takes one request per 2 s'
+    );
+  }
+  return undefined;
+}
+
+const INTERVAL_VARIABLES: ReadonlySet<PropertyKey> = new Set([
+  'STATS_INTERVAL',
+  'STATS_ALLOW_SHORT_INTERVAL',
+]);
+
+export const SCHEMA = z
+  .object({
+    DIRECTORY_API_URL: directoryUrl('https://api.boticord.top'),
+    DIRECTORY_API_VERSION: oneOf(['v1', 'v2'], 'v2'),
+    DIRECTORY_TOKEN: token(),
+    DIRECTORY_TOKEN_KIND: oneOf(['Bot', 'PrivateBot', 'Profile'], 'Bot'),
+    DIRECTORY_TIMEOUT_MS: integer(100, 120_000, 10_000, ' (milliseconds)'),
+    DIRECTORY_MAX_RETRIES: integer(0, 10, 2),
+    DIRECTORY_RATE_LIMIT: rate({ max: 5, windowMs: 5_000 }),
+    DIRECTORY_ROUTE_RATE_LIMIT: rate({ max: 1, windowMs: 2_000 }),
+    DIRECTORY_RATE_LIMIT_MARGIN_MS: integer(0, 10_000, 25, ' (milliseconds)'),
+    LOG_LEVEL: oneOf(LOG_LEVELS, 'info'),
+    DISCORD_TOKEN: token(),
+    DISCORD_APPLICATION_ID: snowflake(),
+    DISCORD_API_URL: variable(undefined, httpUrl),
+    DEV_GUILD_ID: snowflake(),
+    STATS_INTERVAL: duration(30 * 60_000),
+    STATS_ALLOW_SHORT_INTERVAL: flag(),
+    SHARD_COUNT: shardCount(),
+    HTTP_PORT: optionalPort(),
+    HTTP_HOST: host('0.0.0.0'),
+    STATS_FIRST_DELAY: duration(30_000),
+    DATA_DIR: optionalText,
+    SHUTDOWN_TIMEOUT_MS: integer(500, 9_000, 6_000, ' (milliseconds)'),
+    // Set by discord.js's ShardingManager in the processes it spawns; not for operators.
+    SHARDING_MANAGER: flag(),
+    SHARDS: optionalText,
+  })
+  .superRefine(
+    (e, ctx) => {
+      const problem = intervalProblem(e.STATS_INTERVAL, e.STATS_ALLOW_SHORT_INTERVAL);
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', path: ['STATS_INTERVAL'], message: problem });
+    },
+    // Reported with every other bad variable, unless one of its own two is bad already.
+    { when: (payload) => !payload.issues.some((issue) => INTERVAL_VARIABLES.has(issue.path?.[0] ?? '')) },
+  );
 
 export interface Config {
   directory: {
@@ -336,17 +372,27 @@ export function loadConfig(env: Environment): Config {
   };
 }
 
+/** Holds the Docker image's defaults (see the Dockerfile); a checkout has none. */
+export const DEFAULTS_FILE = '.env.defaults';
+
+function readEnvFile(path: string): Environment {
+  return existsSync(path) ? parseEnv(readFileSync(path, 'utf8')) : {};
+}
+
 /**
- * The process environment, with a `.env` file in the working directory filled in underneath
- * (variables already set win). The only read of process.env in the project.
+ * The environment for loadConfig, in three layers, the first that sets a variable wins: the process
+ * environment, a `.env` file in the working directory, and a `.env.defaults` file there. A variable
+ * that is empty in one layer is unset there and comes from the next: `docker run --env-file .env`
+ * with `HTTP_PORT=` keeps the image's port. The only read of process.env in the project.
  */
-export function readEnvironment(cwd: string = process.cwd()): Environment {
-  const env: Environment = { ...process.env };
-  const file = `${cwd}/.env`;
-  if (existsSync(file)) {
-    const fromFile = parseEnv(readFileSync(file, 'utf8'));
-    for (const [key, value] of Object.entries(fromFile)) {
-      if (env[key] === undefined) env[key] = value;
+export function readEnvironment(
+  cwd: string = process.cwd(),
+  environment: Environment = process.env,
+): Environment {
+  const env: Environment = {};
+  for (const layer of [environment, readEnvFile(`${cwd}/.env`), readEnvFile(`${cwd}/${DEFAULTS_FILE}`)]) {
+    for (const [key, value] of Object.entries(layer)) {
+      if (env[key] === undefined && value !== undefined && value.trim() !== '') env[key] = value;
     }
   }
   return env;

@@ -3,24 +3,25 @@
  * one GET of /healthz on the loopback interface, with a deadline, answered as an exit code.
  */
 import { request } from 'node:http';
-import type { Environment } from '../config/env.js';
+import { ConfigError, type Environment, loadConfig } from '../config/env.js';
 
 export const HEALTHCHECK_TIMEOUT_MS = 3_000;
 
 export type PortCheck = { ok: true; port: number } | { ok: false; problem: string };
 
-/** HTTP_PORT is not in the configuration schema yet: checked here, the same way. */
+/**
+ * HTTP_PORT by the configuration's own rule (an empty value is unset), so that the probe knocks
+ * where the bot listens.
+ */
 export function parsePort(value: string | undefined): PortCheck {
-  if (value === undefined || value.trim() === '') return { ok: false, problem: 'HTTP_PORT is not set' };
-  const trimmed = value.trim();
-  const port = Number(trimmed);
-  if (!/^\d+$/.test(trimmed) || !Number.isInteger(port) || port < 1 || port > 65_535) {
-    const shown = trimmed.length > 20 ? `${trimmed.slice(0, 20)}…` : trimmed;
-    return {
-      ok: false,
-      problem: `HTTP_PORT: expected a whole number from 1 to 65535 (got ${JSON.stringify(shown)})`,
-    };
+  let port: number | undefined;
+  try {
+    port = loadConfig({ HTTP_PORT: value }).httpPort;
+  } catch (err) {
+    return { ok: false, problem: err instanceof ConfigError ? err.problems.join('; ') : String(err) };
   }
+  if (port === undefined) return { ok: false, problem: 'HTTP_PORT is not set' };
+  if (port === 0) return { ok: false, problem: 'HTTP_PORT is 0 (any free port): there is no port to probe' };
   return { ok: true, port };
 }
 

@@ -78,6 +78,24 @@ function pathOf(url: string | undefined): string {
   return end === -1 ? raw : raw.slice(0, end);
 }
 
+/** Why listening failed, in one line that names the variable to change. */
+export function listenProblem(err: unknown, host: string, port: number): string {
+  const code = typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : '';
+  switch (code) {
+    case 'EADDRINUSE':
+      return `HTTP_PORT ${port} is already in use on ${host}: stop what listens there or choose another HTTP_PORT`;
+    case 'EACCES':
+      return `HTTP_PORT ${port} on ${host} needs privileges this user does not have: choose a port from 1024 up`;
+    case 'EADDRNOTAVAIL':
+      return `HTTP_HOST ${host} is not an address of this machine: use 0.0.0.0 (every interface) or 127.0.0.1`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `HTTP_HOST ${host} does not resolve to an address: use 0.0.0.0 (every interface) or 127.0.0.1`;
+    default:
+      return `could not listen on ${host} port ${port}: ${describe(err)}`;
+  }
+}
+
 export function startOpsServer(options: OpsServerOptions): Promise<OpsServer> {
   const { metrics, isReady } = options;
   const host = options.host ?? '0.0.0.0';

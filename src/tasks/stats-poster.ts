@@ -11,8 +11,9 @@
  * - a poster that dies for good after one 401: no failure ends the loop. The operator gets an
  *   error line and the next interval tries again;
  * - posting every few seconds: the directory asks for 15 min between posts and may restrict a
- *   token for good. checkInterval() guards the setting, and retries inside one tick stay few and
- *   short. A 429 is waited as told, but two intervals at most: it skips one post at most.
+ *   token for good. The configuration refuses a shorter STATS_INTERVAL, retries inside one tick
+ *   stay few and short, and a 429 is waited as told, but two intervals at most: it skips one post
+ *   at most.
  *
  * Timers, cancellation and the bounded stop are the TaskLoop's (loop.ts); the snapshot checks are
  * pure (stats-snapshot.ts).
@@ -38,7 +39,6 @@ import {
 } from './stats-snapshot.js';
 
 export type { StatsBody, StatsSnapshot };
-export { MAX_TIMER_MS };
 
 export interface StatsRetry {
   /** Attempts inside one tick, the first included. */
@@ -51,7 +51,7 @@ export interface StatsPosterOptions extends TaskOptions {
   directory: Pick<DirectoryClient, 'postBotStats'>;
   /** May throw or reject (e.g. a shard process still spawning): that tick is skipped. */
   snapshot: () => Promise<StatsSnapshot> | StatsSnapshot;
-  /** STATS_INTERVAL; validate it with checkInterval() at boot. */
+  /** STATS_INTERVAL, held to the directory's rule by the configuration. */
   intervalMs: number;
   /** From when every shard was first seen ready to the first post. Default 30 s. */
   firstDelayMs?: number;
@@ -90,10 +90,6 @@ export interface StatsOutcomeInfo {
   attempts?: number;
 }
 
-/** The directory asks for at least this long between stats posts. */
-export const MIN_STATS_INTERVAL_MS = 15 * 60_000;
-/** POST /stats takes one request per 2 s; anything shorter can only earn 429s. */
-export const MIN_SHORT_STATS_INTERVAL_MS = 2_000;
 export const DEFAULT_FIRST_DELAY_MS = 30_000;
 export const DEFAULT_NOT_READY_RETRY_MS = 15_000;
 export const DEFAULT_RETRY: Readonly<StatsRetry> = { attempts: 3, baseMs: 2_000, capMs: 30_000 };
@@ -126,46 +122,6 @@ const OUTCOME_OF: Readonly<Record<string, StatsOutcome>> = {
   TokenKindNotAccepted: 'unauthorized',
   Forbidden: 'forbidden',
 };
-
-function formatMs(ms: number): string {
-  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000} min`;
-  if (ms >= 1_000 && ms % 1_000 === 0) return `${ms / 1_000} s`;
-  return `${ms} ms`;
-}
-
-/** Validates STATS_INTERVAL: refuses under 15 min (the directory asks for at least 15) unless allowShort. */
-export function checkInterval(
-  ms: number,
-  allowShort: boolean,
-): { ok: true } | { ok: false; message: string } {
-  if (!Number.isFinite(ms) || ms <= 0) {
-    return { ok: false, message: 'STATS_INTERVAL must be a positive duration, such as 30m' };
-  }
-  if (ms > MAX_TIMER_MS) {
-    return {
-      ok: false,
-      message: `STATS_INTERVAL is ${formatMs(ms)}; a timer cannot wait longer than about 24 days`,
-    };
-  }
-  if (ms < MIN_STATS_INTERVAL_MS && !allowShort) {
-    return {
-      ok: false,
-      message:
-        `STATS_INTERVAL is ${formatMs(ms)}, but the directory asks for at least 15 min between stats ` +
-        'posts and may restrict a token that posts more often; use 15m or more ' +
-        '(STATS_ALLOW_SHORT_INTERVAL=true allows shorter intervals for tests against a local directory)',
-    };
-  }
-  if (ms < MIN_SHORT_STATS_INTERVAL_MS) {
-    return {
-      ok: false,
-      message:
-        `STATS_INTERVAL is ${formatMs(ms)}; even with STATS_ALLOW_SHORT_INTERVAL it must be at least 2 s, ` +
-        'as POST /stats takes one request per 2 s',
-    };
-  }
-  return { ok: true };
-}
 
 // ---- the poster ----
 

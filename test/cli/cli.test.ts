@@ -4,14 +4,11 @@
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Emulator, IDS, startEmulator, TOKENS } from '../emulator/index.js';
-import { type Result, spawnResult } from './spawn.js';
+import { MAIN, type Result, ROOT, spawnResult } from '../support/spawn.js';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const MAIN = join(ROOT, 'dist', 'src', 'cli', 'main.js');
 /** Longer than the 40 characters messages echo of a value. */
 const SECRET = 'zz-SECRET-cli-token-9f8e7d6c5b4a3210-abcdefabcdef';
 

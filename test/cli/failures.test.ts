@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Emulator, IDS, startEmulator } from '../emulator/index.js';
-import { MAIN, type Result, runDirectory, type SpawnOptions } from './spawn.js';
+import { MAIN, type Result, runDirectory, type SpawnOptions } from '../support/spawn.js';
 
 let emu: Emulator;
 let cwd: string;

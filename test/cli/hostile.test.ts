@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAIN, type Result, runDirectory } from './spawn.js';
+import { MAIN, type Result, runDirectory } from '../support/spawn.js';
 
 /** Retitles the window, clears the screen, recolours (C1 CSI), reverses the line, breaks it. */
 const HOSTILE =

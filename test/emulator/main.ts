@@ -1,8 +1,9 @@
 // `npm run emulator`: the directory emulator on 127.0.0.1 for local work.
 // Environment: PORT (default 8787), EMULATOR_COOLDOWN_MS (default 4 h),
 // EMULATOR_NEXT_UP_STYLE (epoch | duration), EMULATOR_RATE_LIMITS=off, EMULATOR_LOG=off.
+// Stops on SIGINT, SIGTERM or SIGHUP, and when its parent (npm) is gone.
 
-import { type EmulatorOptions, startEmulator } from './server.js';
+import { type Emulator, type EmulatorOptions, startEmulator } from './server.js';
 import { IDS, PRIVATE_BOT_SERVERS, TOKENS } from './state.js';
 
 function fail(message: string): never {
@@ -35,12 +36,28 @@ const options: EmulatorOptions = {
       }),
 };
 
-const emulator = await startEmulator(options);
+/** Started under `npm run emulator` after a killed one, the port is most often still taken by it. */
+async function start(): Promise<Emulator> {
+  try {
+    return await startEmulator(options);
+  } catch (err) {
+    const code = err instanceof Error && 'code' in err ? err.code : undefined;
+    process.stderr.write(
+      code === 'EADDRINUSE'
+        ? `emulator: port ${options.port} on 127.0.0.1 is already in use (by an emulator still running?): stop it or set PORT\n`
+        : `emulator: could not listen on 127.0.0.1 port ${options.port}: ${err instanceof Error ? err.message : String(err)}\n`,
+    );
+    process.exit(1);
+  }
+}
+
+const emulator = await start();
 
 const lines = [
   `Directory emulator listening on ${emulator.url} (routes under /v1 and /v2)`,
-  `  base URL v1: ${emulator.url}/v1`,
-  `  base URL v2: ${emulator.url}/v2`,
+  'For the bot and the CLI (the client adds the version to every path itself):',
+  `  DIRECTORY_API_URL=${emulator.url}`,
+  '  DIRECTORY_API_VERSION=v2   (or v1)',
   'Seeded tokens (v1: bare; v2: "<Kind> <token>"):',
   `  service bot  (Bot)        ${TOKENS.serviceBot}   bot ${IDS.serviceBot}`,
   `  plain bot    (Bot)        ${TOKENS.plainBot}   bot ${IDS.plainBot}`,
@@ -54,10 +71,10 @@ const lines = [
 process.stdout.write(`${lines.join('\n')}\n`);
 
 let stopping = false;
-function shutdown(signal: NodeJS.Signals): void {
+function shutdown(reason: string): void {
   if (stopping) return;
   stopping = true;
-  process.stdout.write(`${signal}: shutting down\n`);
+  process.stdout.write(`${reason}: shutting down\n`);
   emulator.close().then(
     () => process.exit(0),
     (err: unknown) => {
@@ -66,5 +83,11 @@ function shutdown(signal: NodeJS.Signals): void {
     },
   );
 }
-process.once('SIGINT', shutdown);
-process.once('SIGTERM', shutdown);
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, shutdown);
+
+// npm passes SIGINT and SIGTERM on to the script, but an npm killed outright or hung up on passes
+// nothing, and the emulator would hold the port for good. Its parent gone, it is re-parented.
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) shutdown('parent process gone');
+}, 250).unref();

@@ -92,6 +92,11 @@ function resolveRoute(method: string, url: string): Resolved {
   }
   const [first, ...rest] = decoded;
   const version = first === 'v1' ? 1 : first === 'v2' ? 2 : null;
+  if (version !== null && /^v\d+$/.test(rest[0] ?? '')) {
+    // A client whose base address already ends in the version; "not found" alone would not say so.
+    const hint = `the address has the version twice: set DIRECTORY_API_URL without /${first}`;
+    return { ok: false, reply: fastifyError(404, 'Not Found', `Route ${method}:${url} not found: ${hint}`) };
+  }
   const match = version === null ? null : matchRoute(method === 'HEAD' ? 'GET' : method, version, rest);
   if (match === null || version === null) return { ok: false, reply: notFound(method, url) };
   return { ok: true, match, version };

@@ -11,12 +11,20 @@ import { httpGet } from '../support/http.js';
 import { eventually } from '../support/wait.js';
 
 export { discordLikeToken } from '../discord/index.js';
-export { BotProcess, descendantsOf, isAlive } from '../support/bot-process.js';
+export {
+  BotProcess,
+  type BotScript,
+  DIST_BOT,
+  descendantsOf,
+  isAlive,
+  ROOT,
+} from '../support/bot-process.js';
 export type { CapturedLine, Exit } from '../support/child.js';
 export { httpGet } from '../support/http.js';
-export { LOCALHOST } from '../support/local.js';
+export { freePort, LOCALHOST } from '../support/local.js';
 export { LEVEL, type LogEntry, LogSink } from '../support/logs.js';
 export { leaksIn, linesOf } from '../support/secrets.js';
+export { runScript } from '../support/spawn.js';
 export { eventually, sleep, withTimeout } from '../support/wait.js';
 
 /** Varied member counts: small servers, mid-sized ones and a few big ones. */

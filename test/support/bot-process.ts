@@ -4,13 +4,13 @@
  * data; the operations tests follow the shard processes the sharded mode spawns.
  */
 import { execFileSync } from 'node:child_process';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { type Exit, NodeChild } from './child.js';
 import type { LogEntry } from './logs.js';
+import { ROOT } from './spawn.js';
 import { eventually, withTimeout } from './wait.js';
 
-export const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
+export { ROOT };
 /** Where the build puts the bot's entry points. */
 export const DIST_BOT = join(ROOT, 'dist/src/bot');
 

@@ -13,12 +13,20 @@ export function assertLocal(url: string | undefined, what: string): void {
   if (host !== LOCALHOST) throw new Error(`${what} must be on ${LOCALHOST}, got ${host}`);
 }
 
-/** A 127.0.0.1 address where nothing listens (connection refused). */
-export async function closedPortUrl(): Promise<string> {
+/** A port on 127.0.0.1 nothing listens on just now (given back at once: another process could take it). */
+export async function freePort(): Promise<number> {
   const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, LOCALHOST, resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, LOCALHOST, resolve);
+  });
   const address = server.address();
   await new Promise<void>((resolve) => server.close(() => resolve()));
   if (address === null || typeof address === 'string') throw new Error('no port');
-  return `http://${LOCALHOST}:${address.port}`;
+  return address.port;
+}
+
+/** A 127.0.0.1 address where nothing listens (connection refused). */
+export async function closedPortUrl(): Promise<string> {
+  return `http://${LOCALHOST}:${await freePort()}`;
 }

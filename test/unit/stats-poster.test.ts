@@ -11,7 +11,6 @@ import {
 } from '../../src/directory/errors.js';
 import type { BotStatsUpdate, OkResult } from '../../src/directory/types.js';
 import {
-  checkInterval,
   type StatsOutcome,
   type StatsOutcomeInfo,
   StatsPoster,
@@ -199,42 +198,6 @@ describe('totals', () => {
     if (check.kind !== 'not-ready') return;
     expect(check.missingCount).toBe(1_000_000_000);
     expect(check.missing).toHaveLength(20);
-  });
-});
-
-describe('checkInterval', () => {
-  it('accepts 15 minutes and more', () => {
-    expect(checkInterval(15 * MIN, false)).toEqual({ ok: true });
-    expect(checkInterval(30 * MIN, false)).toEqual({ ok: true });
-  });
-
-  it('refuses under 15 minutes, names the value and the way out', () => {
-    const result = checkInterval(14 * MIN + 59_000, false);
-    expect(result.ok).toBe(false);
-    if (result.ok) return;
-    expect(result.message).toContain('STATS_INTERVAL is 899 s');
-    expect(result.message).toContain('at least 15 min');
-    expect(result.message).toContain('STATS_ALLOW_SHORT_INTERVAL=true');
-    const fast = checkInterval(5_000, false);
-    expect(fast).toEqual({ ok: false, message: expect.stringContaining('STATS_INTERVAL is 5 s') });
-  });
-
-  it('allows a short interval with allowShort, but never under the 2 s route limit', () => {
-    expect(checkInterval(MIN, true)).toEqual({ ok: true });
-    expect(checkInterval(2_000, true)).toEqual({ ok: true });
-    const result = checkInterval(1_500, true);
-    expect(result).toEqual({ ok: false, message: expect.stringContaining('at least 2 s') });
-    expect(result).toEqual({ ok: false, message: expect.stringContaining('1500 ms') });
-  });
-
-  it('refuses nonsense and lengths a timer cannot wait', () => {
-    for (const ms of [0, -1, Number.NaN, Number.POSITIVE_INFINITY]) {
-      expect(checkInterval(ms, true)).toEqual({ ok: false, message: expect.stringContaining('positive') });
-    }
-    expect(checkInterval(30 * 24 * 60 * MIN, false)).toEqual({
-      ok: false,
-      message: expect.stringContaining('24 days'),
-    });
   });
 });
 

@@ -1,4 +1,4 @@
-/** A command run as a child process to its end: exit code, stdout and stderr, for the CLI tests. */
+/** A command run as a child process to its end: exit code, stdout and stderr (the CLI, the entry points). */
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,10 +17,12 @@ export interface SpawnOptions {
    * the child writes (`| head -c1` that has already exited), or an open file descriptor.
    */
   stdout?: 'pipe' | 'closed' | number;
+  /** Killed (SIGKILL, code null) if still running after this. */
+  timeoutMs?: number;
 }
 
 export function spawnResult(command: string, args: string[], options: SpawnOptions): Promise<Result> {
-  const { stdout: target = 'pipe', ...rest } = options;
+  const { stdout: target = 'pipe', timeoutMs, ...rest } = options;
   return new Promise<Result>((resolve, reject) => {
     const child = spawn(command, args, {
       ...rest,
@@ -37,13 +39,21 @@ export function spawnResult(command: string, args: string[], options: SpawnOptio
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;
     });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    const timer = timeoutMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
   });
 }
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-/** The built binary: `npm run build` first. */
+/** The repository's root. */
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** The built CLI: `npm run build` first. */
 export const MAIN = join(ROOT, 'dist', 'src', 'cli', 'main.js');
 
 /** Runs the built binary with only the variables given (`cwd` should hold no .env). */
@@ -53,4 +63,17 @@ export function runDirectory(
   options: Omit<SpawnOptions, 'env'>,
 ): Promise<Result> {
   return spawnResult(process.execPath, [MAIN, ...args], { ...options, env });
+}
+
+/** `node <script> <args>` in `cwd` with only the environment given (plus PATH), to its end. */
+export function runScript(
+  script: string,
+  args: readonly string[],
+  options: { cwd: string; env: Record<string, string>; timeoutMs?: number },
+): Promise<Result> {
+  return spawnResult(process.execPath, [script, ...args], {
+    cwd: options.cwd,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...options.env },
+    timeoutMs: options.timeoutMs ?? 15_000,
+  });
 }
