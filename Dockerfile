@@ -1,8 +1,14 @@
 # syntax=docker/dockerfile:1
 # The image's steps are the same commands the README and CI run: `npm ci` (which builds
 # through `prepare`) and `npm ci --omit=dev --ignore-scripts` for the runtime dependencies.
+# better-sqlite3 (the store's SQLite engine) is a native module: `npm ci` in the build stage
+# downloads a prebuilt one or compiles it (hence python3, make and g++), and the final image
+# takes that one file from there, the runtime dependencies being installed without scripts.
 
 FROM node:24-slim AS build
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends python3 make g++ \
+  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY src ./src
@@ -26,9 +32,13 @@ ENV HTTP_PORT=8080
 EXPOSE 8080
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
+# Built in the build stage on the same base image, so for the same Node.js.
+COPY --from=build /app/node_modules/better-sqlite3/build/Release/better_sqlite3.node \
+  ./node_modules/better-sqlite3/build/Release/better_sqlite3.node
 COPY --from=build /app/dist ./dist
 COPY package.json ./
-# DATA_DIR: the journal of ups in flight (mount a volume here to keep it across containers).
+# DATA_DIR: what the bot keeps across restarts (the store's SQLite file when DATABASE_URL is
+# unset); mount a volume here to keep it across containers.
 RUN mkdir -p /app/data && chown node:node /app/data
 ENV DATA_DIR=/app/data
 USER node
