@@ -1,8 +1,14 @@
 # syntax=docker/dockerfile:1
 # The image's steps are the same commands the README and CI run: `npm ci` (which builds
 # through `prepare`) and `npm ci --omit=dev --ignore-scripts` for the runtime dependencies.
+# better-sqlite3 (the store's SQLite engine) is a native module: `npm ci` in the build stage
+# downloads a prebuilt one or compiles it (hence python3, make and g++), and the final image
+# takes that one file from there, the runtime dependencies being installed without scripts.
 
 FROM node:24-slim AS build
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends python3 make g++ \
+  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY src ./src
@@ -24,13 +30,17 @@ ENV NODE_ENV=production
 EXPOSE 8080
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
+# Built in the build stage on the same base image, so for the same Node.js.
+COPY --from=build /app/node_modules/better-sqlite3/build/Release/better_sqlite3.node \
+  ./node_modules/better-sqlite3/build/Release/better_sqlite3.node
 COPY --from=build /app/dist ./dist
 COPY package.json ./
 # The image's defaults go in .env.defaults, which the bot and the HEALTHCHECK both read under the
 # environment, rather than in ENV lines: `HTTP_PORT=` in a `docker run --env-file` would replace an
 # ENV line with nothing (and the HEALTHCHECK would fail), while an empty variable falls through to
 # this file. HTTP_PORT: the operations endpoint (/healthz, /readyz, /metrics) the HEALTHCHECK uses.
-# DATA_DIR: the journal of ups in flight (mount a volume there to keep it across containers).
+# DATA_DIR: what the bot keeps across restarts (the store's SQLite file when DATABASE_URL is
+# unset); mount a volume there to keep it across containers.
 RUN printf 'HTTP_PORT=8080\nDATA_DIR=/app/data\n' > .env.defaults \
   && mkdir -p /app/data && chown node:node /app/data
 USER node

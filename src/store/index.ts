@@ -1,0 +1,22 @@
+/**
+ * Durable state: what the bot keeps across restarts (ups in flight, per-server settings,
+ * reminders), in SQLite by default or PostgreSQL, with one schema and one query layer for both.
+ */
+export { StoreError, StoreUnavailableError } from './errors.js';
+export { StoreUpJournal, type StoreUpJournalOptions, TOKEN_LIFETIME_MS } from './journal.js';
+export { openStore, SQLITE_FILE_NAME, type StoreOptions } from './open.js';
+export {
+  type Claim,
+  type GuildReminder,
+  type Reminder,
+  type ReminderKey,
+  ReminderRepository,
+} from './reminders.js';
+export type { GuildProblem, PublicLanguage, ReminderState } from './schema.js';
+export {
+  DEFAULT_PUBLIC_LANGUAGE,
+  type GuildSettings,
+  type SettingsChange,
+  SettingsRepository,
+} from './settings.js';
+export { type Engine, Store, type StoreLogger } from './store.js';

@@ -1,0 +1,160 @@
+/**
+ * The journal of ups in flight (see UpJournal), kept in the store: an /up is recorded before it
+ * is sent and removed once its answer is decided, so a bot killed in between answers it when it
+ * starts again.
+ *
+ * As with the file it replaces, changes made while a write is under way go out together in the
+ * next one (one transaction): a burst of ups costs a few commits, not two each. Each change is
+ * answered once its transaction has committed; a failed transaction fails all its changes and
+ * writes none of them.
+ *
+ * Entries hold interaction tokens, which answer as the bot for 15 minutes: every write also
+ * deletes the entries older than that (of every process), and nothing here logs an entry.
+ */
+import type { Insertable } from 'kysely';
+import type { PendingUp, UpJournal } from '../bot/journal.js';
+import type { PendingUpsTable } from './schema.js';
+import type { Store } from './store.js';
+
+/** How long an interaction token answers: past it an entry is of no use to anyone. */
+export const TOKEN_LIFETIME_MS = 15 * 60_000;
+
+/** Rows per INSERT, well under both engines' limit on bound values (10 per row). */
+const ROWS_PER_INSERT = 500;
+
+export interface StoreUpJournalOptions {
+  /** Tells apart the processes sharing the store: each shard process recovers its own ups. */
+  owner?: string;
+  now?: () => number;
+}
+
+interface PendingChange {
+  interactionId: string;
+  /** Undefined: remove the entry. */
+  entry: PendingUp | undefined;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+export class StoreUpJournal implements UpJournal {
+  readonly owner: string;
+  readonly #store: Store;
+  readonly #now: () => number;
+  /** The write under way (never rejects): the next batch starts after it. */
+  #chain: Promise<unknown> = Promise.resolve();
+  /** Changes waiting for the next write; undefined while none is scheduled. */
+  #batch: PendingChange[] | undefined;
+
+  constructor(store: Store, options: StoreUpJournalOptions = {}) {
+    this.#store = store;
+    this.owner = options.owner ?? 'main';
+    this.#now = options.now ?? Date.now;
+  }
+
+  add(entry: PendingUp): Promise<void> {
+    return this.#update(entry.interactionId, entry);
+  }
+
+  remove(interactionId: string): Promise<void> {
+    return this.#update(interactionId, undefined);
+  }
+
+  /** This process's entries, once the changes made before the call are written. */
+  async list(): Promise<PendingUp[]> {
+    await this.#chain;
+    const rows = await this.#store.transaction(async (trx) => {
+      await trx.deleteFrom('pending_ups').where('created_at', '<=', this.#deadBefore()).execute();
+      return trx.selectFrom('pending_ups').selectAll().where('owner', '=', this.owner).execute();
+    });
+    return rows.map((row) => ({
+      interactionId: row.interaction_id,
+      token: row.token,
+      applicationId: row.application_id,
+      guildId: row.guild_id,
+      channelId: row.channel_id,
+      channelName: row.channel_name,
+      userId: row.user_id,
+      locale: row.locale,
+      createdAt: row.created_at,
+    }));
+  }
+
+  #update(interactionId: string, entry: PendingUp | undefined): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const change = { interactionId, entry, resolve, reject };
+      if (this.#batch) {
+        this.#batch.push(change);
+        return;
+      }
+      const batch: PendingChange[] = [change];
+      this.#batch = batch;
+      this.#chain = this.#chain.then(async () => {
+        // From here on, changes go to the batch after this one.
+        this.#batch = undefined;
+        try {
+          await this.#write(batch);
+          for (const pending of batch) pending.resolve();
+        } catch (err) {
+          for (const pending of batch) pending.reject(err);
+        }
+      });
+    });
+  }
+
+  async #write(batch: PendingChange[]): Promise<void> {
+    // The last change to an entry decides: added then removed in one batch is not written at all.
+    const last = new Map(batch.map((c) => [c.interactionId, c.entry]));
+    const removed = [...last].filter(([, entry]) => entry === undefined).map(([id]) => id);
+    const rows = [...last.values()].filter((e) => e !== undefined).map((e) => this.#row(e));
+    await this.#store.transaction(async (trx) => {
+      for (const ids of chunks(removed, ROWS_PER_INSERT)) {
+        await trx.deleteFrom('pending_ups').where('interaction_id', 'in', ids).execute();
+      }
+      for (const values of chunks(rows, ROWS_PER_INSERT)) {
+        await trx
+          .insertInto('pending_ups')
+          .values(values)
+          .onConflict((oc) =>
+            oc.column('interaction_id').doUpdateSet((eb) => ({
+              owner: eb.ref('excluded.owner'),
+              token: eb.ref('excluded.token'),
+              application_id: eb.ref('excluded.application_id'),
+              guild_id: eb.ref('excluded.guild_id'),
+              channel_id: eb.ref('excluded.channel_id'),
+              channel_name: eb.ref('excluded.channel_name'),
+              user_id: eb.ref('excluded.user_id'),
+              locale: eb.ref('excluded.locale'),
+              created_at: eb.ref('excluded.created_at'),
+            })),
+          )
+          .execute();
+      }
+      await trx.deleteFrom('pending_ups').where('created_at', '<=', this.#deadBefore()).execute();
+    });
+  }
+
+  #row(entry: PendingUp): Insertable<PendingUpsTable> {
+    return {
+      interaction_id: entry.interactionId,
+      owner: this.owner,
+      token: entry.token,
+      application_id: entry.applicationId,
+      guild_id: entry.guildId,
+      channel_id: entry.channelId,
+      channel_name: entry.channelName,
+      user_id: entry.userId,
+      locale: entry.locale,
+      created_at: entry.createdAt,
+    };
+  }
+
+  #deadBefore(): number {
+    return this.#now() - TOKEN_LIFETIME_MS;
+  }
+}
+
+function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}

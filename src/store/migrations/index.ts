@@ -1,0 +1,14 @@
+/**
+ * Every migration, in order, listed by hand (no folder scanning: the set is what the code says).
+ * Names sort in the order they run; a released migration is never edited or renamed.
+ */
+import type { Migration, MigrationProvider } from 'kysely';
+import { initial } from './001-initial.js';
+
+export const MIGRATIONS: Readonly<Record<string, Migration>> = {
+  '001-initial': initial,
+};
+
+export const migrationProvider: MigrationProvider = {
+  getMigrations: async () => ({ ...MIGRATIONS }),
+};

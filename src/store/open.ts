@@ -1,0 +1,44 @@
+/**
+ * Opens the store on the engine the configuration asks for and brings its schema up to date:
+ * PostgreSQL when a database URL is given, otherwise a SQLite file in the data directory, so
+ * that a bot started with no database to set up still keeps what must survive a restart.
+ * Whatever goes wrong comes out as one StoreError with a one-line message.
+ */
+import { join } from 'node:path';
+import { openPostgresStore } from './postgres.js';
+import { openSqliteStore } from './sqlite.js';
+import type { Store, StoreLogger } from './store.js';
+
+export const SQLITE_FILE_NAME = 'store.sqlite';
+
+export interface StoreOptions {
+  /** postgres://… : use PostgreSQL. Unset: SQLite, in dataDir. */
+  databaseUrl?: string | undefined;
+  /** Where the SQLite file goes (DATA_DIR). */
+  dataDir: string;
+  /** PostgreSQL: the schema to use instead of the connection's default. */
+  schema?: string | undefined;
+  /** SQLite: how long a write waits for another process's write before failing (default 5 s). */
+  busyTimeoutMs?: number;
+  /** PostgreSQL: how long opening a connection may take (default 5 s). */
+  connectTimeoutMs?: number;
+  /** PostgreSQL: connections kept open at most (default 10). */
+  poolSize?: number;
+  logger?: StoreLogger;
+}
+
+export function openStore(options: StoreOptions): Promise<Store> {
+  if (options.databaseUrl) {
+    return openPostgresStore({
+      url: options.databaseUrl,
+      schema: options.schema,
+      connectTimeoutMs: options.connectTimeoutMs ?? 5_000,
+      poolSize: options.poolSize ?? 10,
+      logger: options.logger,
+    });
+  }
+  return openSqliteStore({
+    file: join(options.dataDir, SQLITE_FILE_NAME),
+    busyTimeoutMs: options.busyTimeoutMs ?? 5_000,
+  });
+}

@@ -1,0 +1,286 @@
+/**
+ * Reminders: each server's next-up reminder and members' personal ones, and the claims that let
+ * several processes share the sending. A process claims a due reminder for a lease; the claim is
+ * one conditional UPDATE, so exactly one process wins it. A claim whose lease ran out (its
+ * process died) can be taken over, and keeps its nonce: the message goes out with the same
+ * Discord `nonce` and `enforce_nonce`, so Discord drops the second copy if the first was posted.
+ * A transient failure while sending is left to the lease: the reminder is claimed again once
+ * it expires.
+ */
+import { randomBytes } from 'node:crypto';
+import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
+import type { Database, ReminderColumns, ReminderState, RemindersTable } from './schema.js';
+import type { Store } from './store.js';
+
+export type ReminderKey =
+  | { kind: 'guild'; guildId: string }
+  | { kind: 'personal'; guildId: string; userId: string };
+
+export interface Reminder {
+  key: ReminderKey;
+  dueAt: number;
+  state: ReminderState;
+  claimedBy: string | null;
+  claimExpiresAt: number | null;
+  nonce: string | null;
+  sentAt: number | null;
+  failure: string | null;
+  updatedAt: number;
+}
+
+export interface GuildReminder extends Reminder {
+  key: { kind: 'guild'; guildId: string };
+  /** The directory's next-up time the reminder was computed from. */
+  nextUpAt: number;
+}
+
+/** What the winner of a claim needs to send the reminder and then report how it went. */
+export interface Claim {
+  key: ReminderKey;
+  by: string;
+  /** For Discord's `nonce` (with `enforce_nonce`). */
+  nonce: string;
+  dueAt: number;
+  expiresAt: number;
+}
+
+type Table = 'reminders' | 'personal_reminders';
+type Row = Selectable<ReminderColumns> & { guild_id: string; user_id?: string };
+
+/** At most 25 characters, as Discord's `nonce` requires; 96 random bits. */
+export function newNonce(): string {
+  return randomBytes(12).toString('base64url');
+}
+
+export class ReminderRepository {
+  readonly #store: Store;
+
+  constructor(store: Store) {
+    this.#store = store;
+  }
+
+  /**
+   * The directory's latest answer wins: the reminder takes the new due time and is scheduled
+   * again, unless it already has that due time and was sent (or is being sent) for it.
+   */
+  async scheduleGuild(
+    guildId: string,
+    times: { dueAt: number; nextUpAt: number },
+    now: number,
+  ): Promise<'scheduled' | 'unchanged'> {
+    const row = await this.#store.run((db) =>
+      db
+        .insertInto('reminders')
+        .values({ guild_id: guildId, next_up_at: times.nextUpAt, ...scheduled(times.dueAt, now) })
+        .onConflict((oc) =>
+          oc
+            .column('guild_id')
+            .doUpdateSet({ next_up_at: times.nextUpAt, ...scheduled(times.dueAt, now) })
+            .where((eb) =>
+              eb.not(
+                eb.and([
+                  eb('reminders.due_at', '=', times.dueAt),
+                  eb('reminders.state', 'in', ['sent', 'claimed']),
+                ]),
+              ),
+            ),
+        )
+        .returning('guild_id')
+        .executeTakeFirst(),
+    );
+    return row ? 'scheduled' : 'unchanged';
+  }
+
+  async getGuild(guildId: string): Promise<GuildReminder | undefined> {
+    const row = await this.#store.run((db) =>
+      db.selectFrom('reminders').selectAll().where('guild_id', '=', guildId).executeTakeFirst(),
+    );
+    return row && guildReminder(row);
+  }
+
+  async getPersonal(guildId: string, userId: string): Promise<Reminder | undefined> {
+    const row = await this.#store.run((db) =>
+      db
+        .selectFrom('personal_reminders')
+        .selectAll()
+        .where('guild_id', '=', guildId)
+        .where('user_id', '=', userId)
+        .executeTakeFirst(),
+    );
+    return row && reminder(row);
+  }
+
+  /**
+   * A member's reminder for the server's next up: on if they had none (or the last one is over),
+   * off if one is waiting. Each step is one statement, so two toggles racing (a double click)
+   * still end in one state or the other, never in an error.
+   */
+  async togglePersonal(guildId: string, userId: string, dueAt: number, now: number): Promise<'on' | 'off'> {
+    const key = (eb: ExpressionBuilder<Database, 'personal_reminders'>) =>
+      eb.and([eb('guild_id', '=', guildId), eb('user_id', '=', userId)]);
+    return this.#store.run(async (db) => {
+      for (;;) {
+        const added = await db
+          .insertInto('personal_reminders')
+          .values({ guild_id: guildId, user_id: userId, ...scheduled(dueAt, now) })
+          .onConflict((oc) => oc.columns(['guild_id', 'user_id']).doNothing())
+          .returning('guild_id')
+          .executeTakeFirst();
+        if (added) return 'on';
+        const removed = await db
+          .deleteFrom('personal_reminders')
+          .where(key)
+          .where('state', 'in', ['scheduled', 'claimed'])
+          .returning('guild_id')
+          .executeTakeFirst();
+        if (removed) return 'off';
+        const renewed = await db
+          .updateTable('personal_reminders')
+          .set(scheduled(dueAt, now))
+          .where(key)
+          .where('state', 'in', ['sent', 'failed'])
+          .returning('guild_id')
+          .executeTakeFirst();
+        if (renewed) return 'on';
+        // Another toggle removed the row between our steps: start over.
+      }
+    });
+  }
+
+  /** Removes a reminder (the server's reminder channel was unset, say). */
+  async cancel(key: ReminderKey): Promise<void> {
+    await this.#store.run((db) => db.deleteFrom(tableOf(key)).where(matches(key)).execute());
+  }
+
+  /**
+   * Reminders to send before `until`, earliest first: those scheduled, and those claimed (whose
+   * claim may expire and be taken over). For a scheduler that loads what is due soon.
+   */
+  async dueSoon(until: number, limit: number): Promise<Reminder[]> {
+    const [guilds, personal] = await this.#store.run((db) =>
+      Promise.all([
+        pending(db, 'reminders', until, limit).execute(),
+        pending(db, 'personal_reminders', until, limit).execute(),
+      ]),
+    );
+    return [...guilds.map(reminder), ...personal.map(reminder)]
+      .sort((a, b) => a.dueAt - b.dueAt)
+      .slice(0, limit);
+  }
+
+  /**
+   * Claims a due reminder for `leaseMs`: undefined if it is not due, not there, already sent or
+   * failed, or claimed by another process whose lease runs. One statement: atomic across
+   * processes. Taking over an expired claim keeps its nonce.
+   */
+  async claim(key: ReminderKey, by: string, leaseMs: number, now: number): Promise<Claim | undefined> {
+    const expiresAt = now + leaseMs;
+    const row = await this.#store.run((db) =>
+      db
+        .updateTable(tableOf(key))
+        .set((eb) => ({
+          state: 'claimed',
+          claimed_by: by,
+          claim_expires_at: expiresAt,
+          nonce: eb.fn.coalesce('nonce', eb.val(newNonce())),
+          updated_at: now,
+        }))
+        .where(matches(key))
+        .where('due_at', '<=', now)
+        .where((eb) =>
+          eb.or([
+            eb('state', '=', 'scheduled'),
+            eb.and([eb('state', '=', 'claimed'), eb('claim_expires_at', '<=', now)]),
+          ]),
+        )
+        .returning(['due_at', 'nonce'])
+        .executeTakeFirst(),
+    );
+    if (!row?.nonce) return undefined;
+    return { key, by, nonce: row.nonce, dueAt: row.due_at, expiresAt };
+  }
+
+  /** False if the claim was no longer ours (taken over, rescheduled, cancelled). */
+  markSent(claim: Claim, now: number): Promise<boolean> {
+    return this.#finish(claim, { state: 'sent', sent_at: now, failure: null }, now);
+  }
+
+  /** A failure that trying again will not fix (the channel is gone, a permission is missing). */
+  markFailed(claim: Claim, failure: string, now: number): Promise<boolean> {
+    return this.#finish(claim, { state: 'failed', failure }, now);
+  }
+
+  async #finish(
+    claim: Claim,
+    outcome: Pick<ReminderColumns, 'state' | 'failure'> & { sent_at?: number },
+    now: number,
+  ): Promise<boolean> {
+    const result = await this.#store.run((db) =>
+      db
+        .updateTable(tableOf(claim.key))
+        .set({ ...outcome, claimed_by: null, claim_expires_at: null, updated_at: now })
+        .where(matches(claim.key))
+        .where('state', '=', 'claimed')
+        .where('claimed_by', '=', claim.by)
+        .where('nonce', '=', claim.nonce)
+        .executeTakeFirst(),
+    );
+    return result.numUpdatedRows > 0n;
+  }
+}
+
+/** A reminder waiting to be sent: no claim, no nonce, no outcome. */
+function scheduled(dueAt: number, now: number): ReminderColumns {
+  return {
+    due_at: dueAt,
+    state: 'scheduled',
+    claimed_by: null,
+    claim_expires_at: null,
+    nonce: null,
+    sent_at: null,
+    failure: null,
+    updated_at: now,
+  };
+}
+
+function tableOf(key: ReminderKey): Table {
+  return key.kind === 'guild' ? 'reminders' : 'personal_reminders';
+}
+
+function matches(key: ReminderKey) {
+  return (eb: ExpressionBuilder<Database, Table>) =>
+    key.kind === 'guild'
+      ? eb('guild_id', '=', key.guildId)
+      : eb.and([eb('guild_id', '=', key.guildId), eb('user_id', '=', key.userId)]);
+}
+
+function pending(db: Kysely<Database>, table: Table, until: number, limit: number) {
+  return db
+    .selectFrom(table)
+    .selectAll()
+    .where('state', 'in', ['scheduled', 'claimed'])
+    .where('due_at', '<=', until)
+    .orderBy('due_at')
+    .limit(limit);
+}
+
+function reminder(row: Row): Reminder {
+  return {
+    key:
+      row.user_id === undefined
+        ? { kind: 'guild', guildId: row.guild_id }
+        : { kind: 'personal', guildId: row.guild_id, userId: row.user_id },
+    dueAt: row.due_at,
+    state: row.state,
+    claimedBy: row.claimed_by,
+    claimExpiresAt: row.claim_expires_at,
+    nonce: row.nonce,
+    sentAt: row.sent_at,
+    failure: row.failure,
+    updatedAt: row.updated_at,
+  };
+}
+
+function guildReminder(row: Selectable<RemindersTable>): GuildReminder {
+  return { ...reminder(row), key: { kind: 'guild', guildId: row.guild_id }, nextUpAt: row.next_up_at };
+}

@@ -1,0 +1,82 @@
+/**
+ * The store's tables as the queries see them (Kysely's `Database` interface). Times are epoch
+ * milliseconds in `bigint` columns (read back as numbers on both engines); Discord ids are text.
+ * The migrations in ./migrations create these tables; a test checks that both engines end up
+ * with the same columns, nullability and indexes.
+ */
+import type { SupportedLocale } from '../i18n/index.js';
+
+/** An /up in flight (the journal of ups): see journal.ts. */
+export interface PendingUpsTable {
+  interaction_id: string;
+  /** Which process's journal the entry belongs to (each shard process recovers its own). */
+  owner: string;
+  /** An interaction token: answers as the bot for 15 minutes. Deleted once answered or dead. */
+  token: string;
+  application_id: string;
+  guild_id: string;
+  channel_id: string;
+  channel_name: string;
+  user_id: string;
+  locale: string;
+  created_at: number;
+}
+
+export type PublicLanguage = 'auto' | SupportedLocale;
+
+/** Why the last reminder could not be posted, for the settings command to show. */
+export type GuildProblem = 'channel-deleted' | 'role-deleted' | `missing-permission:${string}`;
+
+export interface GuildSettingsTable {
+  guild_id: string;
+  /** Where the server's next-up reminder goes; no reminder while null. */
+  reminder_channel_id: string | null;
+  /** The role mentioned by the reminder. */
+  reminder_role_id: string | null;
+  /** The server's own reminder text; the default text while null. */
+  reminder_template: string | null;
+  /** The language of what the bot posts publicly in this server. */
+  public_language: PublicLanguage;
+  problem: GuildProblem | null;
+  problem_at: number | null;
+  updated_at: number;
+}
+
+export type ReminderState = 'scheduled' | 'claimed' | 'sent' | 'failed';
+
+/** What both kinds of reminder share: when, and who is sending it. */
+export interface ReminderColumns {
+  due_at: number;
+  state: ReminderState;
+  /** The process that claimed it (state 'claimed'), until claim_expires_at. */
+  claimed_by: string | null;
+  claim_expires_at: number | null;
+  /**
+   * Sent as the message's `nonce` with `enforce_nonce`: kept when an expired claim is taken over,
+   * so Discord drops the second copy if the first process did post it. At most 25 characters.
+   */
+  nonce: string | null;
+  sent_at: number | null;
+  failure: string | null;
+  updated_at: number;
+}
+
+/** The server's next-up reminder: one per guild, the latest answer from the directory wins. */
+export interface RemindersTable extends ReminderColumns {
+  guild_id: string;
+  /** The directory's next-up time the reminder was computed from. */
+  next_up_at: number;
+}
+
+/** A member's own reminder for a server's next up. */
+export interface PersonalRemindersTable extends ReminderColumns {
+  guild_id: string;
+  user_id: string;
+}
+
+export interface Database {
+  pending_ups: PendingUpsTable;
+  guild_settings: GuildSettingsTable;
+  reminders: RemindersTable;
+  personal_reminders: PersonalRemindersTable;
+}

@@ -1,0 +1,97 @@
+/**
+ * Per-server settings: where the next-up reminder goes, whom it mentions, its text, the language
+ * of the bot's public messages, and the last problem met posting there (for the settings command
+ * to show). A server with no row has the defaults.
+ */
+import type { Selectable } from 'kysely';
+import type { GuildProblem, GuildSettingsTable, PublicLanguage } from './schema.js';
+import type { Store } from './store.js';
+
+export interface GuildSettings {
+  guildId: string;
+  reminderChannelId: string | null;
+  reminderRoleId: string | null;
+  reminderTemplate: string | null;
+  publicLanguage: PublicLanguage;
+  problem: { reason: GuildProblem; at: number } | null;
+  updatedAt: number;
+}
+
+/** The settings a change sets: those left out (or undefined) keep their value, null clears one. */
+export interface SettingsChange {
+  reminderChannelId?: string | null;
+  reminderRoleId?: string | null;
+  reminderTemplate?: string | null;
+  publicLanguage?: PublicLanguage;
+  problem?: GuildProblem | null;
+}
+
+export const DEFAULT_PUBLIC_LANGUAGE: PublicLanguage = 'auto';
+
+export class SettingsRepository {
+  readonly #store: Store;
+
+  constructor(store: Store) {
+    this.#store = store;
+  }
+
+  async get(guildId: string): Promise<GuildSettings | undefined> {
+    const row = await this.#store.run((db) =>
+      db.selectFrom('guild_settings').selectAll().where('guild_id', '=', guildId).executeTakeFirst(),
+    );
+    return row && fromRow(row);
+  }
+
+  /** Creates the server's row on its first change; returns the settings after the change. */
+  async update(guildId: string, change: SettingsChange, now: number): Promise<GuildSettings> {
+    const columns = {
+      ...(change.reminderChannelId === undefined ? {} : { reminder_channel_id: change.reminderChannelId }),
+      ...(change.reminderRoleId === undefined ? {} : { reminder_role_id: change.reminderRoleId }),
+      ...(change.reminderTemplate === undefined ? {} : { reminder_template: change.reminderTemplate }),
+      ...(change.publicLanguage === undefined ? {} : { public_language: change.publicLanguage }),
+      ...(change.problem === undefined
+        ? {}
+        : { problem: change.problem, problem_at: change.problem === null ? null : now }),
+      updated_at: now,
+    };
+    const row = await this.#store.run((db) =>
+      db
+        .insertInto('guild_settings')
+        .values({
+          guild_id: guildId,
+          reminder_channel_id: null,
+          reminder_role_id: null,
+          reminder_template: null,
+          public_language: DEFAULT_PUBLIC_LANGUAGE,
+          problem: null,
+          problem_at: null,
+          ...columns,
+        })
+        .onConflict((oc) => oc.column('guild_id').doUpdateSet(columns))
+        .returningAll()
+        .executeTakeFirstOrThrow(),
+    );
+    return fromRow(row);
+  }
+
+  /** Everything the store keeps about a server: for when the bot leaves it. */
+  async deleteGuild(guildId: string): Promise<void> {
+    await this.#store.transaction(async (trx) => {
+      await trx.deleteFrom('guild_settings').where('guild_id', '=', guildId).execute();
+      await trx.deleteFrom('reminders').where('guild_id', '=', guildId).execute();
+      await trx.deleteFrom('personal_reminders').where('guild_id', '=', guildId).execute();
+    });
+  }
+}
+
+function fromRow(row: Selectable<GuildSettingsTable>): GuildSettings {
+  return {
+    guildId: row.guild_id,
+    reminderChannelId: row.reminder_channel_id,
+    reminderRoleId: row.reminder_role_id,
+    reminderTemplate: row.reminder_template,
+    publicLanguage: row.public_language,
+    problem: row.problem === null ? null : { reason: row.problem, at: row.problem_at ?? row.updated_at },
+    updatedAt: row.updated_at,
+  };
+}

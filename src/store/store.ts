@@ -1,0 +1,52 @@
+/**
+ * An open store: the query layer (Kysely) over one engine, whichever it is. Repositories run
+ * their queries through `run` or `transaction`, so that every failure reaches the caller as a
+ * StoreError (StoreUnavailableError when trying again later may work).
+ */
+import type { Kysely, Transaction } from 'kysely';
+import { queryError } from './errors.js';
+import type { Database } from './schema.js';
+
+export type Engine = 'sqlite' | 'postgres';
+
+/** The little the store logs (a pino logger fits). */
+export interface StoreLogger {
+  warn(fields: object, message: string): void;
+}
+
+export class Store {
+  readonly engine: Engine;
+  /** Where the data is, for logs: the file, or the PostgreSQL URL without its password. */
+  readonly location: string;
+  readonly #db: Kysely<Database>;
+  #closed: Promise<void> | undefined;
+
+  constructor(engine: Engine, location: string, db: Kysely<Database>) {
+    this.engine = engine;
+    this.location = location;
+    this.#db = db;
+  }
+
+  async run<T>(work: (db: Kysely<Database>) => Promise<T>): Promise<T> {
+    try {
+      return await work(this.#db);
+    } catch (err) {
+      throw queryError(err);
+    }
+  }
+
+  /**
+   * All or nothing: a failure (a lost connection included) leaves none of it written. On SQLite
+   * a transaction should write first: one that reads and then writes fails at once
+   * (SQLITE_BUSY_SNAPSHOT) when another process wrote in between.
+   */
+  transaction<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+    return this.run((db) => db.transaction().execute(work));
+  }
+
+  /** Closes the file or the connection pool; safe to call more than once. */
+  close(): Promise<void> {
+    this.#closed ??= this.#db.destroy();
+    return this.#closed;
+  }
+}

@@ -1,0 +1,19 @@
+/**
+ * The embedded store may add at most 15 MB to the bot's RSS (the issue's budget). Measured by the
+ * store's benchmark script, each run in a fresh process; built by `npm run build`.
+ */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+import type { StoreOpenSample } from '../../bench/store-open.js';
+
+const SCRIPT = join(import.meta.dirname, '../../dist/bench/store-open.js');
+
+it('adds at most 15 MB to the RSS of a process that has loaded what the bot loads', async () => {
+  const report = await new Promise<{ median: StoreOpenSample }>((resolve, reject) => {
+    execFile(process.execPath, [SCRIPT, '--runs', '3', '--json'], (err, stdout, stderr) =>
+      err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(JSON.parse(stdout)),
+    );
+  });
+  expect(report.median.rssAddedMb).toBeLessThan(15);
+});

@@ -1,0 +1,86 @@
+/**
+ * Where a test's store lives, on either engine: SQLite in a temporary directory of its own,
+ * PostgreSQL (127.0.0.1:5432, trust auth, database `test`) in a schema of its own, dropped after.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { type Engine, openStore, type Store, type StoreOptions } from '../../src/store/index.js';
+
+export const ENGINES: Engine[] = ['sqlite', 'postgres'];
+
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://root@127.0.0.1:5432/test';
+
+export interface Place {
+  engine: Engine;
+  /** What openStore needs to open this place; every call opens another connection to it. */
+  options: StoreOptions;
+  /** The SQLite directory, or the PostgreSQL schema. */
+  name: string;
+  remove(): Promise<void>;
+}
+
+let schemas = 0;
+
+/** Runs SQL on the test database outside any store (to make, inspect or drop a schema). */
+export async function adminQuery<R extends pg.QueryResultRow>(
+  text: string,
+  values: unknown[] = [],
+): Promise<R[]> {
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    return (await client.query<R>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+export async function freshPlace(engine: Engine, databaseUrl = TEST_DATABASE_URL): Promise<Place> {
+  if (engine === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'store-'));
+    return {
+      engine,
+      name: dir,
+      options: { dataDir: dir },
+      remove: async () => rmSync(dir, { recursive: true, force: true }),
+    };
+  }
+  const schema = `store_test_${process.pid}_${Date.now().toString(36)}_${++schemas}`;
+  await adminQuery(`create schema "${schema}"`);
+  return {
+    engine,
+    name: schema,
+    options: { dataDir: '/nonexistent', databaseUrl, schema },
+    remove: async () => {
+      await adminQuery(`drop schema "${schema}" cascade`);
+    },
+  };
+}
+
+/** A store on a fresh place; `done` closes every store opened there and removes the place. */
+export async function freshStore(engine: Engine): Promise<{
+  store: Store;
+  place: Place;
+  another: () => Promise<Store>;
+  done: () => Promise<void>;
+}> {
+  const place = await freshPlace(engine);
+  const opened: Store[] = [];
+  const open = async () => {
+    const store = await openStore(place.options);
+    opened.push(store);
+    return store;
+  };
+  const store = await open();
+  return {
+    store,
+    place,
+    another: open,
+    done: async () => {
+      await Promise.all(opened.map((s) => s.close()));
+      await place.remove();
+    },
+  };
+}

@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Engine, openStore, type Store } from '../../src/store/index.js';
+import { MIGRATIONS } from '../../src/store/migrations/index.js';
+import { ENGINES, freshPlace, type Place } from './places.js';
+import { type SchemaShape, schemaShape, typeClass } from './schema-shape.js';
+
+describe('one schema on both engines', () => {
+  const places: Place[] = [];
+  const stores = new Map<Engine, Store>();
+  const shapes = new Map<Engine, SchemaShape>();
+
+  beforeAll(async () => {
+    for (const engine of ENGINES) {
+      const place = await freshPlace(engine);
+      places.push(place);
+      const store = await openStore(place.options);
+      stores.set(engine, store);
+      shapes.set(engine, await schemaShape(store));
+    }
+  });
+  afterAll(async () => {
+    await Promise.all([...stores.values()].map((s) => s.close()));
+    await Promise.all(places.map((p) => p.remove()));
+  });
+
+  it('has the same tables, columns, types, nullability, primary keys and indexes on SQLite and PostgreSQL', () => {
+    expect(shapes.get('sqlite')).toEqual(shapes.get('postgres'));
+  });
+
+  it('is the schema the code expects', () => {
+    const shape = shapes.get('sqlite')!;
+    expect(Object.keys(shape)).toEqual(['guild_settings', 'pending_ups', 'personal_reminders', 'reminders']);
+    expect(shape.reminders?.primaryKey).toEqual(['guild_id']);
+    expect(shape.reminders?.indexes).toEqual([
+      { name: 'reminders_state_due_at', columns: ['state', 'due_at'], unique: false },
+    ]);
+    expect(shape.personal_reminders?.primaryKey).toEqual(['guild_id', 'user_id']);
+    expect(shape.personal_reminders?.indexes).toEqual([
+      { name: 'personal_reminders_due_at', columns: ['due_at'], unique: false },
+    ]);
+    // A text primary key accepts NULL on SQLite unless told otherwise.
+    for (const table of Object.values(shape)) {
+      for (const key of table.primaryKey) {
+        expect(table.columns.find((c) => c.name === key)?.nullable).toBe(false);
+      }
+    }
+  });
+
+  it('tells the type classes apart, and knows no type it has not been taught', () => {
+    expect(typeClass('BIGINT')).toBe('integer');
+    expect(typeClass('character varying')).toBe('text');
+    expect(() => typeClass('double precision')).toThrow();
+  });
+
+  it('runs its migrations in the order of their names', () => {
+    const names = Object.keys(MIGRATIONS);
+    expect(names).toEqual([...names].sort());
+    expect(names.every((n) => /^\d{3}-[a-z-]+$/.test(n))).toBe(true);
+  });
+});
