@@ -1,8 +1,9 @@
 /** /bot ref: a bot card (ID, short code, mention or directory page URL). */
-import { fetchIdentity } from '../src/bot/discord-data.js';
-import { UserInputError } from '../src/bot/error-message.js';
-import type { SlashCommand } from '../src/bot/types.js';
+
 import { parseReference } from '../src/directory/refs.js';
+import { fetchIdentity } from '../src/discord/lookups.js';
+import { UserInputError } from '../src/interactions/error-message.js';
+import type { SlashCommand } from '../src/interactions/types.js';
 import { renderBotCard } from '../src/render/cards.js';
 import { botCommand } from './definitions.js';
 

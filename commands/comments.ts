@@ -3,9 +3,9 @@
  * in the custom_id, so a button from before a restart still works: the comments are fetched again.
  */
 import type { Client } from 'discord.js';
-import { fetchIdentity } from '../src/bot/discord-data.js';
-import type { ButtonHandler } from '../src/bot/types.js';
 import type { DirectoryClient } from '../src/directory/client.js';
+import { fetchIdentity } from '../src/discord/lookups.js';
+import type { ButtonHandler } from '../src/interactions/types.js';
 import { flattenProfileComments, type PagedComment, renderCommentsPage } from '../src/render/comments.js';
 import { type CommentsState, decodeComments, isCommentsId } from '../src/render/custom-id.js';
 

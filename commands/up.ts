@@ -4,10 +4,11 @@
  * interactive priority, with a deadline inside the interaction's 15-minute window.
  * A success is public; "not yet", "not updated" and errors are seen only by the user.
  */
-import { gatherGuildStats } from '../src/bot/discord-data.js';
-import { GuildOnlyError } from '../src/bot/error-message.js';
-import type { SlashCommand } from '../src/bot/types.js';
+
 import type { ServerUpResult } from '../src/directory/types.js';
+import { gatherGuildStats } from '../src/discord/lookups.js';
+import { GuildOnlyError } from '../src/interactions/error-message.js';
+import type { SlashCommand } from '../src/interactions/types.js';
 import { renderUpResult, upOutcome } from '../src/render/up.js';
 import { upCommand } from './definitions.js';
 

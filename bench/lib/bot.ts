@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Events } from 'discord.js';
 import { registry } from '../../commands/index.js';
-import { type BotApp, createBot } from '../../src/bot/app.js';
+import { type BotApp, createBot } from '../../src/app/bot.js';
 import { type Environment, loadConfig } from '../../src/config/env.js';
 import { createLogger } from '../../src/log/logger.js';
 import {

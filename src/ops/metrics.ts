@@ -11,9 +11,9 @@
  * interaction names come from the command registry, outcomes and statuses from short lists.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { RouterHooks } from '../bot/router.js';
 import type { RequestEvent } from '../directory/client.js';
 import type { GrantInfo } from '../directory/rate-limiter.js';
+import type { RouterHooks } from '../interactions/router.js';
 import type { Logger } from '../log/logger.js';
 import type { ReportResult } from '../tasks/server-reports.js';
 

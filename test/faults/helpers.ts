@@ -18,7 +18,7 @@ import { sleep, withTimeout } from '../support/wait.js';
 export { sleep, withTimeout };
 export const LOCALHOST = '127.0.0.1';
 export const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
-export const MAIN_JS = join(ROOT, 'dist/src/bot/main.js');
+export const MAIN_JS = join(ROOT, 'dist/src/app/main.js');
 
 // ---- checks -------------------------------------------------------------------------------------
 
@@ -91,7 +91,7 @@ export type { CapturedLine, Exit } from '../support/child.js';
 /** Every child started here, so afterAll can kill what a failed row left behind. */
 export const children = new Set<BotChild>();
 
-/** `node dist/src/bot/main.js` as a child (see NodeChild), named for the row's messages. */
+/** `node dist/src/app/main.js` as a child (see NodeChild), named for the row's messages. */
 export class BotChild extends NodeChild {
   constructor(name: string, env: Record<string, string>) {
     super(name, MAIN_JS, env);

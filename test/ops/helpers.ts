@@ -22,7 +22,7 @@ export { LEVEL, sleep, withTimeout };
 
 export const LOCALHOST = '127.0.0.1';
 export const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
-export const DIST_BOT = join(ROOT, 'dist/src/bot');
+export const DIST_BOT = join(ROOT, 'dist/src/app');
 
 /** A token shaped like Discord's (three dot-separated parts). */
 export function discordLikeToken(): string {

@@ -4,10 +4,10 @@ import type {
   RESTPostAPIChatInputApplicationCommandsJSONBody,
 } from 'discord.js';
 import type { DirectoryClient } from '../directory/client.js';
+import type { UpJournal } from '../features/up/journal.js';
 import type { SupportedLocale, Translate } from '../i18n/index.js';
 import type { Logger } from '../log/logger.js';
 import type { RenderedMessage } from '../render/message.js';
-import type { UpJournal } from './journal.js';
 
 /** What handlers get instead of importing modules: our own boundaries, easy to fake in tests. */
 export interface BotDeps {

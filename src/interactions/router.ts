@@ -16,9 +16,9 @@ import {
   InteractionType,
   MessageFlags,
 } from 'discord.js';
+import { type Deferral, type InteractionAcknowledger, markDeferred } from '../discord/acknowledge.js';
 import { resolveLocale, translator } from '../i18n/index.js';
 import type { RenderedMessage } from '../render/message.js';
-import { type Deferral, type InteractionAcknowledger, markDeferred } from './acknowledge.js';
 import { describeError, errorMessage, GuildOnlyError } from './error-message.js';
 import { NO_MENTIONS, responderFor } from './respond.js';
 import type {

@@ -6,15 +6,15 @@
  */
 import type { REST } from '@discordjs/rest';
 import { MessageFlags, Routes } from 'discord.js';
-import type { DirectoryClient } from '../directory/client.js';
-import { translator } from '../i18n/index.js';
-import type { Logger } from '../log/logger.js';
-import type { RenderedMessage } from '../render/message.js';
-import { renderUpResult, upOutcome } from '../render/up.js';
-import { describeError, errorMessage } from './error-message.js';
+import type { DirectoryClient } from '../../directory/client.js';
+import { translator } from '../../i18n/index.js';
+import { describeError, errorMessage } from '../../interactions/error-message.js';
+import { NO_MENTIONS } from '../../interactions/respond.js';
+import { INTERACTION_DEADLINE_MS } from '../../interactions/router.js';
+import type { Logger } from '../../log/logger.js';
+import type { RenderedMessage } from '../../render/message.js';
+import { renderUpResult, upOutcome } from '../../render/up.js';
 import type { PendingUp, UpJournal } from './journal.js';
-import { NO_MENTIONS } from './respond.js';
-import { INTERACTION_DEADLINE_MS } from './router.js';
 
 export interface RecoverOptions {
   journal: UpJournal;

@@ -10,11 +10,11 @@ import { REST } from '@discordjs/rest';
 import { type APIGatewayBotInfo, type Client, Routes, ShardingManager } from 'discord.js';
 import { secretsOf } from '../config/env.js';
 import { DirectoryClient } from '../directory/client.js';
+import type { ShardSnapshot, ShardState } from '../discord/shard-stats.js';
 import { createLogger } from '../log/logger.js';
 import { createMetrics } from '../ops/metrics.js';
 import { startOpsServer } from '../ops/server.js';
 import { StatsPoster } from '../tasks/stats-poster.js';
-import type { ShardSnapshot, ShardState } from './shard-stats.js';
 import { installShutdown } from './shutdown.js';
 import { checkStatsInterval, loadOrExit } from './startup.js';
 

@@ -5,21 +5,21 @@
 import { type Client, DefaultUserAgent, Events, type Guild } from 'discord.js';
 import type { Config } from '../config/env.js';
 import { DirectoryClient } from '../directory/client.js';
+import { InteractionAcknowledger } from '../discord/acknowledge.js';
+import type { ChannelNames, ReportChannel } from '../discord/channel-names.js';
+import { createDiscordClient, type DiscordClientOptions } from '../discord/client.js';
+import { gatherGuildStats } from '../discord/lookups.js';
+import { createDiscordRestAgent } from '../discord/rest-agent.js';
+import { localSnapshot, shardStates } from '../discord/shard-stats.js';
+import { FileUpJournal, type UpJournal } from '../features/up/journal.js';
+import { recoverPendingUps } from '../features/up/recover.js';
+import { createRouter, type Router, type RouterHooks } from '../interactions/router.js';
+import type { BotDeps, Registry } from '../interactions/types.js';
 import type { Logger } from '../log/logger.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { Readiness } from '../ops/server.js';
 import { type GuildReport, ServerReporter } from '../tasks/server-reports.js';
 import { StatsPoster, type StatsPosterOptions } from '../tasks/stats-poster.js';
-import { InteractionAcknowledger } from './acknowledge.js';
-import type { ChannelNames, ReportChannel } from './channel-names.js';
-import { createDiscordClient, type DiscordClientOptions } from './discord-client.js';
-import { gatherGuildStats } from './discord-data.js';
-import { FileUpJournal, type UpJournal } from './journal.js';
-import { recoverPendingUps } from './recover.js';
-import { createDiscordRestAgent } from './rest-agent.js';
-import { createRouter, type Router, type RouterHooks } from './router.js';
-import { localSnapshot, shardStates } from './shard-stats.js';
-import type { BotDeps, Registry } from './types.js';
 
 export interface BotOptions {
   config: Config;

@@ -8,7 +8,7 @@ import { secretsOf } from '../config/env.js';
 import { createLogger } from '../log/logger.js';
 import { createMetrics } from '../ops/metrics.js';
 import { startOpsServer } from '../ops/server.js';
-import { createBot } from './app.js';
+import { createBot } from './bot.js';
 import { installShutdown } from './shutdown.js';
 import { checkStatsInterval, loadOrExit } from './startup.js';
 
