@@ -4,6 +4,7 @@
  * and the retrying transport, and returns our own types or throws one of errors.ts.
  */
 import type { z } from 'zod';
+import { retryAfterFromHeaders } from '../http/retry-after.js';
 import { authorizationFor, ENDPOINTS, type Endpoint, type EndpointName, routeOf } from './endpoints.js';
 import {
   BadRequestError,
@@ -34,7 +35,7 @@ import {
   tokenInfoSchema,
   validateBotSchema,
 } from './schemas.js';
-import { retryAfterFromHeaders, Transport, type TransportResponse } from './transport.js';
+import { Transport, type TransportResponse } from './transport.js';
 import type {
   ApiVersion,
   BotReference,
