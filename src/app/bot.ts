@@ -4,7 +4,7 @@
  */
 import { type Client, DefaultUserAgent, Events, type Guild } from 'discord.js';
 import type { Config } from '../config/env.js';
-import { DirectoryClient } from '../directory/client.js';
+import { DirectoryClient } from '../directory/index.js';
 import { InteractionAcknowledger } from '../discord/acknowledge.js';
 import type { ChannelNames, ReportChannel } from '../discord/channel-names.js';
 import { createDiscordClient, type DiscordClientOptions } from '../discord/client.js';
@@ -96,8 +96,10 @@ export function createBot(options: BotOptions): BotApp {
   const { metrics } = options;
   const directory =
     options.directory ??
-    new DirectoryClient({ ...config.directory, ...(metrics ? { onRequest: metrics.directoryRequest } : {}) });
-  if (metrics && directory.limiter) directory.limiter.onGrant = metrics.rateLimitGrant;
+    new DirectoryClient({
+      ...config.directory,
+      ...(metrics ? { onRequest: metrics.directoryRequest, onRateLimitGrant: metrics.rateLimitGrant } : {}),
+    });
   const sharding = config.sharding;
   // Ours, so that stop() can close its keep-alive connections.
   const restAgent = createDiscordRestAgent();

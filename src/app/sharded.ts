@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { REST } from '@discordjs/rest';
 import { type APIGatewayBotInfo, type Client, Routes, ShardingManager } from 'discord.js';
 import { secretsOf } from '../config/env.js';
-import { DirectoryClient } from '../directory/client.js';
+import { DirectoryClient } from '../directory/index.js';
 import type { ShardSnapshot, ShardState } from '../discord/shard-stats.js';
 import { createLogger } from '../log/logger.js';
 import { createMetrics } from '../ops/metrics.js';
@@ -102,8 +102,11 @@ const refresh = setInterval(() => {
 }, 2_000);
 refresh.unref();
 
-const directory = new DirectoryClient({ ...config.directory, onRequest: metrics.directoryRequest });
-if (directory.limiter) directory.limiter.onGrant = metrics.rateLimitGrant;
+const directory = new DirectoryClient({
+  ...config.directory,
+  onRequest: metrics.directoryRequest,
+  onRateLimitGrant: metrics.rateLimitGrant,
+});
 const poster = config.directory.token
   ? new StatsPoster({
       directory,

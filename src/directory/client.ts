@@ -18,7 +18,7 @@ import {
   UnauthorizedError,
   UnavailableError,
 } from './errors.js';
-import { type BucketLimit, type Priority, RateLimiter } from './rate-limiter.js';
+import { type BucketLimit, type GrantInfo, type Priority, RateLimiter } from './rate-limiter.js';
 import { assertRef, assertSnowflake, buildPath, SHORT_CODE_PATTERN } from './refs.js';
 import {
   botReferenceListSchema,
@@ -91,6 +91,8 @@ export interface DirectoryClientOptions {
   random?: () => number;
   /** Called after every request, for logs and metrics. */
   onRequest?: (event: RequestEvent) => void;
+  /** Called each time the rate limiter lets a request go, with how long it waited (metrics). */
+  onRateLimitGrant?: (info: GrantInfo) => void;
 }
 
 export interface RequestOptions {
@@ -111,7 +113,7 @@ export class DirectoryClient {
   readonly version: ApiVersion;
   readonly tokenKind: TokenKind;
   readonly baseUrl: URL;
-  readonly limiter: RateLimiter | undefined;
+  readonly #limiter: RateLimiter | undefined;
   readonly #token: string | undefined;
   readonly #transport: Transport;
   readonly #now: () => number;
@@ -135,7 +137,7 @@ export class DirectoryClient {
     this.#onRequest = options.onRequest;
     const limits =
       options.rateLimits === false ? undefined : { ...DEFAULT_RATE_LIMITS, ...options.rateLimits };
-    this.limiter = limits
+    this.#limiter = limits
       ? new RateLimiter({
           global: limits.global,
           routes: limits.routes,
@@ -143,6 +145,7 @@ export class DirectoryClient {
           now: this.#now,
         })
       : undefined;
+    if (this.#limiter) this.#limiter.onGrant = options.onRateLimitGrant;
     const routeWindow = limits?.routes.windowMs ?? DEFAULT_RATE_LIMITS.routes.windowMs;
     const globalWindow = limits?.global.windowMs ?? DEFAULT_RATE_LIMITS.global.windowMs;
     this.#transport = new Transport({
@@ -150,7 +153,7 @@ export class DirectoryClient {
       timeoutMs: options.timeoutMs ?? 10_000,
       maxRetries: options.maxRetries ?? 2,
       connections: options.connections ?? 8,
-      limiter: this.limiter,
+      limiter: this.#limiter,
       fallbackRetryAfterMs: (bucket) => (bucket ? routeWindow : globalWindow),
       userAgent: options.userAgent ?? 'directory-bot (typed directory client; undici)',
       now: this.#now,
@@ -353,9 +356,14 @@ export class DirectoryClient {
     return { ...info, raw };
   }
 
+  /** Requests waiting for the rate limiter now (0 without client-side limits). */
+  get waiting(): number {
+    return this.#limiter?.pending ?? 0;
+  }
+
   /** Closes the connection pool and fails every request still waiting for the rate limiter. */
   async close(): Promise<void> {
-    this.limiter?.close(new UnavailableError('the directory client was closed', { reason: 'network' }));
+    this.#limiter?.close(new UnavailableError('the directory client was closed', { reason: 'network' }));
     await this.#transport.close();
   }
 
