@@ -8,7 +8,7 @@ import { DirectoryClient } from '../directory/index.js';
 import { InteractionAcknowledger } from '../discord/acknowledge.js';
 import type { ChannelNames, ReportChannel } from '../discord/channel-names.js';
 import { createDiscordClient, type DiscordClientOptions } from '../discord/client.js';
-import { gatherGuildStats } from '../discord/lookups.js';
+import { discordLookups } from '../discord/lookups.js';
 import { createDiscordRestAgent } from '../discord/rest-agent.js';
 import { localSnapshot, shardStates } from '../discord/shard-stats.js';
 import { FileUpJournal, type UpJournal } from '../features/up/journal.js';
@@ -28,6 +28,7 @@ export interface BotOptions {
   directory?: DirectoryClient;
   discord?: DiscordClientOptions;
   now?: () => number;
+  /** How long a Discord look-up (an up's guild statistics, a user's name) may take. */
   gatherTimeoutMs?: number;
   hooks?: RouterHooks;
   /** The token was refused or the session cannot go on: the process should end. */
@@ -120,11 +121,10 @@ export function createBot(options: BotOptions): BotApp {
     );
   const deps: BotDeps = {
     directory,
+    discord: discordLookups(client, channels, options.gatherTimeoutMs ?? 2_000),
     logger,
     now: options.now ?? Date.now,
-    gatherTimeoutMs: options.gatherTimeoutMs ?? 2_000,
     journal,
-    channelName: (channelId) => channels.interactionChannelName(channelId),
   };
   const hooks: RouterHooks = {
     onHandled: (event) => {
@@ -190,17 +190,19 @@ export function createBot(options: BotOptions): BotApp {
     const join = Symbol(guild.id);
     joining.set(guild.id, join);
     // The same statistics an up sends (approximate counts, icon, owner tag), bounded in time.
-    void gatherGuildStats(client.rest, guild.id, deps.gatherTimeoutMs, (err) =>
-      logger.debug({ err, guildId: guild.id }, 'guild statistics not gathered for the report'),
-    ).then((stats) => {
-      if (joining.get(guild.id) !== join) {
-        // Left (or joined again) meanwhile: this report would follow the leave and undo it.
-        logger.debug({ guildId: guild.id }, 'join report dropped: the guild was left meanwhile');
-        return;
-      }
-      joining.delete(guild.id);
-      reporter.report({ ...report, ...stats });
-    });
+    void deps.discord
+      .guildStats(guild.id, (err) =>
+        logger.debug({ err, guildId: guild.id }, 'guild statistics not gathered for the report'),
+      )
+      .then((stats) => {
+        if (joining.get(guild.id) !== join) {
+          // Left (or joined again) meanwhile: this report would follow the leave and undo it.
+          logger.debug({ guildId: guild.id }, 'join report dropped: the guild was left meanwhile');
+          return;
+        }
+        joining.delete(guild.id);
+        reporter.report({ ...report, ...stats });
+      });
   });
   client.on(Events.GuildDelete, (guild) => {
     // discord.js emits GuildUnavailable, not GuildDelete, for an outage: this is a real leave.

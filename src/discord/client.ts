@@ -9,9 +9,9 @@
 import type { RESTOptions } from '@discordjs/rest';
 import { Client, GatewayIntentBits, Options } from 'discord.js';
 import type { Dispatcher } from 'undici';
-import { NO_MENTIONS } from '../interactions/respond.js';
 import { ChannelNames, type ChannelNamesOptions } from './channel-names.js';
 import { InteractionsFirstStrategy, type InteractionTap } from './gateway-strategy.js';
+import { NO_MENTIONS } from './mentions.js';
 import { createDiscordRestAgent } from './rest-agent.js';
 
 export interface DiscordClientOptions {
