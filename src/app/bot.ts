@@ -1,16 +1,20 @@
 /**
- * The bot assembled: discord.js client, directory client, router and server reports, wired to
- * the gateway events. main.ts, the sandbox and the end-to-end tests all build it through here.
+ * The bot assembled in a process with a Discord client (the single process, or one shard process
+ * of several): the discord.js client, the shared services (services.ts), the handlers' deps, the
+ * router, and the gateway's events. main.ts, the sandbox and the end-to-end tests all build it
+ * through here.
  */
-import { type Client, DefaultUserAgent, Events, type Guild } from 'discord.js';
+import { type Client, DefaultUserAgent, Events } from 'discord.js';
 import type { Config } from '../config/env.js';
-import { DirectoryClient } from '../directory/index.js';
+import type { DirectoryClient } from '../directory/index.js';
 import { InteractionAcknowledger } from '../discord/acknowledge.js';
-import type { ChannelNames, ReportChannel } from '../discord/channel-names.js';
+import type { ChannelNames } from '../discord/channel-names.js';
 import { createDiscordClient, type DiscordClientOptions } from '../discord/client.js';
 import { discordLookups } from '../discord/lookups.js';
 import { createDiscordRestAgent } from '../discord/rest-agent.js';
-import { localSnapshot, shardStates } from '../discord/shard-stats.js';
+import { exposeShardStates, localShards } from '../discord/shard-stats.js';
+import { watchGuilds } from '../events/guilds.js';
+import { watchShards } from '../events/shards.js';
 import { FileUpJournal, type UpJournal } from '../features/up/journal.js';
 import { recoverPendingUps } from '../features/up/recover.js';
 import { createRouter, type Router, type RouterHooks } from '../interactions/router.js';
@@ -18,8 +22,9 @@ import type { BotDeps, Registry } from '../interactions/types.js';
 import type { Logger } from '../log/logger.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { Readiness } from '../ops/server.js';
-import { type GuildReport, ServerReporter } from '../tasks/server-reports.js';
-import { StatsPoster, type StatsPosterOptions } from '../tasks/stats-poster.js';
+import type { ServerReporter } from '../tasks/server-reports.js';
+import type { StatsPoster } from '../tasks/stats-poster.js';
+import { createServices, type ServicesOptions } from './services.js';
 
 export interface BotOptions {
   config: Config;
@@ -39,7 +44,7 @@ export interface BotOptions {
   /** Where ups in flight are journaled; default: a file in DATA_DIR. */
   journal?: UpJournal;
   /** Overrides for the poster (tests shorten its delays). */
-  stats?: Partial<Omit<StatsPosterOptions, 'directory' | 'logger' | 'snapshot'>>;
+  stats?: ServicesOptions['stats'];
 }
 
 export interface BotApp {
@@ -48,7 +53,8 @@ export interface BotApp {
   channels: ChannelNames;
   directory: DirectoryClient;
   router: Router;
-  reporter: ServerReporter;
+  /** Undefined without a directory token. */
+  reporter: ServerReporter | undefined;
   poster: StatsPoster | undefined;
   /** Every shard of this process ready (for /readyz), with the shards that are not. */
   readiness(): Readiness;
@@ -59,48 +65,8 @@ export interface BotApp {
 
 const DESTROY_BOUND_MS = 2_000;
 
-/** Gateway close codes after which discord.js will not reconnect and the operator must act. */
-const FATAL_CLOSE_CODES: Record<number, string> = {
-  4004: 'Discord rejected the bot token (gateway close 4004): check DISCORD_TOKEN',
-  4010: 'Discord rejected the shard configuration (gateway close 4010): check SHARD_COUNT',
-  4011: 'Discord requires sharding for this many guilds (gateway close 4011)',
-  4013: 'Discord rejected the intents (gateway close 4013)',
-  4014: 'Discord refused the intents as not allowed (gateway close 4014)',
-};
-
-/**
- * A server report. `channel` is the one the report names (the system channel, else the first text
- * channel: ChannelNames); without one the report names the guild itself.
- */
-export function guildReport(
-  guild: Guild,
-  botPresent: boolean,
-  botUserId: string,
-  channel: ReportChannel | undefined,
-): GuildReport {
-  const icon = guild.iconURL({ size: 512, extension: 'webp' });
-  return {
-    guildId: guild.id,
-    botPresent,
-    name: guild.name,
-    ...(icon ? { avatar: icon } : {}),
-    ...(guild.memberCount ? { membersAll: guild.memberCount } : {}),
-    ownerId: guild.ownerId,
-    reporterUserId: botUserId,
-    channelId: channel?.id ?? guild.id,
-    channelName: channel?.name ?? guild.name,
-  };
-}
-
 export function createBot(options: BotOptions): BotApp {
-  const { config, logger } = options;
-  const { metrics } = options;
-  const directory =
-    options.directory ??
-    new DirectoryClient({
-      ...config.directory,
-      ...(metrics ? { onRequest: metrics.directoryRequest, onRateLimitGrant: metrics.rateLimitGrant } : {}),
-    });
+  const { config, logger, metrics } = options;
   const sharding = config.sharding;
   // Ours, so that stop() can close its keep-alive connections.
   const restAgent = createDiscordRestAgent();
@@ -112,6 +78,22 @@ export function createBot(options: BotOptions): BotApp {
     restAgent,
     ...options.discord,
   });
+  // The manager counts a shard process's shards by asking it (shard-stats.ts).
+  if (sharding.isChild) exposeShardStates(client);
+  const services = createServices({
+    config,
+    logger,
+    metrics,
+    directory: options.directory,
+    shards: localShards(client),
+    tasks: {
+      stats: options.postStats !== false,
+      // Server reports need the directory token; without one they would only fill the log with refusals.
+      reports: config.directory.token !== undefined,
+    },
+    stats: options.stats,
+  });
+  const { directory, poster, reporter } = services;
   // Shard processes share DATA_DIR: each keeps the journal of its own shards.
   const journal =
     options.journal ??
@@ -140,27 +122,6 @@ export function createBot(options: BotOptions): BotApp {
     userAgent: `${DefaultUserAgent} ${rest.userAgentAppendix}`.trim(),
   });
   const router = createRouter(options.registry, deps, hooks, acknowledger);
-  // Short stop bounds: the whole shutdown has to fit in Docker's 10 s.
-  const reporter = new ServerReporter({
-    directory,
-    logger,
-    stopTimeoutMs: 1_500,
-  });
-  if (metrics) reporter.onResult = metrics.serverReport;
-  const poster =
-    options.postStats === false
-      ? undefined
-      : new StatsPoster({
-          directory,
-          logger,
-          snapshot: () => localSnapshot(client),
-          intervalMs: config.stats.intervalMs,
-          firstDelayMs: config.stats.firstDelayMs,
-          stopTimeoutMs: 1_500,
-          ...options.stats,
-        });
-  if (poster && metrics) poster.onOutcome = (outcome) => metrics.statsPost(outcome);
-  metrics?.setDiscordSource(() => ({ guilds: client.guilds.cache.size, shards: shardStates(client) }));
 
   // Each interaction's packet, as soon as its shard has read it, before discord.js builds it.
   interactions.onInteraction = (data) => router.acknowledge(data);
@@ -173,59 +134,11 @@ export function createBot(options: BotOptions): BotApp {
       { user: ready.user.tag, guilds: ready.guilds.cache.size, shards: ready.ws.shards.size },
       'connected to Discord',
     );
-    // The poster checks itself that every shard is ready before it posts.
-    poster?.start();
+    services.start();
     void recoverPendingUps({ journal, directory, rest: client.rest, logger, now: deps.now });
   });
-  // Server reports need the directory token; without one they would only fill the log with refusals.
-  const reports = config.directory.token !== undefined;
-  /** Joins whose statistics are being gathered; a leave (or a newer join) takes the entry away. */
-  const joining = new Map<string, symbol>();
-  client.on(Events.GuildCreate, (guild) => {
-    logger.info({ guildId: guild.id, members: guild.memberCount }, 'joined a guild');
-    if (!reports) return;
-    const botUserId = client.user?.id ?? guild.client.user.id;
-    // Read now: a leave while the statistics are gathered makes ChannelNames forget the guild.
-    const report = guildReport(guild, true, botUserId, channels.reportChannel(guild.id));
-    const join = Symbol(guild.id);
-    joining.set(guild.id, join);
-    // The same statistics an up sends (approximate counts, icon, owner tag), bounded in time.
-    void deps.discord
-      .guildStats(guild.id, (err) =>
-        logger.debug({ err, guildId: guild.id }, 'guild statistics not gathered for the report'),
-      )
-      .then((stats) => {
-        if (joining.get(guild.id) !== join) {
-          // Left (or joined again) meanwhile: this report would follow the leave and undo it.
-          logger.debug({ guildId: guild.id }, 'join report dropped: the guild was left meanwhile');
-          return;
-        }
-        joining.delete(guild.id);
-        reporter.report({ ...report, ...stats });
-      });
-  });
-  client.on(Events.GuildDelete, (guild) => {
-    // discord.js emits GuildUnavailable, not GuildDelete, for an outage: this is a real leave.
-    logger.info({ guildId: guild.id }, 'left a guild');
-    // discord.js has dropped the guild's channels by now; ChannelNames still knows its channel.
-    const channel = channels.reportChannel(guild.id);
-    channels.forget(guild.id);
-    joining.delete(guild.id);
-    if (reports) reporter.report(guildReport(guild, false, client.user?.id ?? guild.client.user.id, channel));
-  });
-  client.on(Events.ShardDisconnect, (event, shardId) => {
-    const fatal = FATAL_CLOSE_CODES[event.code];
-    if (fatal) {
-      logger.fatal({ shardId, code: event.code }, fatal);
-      options.onFatal?.(fatal);
-    } else {
-      logger.warn({ shardId, code: event.code }, 'shard disconnected');
-    }
-  });
-  client.on(Events.ShardResume, (shardId, replayed) => logger.info({ shardId, replayed }, 'shard resumed'));
-  client.on(Events.ShardReconnecting, (shardId) => logger.info({ shardId }, 'shard reconnecting'));
-  client.on(Events.Warn, (message) => logger.warn({ source: 'discord.js' }, message));
-  client.on(Events.Error, (err) => logger.error({ err }, 'discord.js error'));
+  watchGuilds({ client, channels, discord: deps.discord, reporter, logger });
+  watchShards(client, logger, options.onFatal);
 
   let stopping: Promise<void> | undefined;
   return {
@@ -235,16 +148,7 @@ export function createBot(options: BotOptions): BotApp {
     router,
     reporter,
     poster,
-    readiness() {
-      const snapshot = localSnapshot(client);
-      const notReady = snapshot.shards.filter((s) => !s.ready).map((s) => s.id);
-      const ready =
-        client.isReady() && notReady.length === 0 && snapshot.shards.length >= snapshot.expectedShards;
-      return {
-        ready,
-        detail: { shards: snapshot.shards.length, expected: snapshot.expectedShards, notReady },
-      };
-    },
+    readiness: () => services.readiness(),
     async start() {
       if (!config.discord.token) throw new Error('DISCORD_TOKEN is not set');
       await client.login(config.discord.token);
@@ -254,7 +158,7 @@ export function createBot(options: BotOptions): BotApp {
         router.close();
         const drained = await router.drain(drainMs);
         if (!drained) logger.warn({ inFlight: router.inFlight }, 'interactions still running at shutdown');
-        await Promise.all([poster?.stop(), reporter.stop()]);
+        await services.stop();
         // @discordjs/ws 1.2 can leave destroy() pending forever when a shard waits for READY
         // (its abort handler starts a second destroy): never let that hold the shutdown.
         let timer: NodeJS.Timeout | undefined;
@@ -268,7 +172,7 @@ export function createBot(options: BotOptions): BotApp {
         if (!destroyed) logger.warn('the Discord client did not close in time; going on');
         // Its idle keep-alive connections; a request still on its way has no one left to answer.
         await Promise.all([restAgent.destroy(), acknowledger.close()]);
-        await directory.close();
+        await services.close();
       })();
       return stopping;
     },
