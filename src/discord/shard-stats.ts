@@ -88,8 +88,9 @@ interface ShardStatesHost {
  * nothing; it calls this method of the client instead.
  */
 export function exposeShardStates(client: Client): void {
-  const host: ShardStatesHost = { shardStatesOfProcess: () => shardStates(client) };
-  Object.assign(client, host);
+  const value: ShardStatesHost['shardStatesOfProcess'] = () => shardStates(client);
+  // Not enumerable: nothing that walks the client's own properties (toJSON) meets it.
+  Object.defineProperty(client, 'shardStatesOfProcess' satisfies keyof ShardStatesHost, { value });
 }
 
 /** Serialized by broadcastEval and run in each shard process: it may use nothing of this module. */
