@@ -48,4 +48,4 @@ STOPSIGNAL SIGTERM
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 CMD ["node", "dist/src/ops/healthcheck.js"]
 # tini is PID 1: it forwards SIGTERM to node and reaps children.
 ENTRYPOINT ["/usr/bin/tini", "--"]
-CMD ["node", "dist/src/bot/main.js"]
+CMD ["node", "dist/src/app/main.js"]

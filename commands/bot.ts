@@ -1,8 +1,7 @@
 /** /bot ref: a bot card (ID, short code, mention or directory page URL). */
-import { fetchIdentity } from '../src/bot/discord-data.js';
-import { UserInputError } from '../src/bot/error-message.js';
-import type { SlashCommand } from '../src/bot/types.js';
-import { parseReference } from '../src/directory/refs.js';
+import { parseReference } from '../src/directory/index.js';
+import { UserInputError } from '../src/interactions/error-message.js';
+import type { SlashCommand } from '../src/interactions/types.js';
 import { renderBotCard } from '../src/render/cards.js';
 import { botCommand } from './definitions.js';
 
@@ -14,7 +13,7 @@ export const bot: SlashCommand = {
     if (!ref) throw new UserInputError('bot');
     const record = await deps.directory.getBot(ref, { priority: 'interactive', deadline });
     // The directory has no name or avatar for a bot: Discord does.
-    const identity = await fetchIdentity(interaction.client.rest, record.id, deps.gatherTimeoutMs);
+    const identity = await deps.discord.identity(record.id);
     await reply.public(renderBotCard(record, t, locale, identity));
     return 'shown';
   },

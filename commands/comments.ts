@@ -2,10 +2,9 @@
  * The "Comments" button of a card and the pager's previous / next. Everything the pager needs is
  * in the custom_id, so a button from before a restart still works: the comments are fetched again.
  */
-import type { Client } from 'discord.js';
-import { fetchIdentity } from '../src/bot/discord-data.js';
-import type { ButtonHandler } from '../src/bot/types.js';
-import type { DirectoryClient } from '../src/directory/client.js';
+import type { DirectoryClient } from '../src/directory/index.js';
+import type { DiscordLookups } from '../src/discord/lookups.js';
+import type { ButtonHandler } from '../src/interactions/types.js';
 import { flattenProfileComments, type PagedComment, renderCommentsPage } from '../src/render/comments.js';
 import { type CommentsState, decodeComments, isCommentsId } from '../src/render/custom-id.js';
 
@@ -26,9 +25,9 @@ async function load(
 }
 
 /** A name for the title from Discord (the bot's or user's name, the guild's), never from the directory's budget. */
-async function subjectName(client: Client, state: CommentsState, timeoutMs: number): Promise<string> {
-  if (state.kind === 'server') return client.guilds.cache.get(state.id)?.name ?? state.id;
-  return (await fetchIdentity(client.rest, state.id, timeoutMs))?.name ?? state.id;
+async function subjectName(discord: DiscordLookups, state: CommentsState): Promise<string> {
+  if (state.kind === 'server') return discord.guildName(state.id) ?? state.id;
+  return (await discord.identity(state.id))?.name ?? state.id;
 }
 
 export const comments: ButtonHandler = {
@@ -43,7 +42,7 @@ export const comments: ButtonHandler = {
     }
     const [list, subject] = await Promise.all([
       load(deps.directory, state, deadline),
-      subjectName(interaction.client, state, deps.gatherTimeoutMs),
+      subjectName(deps.discord, state),
     ]);
     await reply.public(renderCommentsPage(state.kind, state.id, subject, list, state.page, t));
     return `page:${state.page}`;

@@ -1,5 +1,5 @@
 /** The explicit registry: no filesystem globbing, so the set is deterministic and importable in tests. */
-import type { Registry } from '../src/bot/types.js';
+import type { Registry } from '../src/interactions/types.js';
 import { bot } from './bot.js';
 import { comments } from './comments.js';
 import { profile } from './profile.js';

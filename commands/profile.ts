@@ -1,5 +1,5 @@
 /** /profile [user]: a profile card and the user's bots; without a user, the invoker. */
-import type { SlashCommand } from '../src/bot/types.js';
+import type { SlashCommand } from '../src/interactions/types.js';
 import { renderProfileCard } from '../src/render/cards.js';
 import { profileCommand } from './definitions.js';
 

@@ -1,7 +1,7 @@
 /** /server [ref]: a server card; without a reference, the current guild. */
-import { GuildOnlyError, UserInputError } from '../src/bot/error-message.js';
-import type { SlashCommand } from '../src/bot/types.js';
-import { parseReference } from '../src/directory/refs.js';
+import { parseReference } from '../src/directory/index.js';
+import { GuildOnlyError, UserInputError } from '../src/interactions/error-message.js';
+import type { SlashCommand } from '../src/interactions/types.js';
 import { renderServerCard } from '../src/render/cards.js';
 import { serverCommand } from './definitions.js';
 

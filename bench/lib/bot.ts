@@ -10,8 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Events } from 'discord.js';
 import { registry } from '../../commands/index.js';
-import { type BotApp, createBot } from '../../src/bot/app.js';
+import { type BotApp, createBot } from '../../src/app/bot.js';
 import { type Environment, loadConfig } from '../../src/config/env.js';
+import { DirectoryClient, type DirectoryClientOptions } from '../../src/directory/index.js';
 import { createLogger } from '../../src/log/logger.js';
 import {
   type DiscordStandIn,
@@ -44,6 +45,7 @@ async function startBot(options: {
   discordToken: string;
   directoryUrl: string;
   env: Environment;
+  onRateLimitGrant?: DirectoryClientOptions['onRateLimitGrant'];
 }): Promise<BotUnderTest> {
   assertLocal(options.directoryUrl, 'the directory emulator');
   assertLocal(options.discordRestUrl, 'the Discord stand-in');
@@ -73,7 +75,10 @@ async function startBot(options: {
     ...options.env,
   });
   const logger = createLogger({ level: config.logLevel, destination });
-  const bot = createBot({ config, logger, registry, postStats: false });
+  const directory = options.onRateLimitGrant
+    ? new DirectoryClient({ ...config.directory, onRateLimitGrant: options.onRateLimitGrant })
+    : undefined;
+  const bot = createBot({ config, logger, registry, postStats: false, ...(directory ? { directory } : {}) });
   const ready = new Promise<void>((resolve) => bot.client.once(Events.ClientReady, () => resolve()));
   try {
     await bot.start();
@@ -120,6 +125,8 @@ export async function startBotRig(options: {
   guilds: GuildFixture[];
   emulator: EmulatorOptions;
   env: Environment;
+  /** Told each time the bot's directory client lets a request go. */
+  onRateLimitGrant?: DirectoryClientOptions['onRateLimitGrant'];
 }): Promise<BotRig> {
   const emu = await startEmulator(options.emulator);
   const discord = await startDiscordStandIn({ guilds: options.guilds });
@@ -130,6 +137,7 @@ export async function startBotRig(options: {
       discordToken: discord.token,
       directoryUrl: emu.url,
       env: options.env,
+      ...(options.onRateLimitGrant ? { onRateLimitGrant: options.onRateLimitGrant } : {}),
     });
   } catch (err) {
     await Promise.all([discord.close(), emu.close()]);

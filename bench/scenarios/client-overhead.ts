@@ -6,7 +6,7 @@
  * rounds' ratios.
  */
 import { Pool } from 'undici';
-import { DirectoryClient } from '../../src/directory/client.js';
+import { DirectoryClient } from '../../src/directory/index.js';
 import { IDS } from '../../test/emulator/index.js';
 import { startEmulatorChild } from '../lib/children.js';
 import { size } from '../lib/env.js';

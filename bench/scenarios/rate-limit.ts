@@ -33,6 +33,8 @@ export async function rateLimitScenario(): Promise<ScenarioResult> {
   const offeredPerSecond = ceiling * OVERLOAD;
   const total = Math.round((offeredPerSecond * durationMs) / 1_000);
   const guilds = makeGuilds(total);
+  // When the client let each up go (its rate-limit hook), to set against its arrival.
+  const grantedAt: number[] = [];
   const rig = await startBotRig({
     guilds,
     emulator: { rateLimits: { global: GLOBAL_LIMIT, routes: ROUTE_LIMIT } },
@@ -41,18 +43,14 @@ export async function rateLimitScenario(): Promise<ScenarioResult> {
       DIRECTORY_ROUTE_RATE_LIMIT: `${ROUTE_LIMIT.max}/${ROUTE_LIMIT.windowMs}`,
       DIRECTORY_RATE_LIMIT_MARGIN_MS: String(MARGIN_MS),
     },
-  });
-  const limiter = rig.bot.directory.limiter;
-  // When the client let each up go (the limiter's public hook), to set against its arrival.
-  const grantedAt: number[] = [];
-  if (limiter) {
-    limiter.onGrant = (info) => {
+    onRateLimitGrant: (info) => {
       if (info.buckets.includes('server')) grantedAt.push(Date.now());
-    };
-  }
+    },
+  });
+  const directory = rig.bot.directory;
   // The client's queue over time (Date.now, the emulator's clock): where the backlog starts and ends.
   const queue: Array<{ at: number; pending: number }> = [];
-  const sampler = setInterval(() => queue.push({ at: Date.now(), pending: limiter?.pending ?? 0 }), 50);
+  const sampler = setInterval(() => queue.push({ at: Date.now(), pending: directory.waiting }), 50);
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
   const pending: Array<Promise<UpRecord>> = [];

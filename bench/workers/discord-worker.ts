@@ -4,7 +4,7 @@
  * Started by bench/lib/children.ts with --expose-gc and the request in BENCH_WORKER.
  */
 import { Client, Events, GatewayIntentBits } from 'discord.js';
-import { createDiscordClient } from '../../src/bot/discord-client.js';
+import { createDiscordClient } from '../../src/discord/client.js';
 import type { WorkerRequest, WorkerResult } from '../lib/children.js';
 
 function parseRequest(): WorkerRequest {

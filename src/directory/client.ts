@@ -4,6 +4,7 @@
  * and the retrying transport, and returns our own types or throws one of errors.ts.
  */
 import type { z } from 'zod';
+import { retryAfterFromHeaders } from '../http/retry-after.js';
 import { authorizationFor, ENDPOINTS, type Endpoint, type EndpointName, routeOf } from './endpoints.js';
 import {
   BadRequestError,
@@ -17,7 +18,7 @@ import {
   UnauthorizedError,
   UnavailableError,
 } from './errors.js';
-import { type BucketLimit, type Priority, RateLimiter } from './rate-limiter.js';
+import { type BucketLimit, type GrantInfo, type Priority, RateLimiter } from './rate-limiter.js';
 import { assertRef, assertSnowflake, buildPath, SHORT_CODE_PATTERN } from './refs.js';
 import {
   botReferenceListSchema,
@@ -34,7 +35,7 @@ import {
   tokenInfoSchema,
   validateBotSchema,
 } from './schemas.js';
-import { retryAfterFromHeaders, Transport, type TransportResponse } from './transport.js';
+import { Transport, type TransportResponse } from './transport.js';
 import type {
   ApiVersion,
   BotReference,
@@ -90,6 +91,8 @@ export interface DirectoryClientOptions {
   random?: () => number;
   /** Called after every request, for logs and metrics. */
   onRequest?: (event: RequestEvent) => void;
+  /** Called each time the rate limiter lets a request go, with how long it waited (metrics). */
+  onRateLimitGrant?: (info: GrantInfo) => void;
 }
 
 export interface RequestOptions {
@@ -110,7 +113,7 @@ export class DirectoryClient {
   readonly version: ApiVersion;
   readonly tokenKind: TokenKind;
   readonly baseUrl: URL;
-  readonly limiter: RateLimiter | undefined;
+  readonly #limiter: RateLimiter | undefined;
   readonly #token: string | undefined;
   readonly #transport: Transport;
   readonly #now: () => number;
@@ -134,7 +137,7 @@ export class DirectoryClient {
     this.#onRequest = options.onRequest;
     const limits =
       options.rateLimits === false ? undefined : { ...DEFAULT_RATE_LIMITS, ...options.rateLimits };
-    this.limiter = limits
+    this.#limiter = limits
       ? new RateLimiter({
           global: limits.global,
           routes: limits.routes,
@@ -142,6 +145,7 @@ export class DirectoryClient {
           now: this.#now,
         })
       : undefined;
+    if (this.#limiter) this.#limiter.onGrant = options.onRateLimitGrant;
     const routeWindow = limits?.routes.windowMs ?? DEFAULT_RATE_LIMITS.routes.windowMs;
     const globalWindow = limits?.global.windowMs ?? DEFAULT_RATE_LIMITS.global.windowMs;
     this.#transport = new Transport({
@@ -149,7 +153,7 @@ export class DirectoryClient {
       timeoutMs: options.timeoutMs ?? 10_000,
       maxRetries: options.maxRetries ?? 2,
       connections: options.connections ?? 8,
-      limiter: this.limiter,
+      limiter: this.#limiter,
       fallbackRetryAfterMs: (bucket) => (bucket ? routeWindow : globalWindow),
       userAgent: options.userAgent ?? 'directory-bot (typed directory client; undici)',
       now: this.#now,
@@ -352,9 +356,14 @@ export class DirectoryClient {
     return { ...info, raw };
   }
 
+  /** Requests waiting for the rate limiter now (0 without client-side limits). */
+  get waiting(): number {
+    return this.#limiter?.pending ?? 0;
+  }
+
   /** Closes the connection pool and fails every request still waiting for the rate limiter. */
   async close(): Promise<void> {
-    this.limiter?.close(new UnavailableError('the directory client was closed', { reason: 'network' }));
+    this.#limiter?.close(new UnavailableError('the directory client was closed', { reason: 'network' }));
     await this.#transport.close();
   }
 

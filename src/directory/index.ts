@@ -1,4 +1,9 @@
-/** Public entry of the directory client: `import { DirectoryClient } from 'directory-bot/directory'`. */
+/**
+ * Public entry of the directory client: `import { DirectoryClient } from 'directory-bot/directory'`.
+ * Everything is named: the client, its options and hooks, the records it returns, its errors and
+ * the reference parser. The rate limiter, the endpoint table, the transport and the schemas stay
+ * inside; the bot itself imports the client through here too.
+ */
 export {
   DEFAULT_BASE_URL,
   DEFAULT_RATE_LIMITS,
@@ -7,16 +12,48 @@ export {
   type RequestEvent,
   type RequestOptions,
 } from './client.js';
-export { ENDPOINTS, type Endpoint, type EndpointName, routeOf } from './endpoints.js';
-export * from './errors.js';
-export { EPOCH_THRESHOLD_MS, normalizeNextUp } from './next-up.js';
-export { type BucketLimit, type GrantInfo, type Priority, RateLimiter } from './rate-limiter.js';
+export type { EndpointName } from './endpoints.js';
 export {
-  isShortCode,
-  isSnowflake,
-  parseReference,
-  type RefKind,
-  SHORT_CODE_PATTERN,
-  SNOWFLAKE_PATTERN,
-} from './refs.js';
-export * from './types.js';
+  BadRequestError,
+  DirectoryError,
+  type DirectoryErrorCode,
+  type ErrorContext,
+  ForbiddenError,
+  InvalidArgumentError,
+  InvalidResponseError,
+  isDirectoryError,
+  NotFoundError,
+  RateLimitedError,
+  TokenKindNotAcceptedError,
+  UnauthorizedError,
+  UnavailableError,
+  type UnavailableReason,
+} from './errors.js';
+export type { BucketLimit, GrantInfo, Priority } from './rate-limiter.js';
+export { isShortCode, isSnowflake, parseReference, type RefKind } from './refs.js';
+export {
+  type ApiVersion,
+  type AttachedRef,
+  type BotLinks,
+  type BotReference,
+  type BotStats,
+  type BotStatsUpdate,
+  type DirectoryBot,
+  type DirectoryComment,
+  type DirectoryProfile,
+  type DirectoryServer,
+  type LinkDomainCode,
+  type OkResult,
+  type OpenString,
+  type ProfileComments,
+  type ServerLinks,
+  type ServerStatistics,
+  type ServerUpdate,
+  type ServerUpResult,
+  type ShortLink,
+  TOKEN_KINDS,
+  type TokenInfo,
+  type TokenKind,
+  type ValidateBotResult,
+  type Vote,
+} from './types.js';

@@ -15,6 +15,7 @@
  * deadline, cancellation) was already ours. So each attempt is a plain `Pool.request`.
  */
 import { type Dispatcher, Pool } from 'undici';
+import { header, retryAfterFromHeaders } from '../http/retry-after.js';
 import type { RouteBucket } from './endpoints.js';
 import { UnavailableError } from './errors.js';
 import type { Priority, RateLimiter } from './rate-limiter.js';
@@ -76,36 +77,6 @@ const GET_RETRY_CODES = new Set([
 ]);
 /** Errors where the request cannot have reached the server. */
 const NEVER_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
-
-function header(
-  headers: Record<string, string | string[] | undefined> | undefined,
-  name: string,
-): string | undefined {
-  const value = headers?.[name];
-  return Array.isArray(value) ? value[0] : value;
-}
-
-/** Retry-After (seconds or HTTP date), else x-ratelimit-reset-after / x-ratelimit-reset (seconds). */
-export function retryAfterFromHeaders(
-  headers: Record<string, string | string[] | undefined> | undefined,
-  now: number,
-): number | undefined {
-  const retryAfter = header(headers, 'retry-after');
-  if (retryAfter !== undefined) {
-    const seconds = Number(retryAfter);
-    if (Number.isFinite(seconds) && seconds >= 0) return Math.ceil(seconds * 1000);
-    const date = Date.parse(retryAfter);
-    if (Number.isFinite(date)) return Math.max(0, date - now);
-  }
-  for (const name of ['x-ratelimit-reset-after', 'x-ratelimit-reset']) {
-    const value = Number(header(headers, name));
-    if (!Number.isFinite(value) || value < 0) continue;
-    // Some servers send an epoch time in seconds here; anything that large is one.
-    if (value > 1_000_000_000) return Math.max(0, value * 1000 - now);
-    return Math.ceil(value * 1000);
-  }
-  return undefined;
-}
 
 export function isRetryable(method: string, status: number | undefined, code: string | undefined): boolean {
   if (status !== undefined) {

@@ -3,22 +3,35 @@
  * so tests and several bots in one process do not collide.
  *
  * The adapters are plain closures that never throw: hand them straight to the hooks, e.g.
- * `onRequest: metrics.directoryRequest`, `limiter.onGrant = metrics.rateLimitGrant`,
- * `onHandled: metrics.interaction`, `onResult: metrics.serverReport`.
+ * `onRequest: metrics.directoryRequest`, `onRateLimitGrant: metrics.rateLimitGrant`,
+ * `onHandled: metrics.interaction`, `onResult: metrics.serverReport`. The events they take
+ * are defined here (or are the directory client's public hook types): the producers satisfy them
+ * structurally, and metrics depends on none of them.
  * Guild and shard gauges are read at scrape time from the source given to `setDiscordSource`.
  *
  * Label values stay bounded: routes are path templates (`POST /server`, not the guild's ID),
  * interaction names come from the command registry, outcomes and statuses from short lists.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { RouterHooks } from '../bot/router.js';
-import type { RequestEvent } from '../directory/client.js';
-import type { GrantInfo } from '../directory/rate-limiter.js';
+import type { GrantInfo, RequestEvent } from '../directory/index.js';
 import type { Logger } from '../log/logger.js';
-import type { ReportResult } from '../tasks/server-reports.js';
 
-/** What the router reports once per interaction. */
-export type InteractionEvent = Parameters<NonNullable<RouterHooks['onHandled']>>[0];
+/** One interaction handled (the router reports each once, after its answer). */
+export interface InteractionEvent {
+  kind: 'command' | 'button';
+  /** The command's or button's name, from the registry: a bounded label. */
+  name: string;
+  outcome: string;
+  durationMs: number;
+}
+
+/** One attempt at a server report (guild join or leave) and what became of it. */
+export interface ServerReportEvent {
+  guildId: string;
+  outcome: 'sent' | 'retry' | 'dropped';
+  /** Why it was not sent (an error code). */
+  error?: string;
+}
 
 export interface DiscordShardState {
   id: number;
@@ -58,7 +71,7 @@ export interface Metrics {
   rateLimitGrant(info: GrantInfo): void;
   interaction(event: InteractionEvent): void;
   statsPost(outcome: StatsPostOutcome, info?: StatsPostInfo): void;
-  serverReport(result: ReportResult): void;
+  serverReport(result: ServerReportEvent): void;
   /** Where the guild and shard gauges come from; undefined: not connected, the gauges are left out. */
   setDiscordSource(source: DiscordSource | undefined): void;
 }
@@ -260,7 +273,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       const at = info?.at instanceof Date ? info.at.getTime() : (info?.at ?? now());
       if (Number.isFinite(at)) statsLastSuccess.set(at / 1000);
     }),
-    serverReport: safe('serverReport', (result: ReportResult) => {
+    serverReport: safe('serverReport', (result: ServerReportEvent) => {
       serverReports.inc({ outcome: result.outcome });
     }),
     setDiscordSource(next: DiscordSource | undefined): void {

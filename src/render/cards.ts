@@ -10,7 +10,7 @@ import {
   TimestampStyles,
   time,
 } from 'discord.js';
-import type { BotReference, DirectoryBot, DirectoryProfile, DirectoryServer } from '../directory/types.js';
+import type { BotReference, DirectoryBot, DirectoryProfile, DirectoryServer } from '../directory/index.js';
 import { resolveLocale, type Translate } from '../i18n/index.js';
 import { COLORS } from './colors.js';
 import { actionButton, linkButton, rows } from './components.js';

@@ -1,6 +1,6 @@
 /** A page of comments, with previous / next buttons whose state is in their custom_id. */
 import { type APIEmbed, ButtonStyle, TimestampStyles, time } from 'discord.js';
-import type { DirectoryComment, ProfileComments } from '../directory/types.js';
+import type { DirectoryComment, ProfileComments } from '../directory/index.js';
 import type { Translate } from '../i18n/index.js';
 import { COLORS } from './colors.js';
 import { actionButton, rows } from './components.js';

@@ -1,6 +1,6 @@
 /** The /up outcome: success (public), "not yet" (cooldown), not updated, each with its own look. */
 import { type APIEmbed, TimestampStyles, time } from 'discord.js';
-import type { ServerUpResult } from '../directory/types.js';
+import type { ServerUpResult } from '../directory/index.js';
 import type { Translate } from '../i18n/index.js';
 import { COLORS } from './colors.js';
 import { fitEmbed, LIMITS } from './limits.js';

@@ -12,7 +12,7 @@
  * deletes the entries older than that (of every process), and nothing here logs an entry.
  */
 import type { Insertable } from 'kysely';
-import type { PendingUp, UpJournal } from '../bot/journal.js';
+import type { PendingUp, UpJournal } from '../features/up/journal.js';
 import type { PendingUpsTable } from './schema.js';
 import type { Store } from './store.js';
 

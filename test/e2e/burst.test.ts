@@ -8,7 +8,7 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { Events } from 'discord.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFERRAL_CONNECTIONS } from '../../src/bot/acknowledge.js';
+import { DEFERRAL_CONNECTIONS } from '../../src/discord/acknowledge.js';
 import { makeGuilds } from '../discord/index.js';
 import { itLeavesNoTrace } from './expectations.js';
 import { type Harness, type Pending, startHarness } from './harness.js';

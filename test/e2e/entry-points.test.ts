@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DiscordStandIn, makeGuild, startDiscordStandIn } from '../discord/index.js';
 
-const dist = (file: string) => fileURLToPath(new URL(`../../dist/src/bot/${file}`, import.meta.url));
+const dist = (file: string) => fileURLToPath(new URL(`../../dist/src/app/${file}`, import.meta.url));
 
 interface Run {
   code: number | null;

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { APIEmbed, APIMessageComponent } from 'discord.js';
 import { Events } from 'discord.js';
 import { registry } from '../../commands/index.js';
-import { type BotApp, createBot } from '../../src/bot/app.js';
+import { type BotApp, createBot } from '../../src/app/bot.js';
 import { type Environment, loadConfig, secretsOf } from '../../src/config/env.js';
 import { createLogger } from '../../src/log/logger.js';
 import {

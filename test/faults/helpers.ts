@@ -62,7 +62,7 @@ export function track(close: () => Promise<void>): () => Promise<void> {
   return once;
 }
 
-/** `node dist/src/bot/main.js` as a child, named for the row's messages; stopped at the end if need be. */
+/** `node dist/src/app/main.js` as a child, named for the row's messages; stopped at the end if need be. */
 export function startBot(name: string, env: Record<string, string>): BotProcess {
   const child = new BotProcess('main.js', env, name);
   children.add(child);

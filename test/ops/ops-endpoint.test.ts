@@ -6,9 +6,9 @@
 import { Events } from 'discord.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../../commands/index.js';
-import { type BotApp, createBot } from '../../src/bot/app.js';
-import { MemoryUpJournal } from '../../src/bot/journal.js';
+import { type BotApp, createBot } from '../../src/app/bot.js';
 import { loadConfig, secretsOf } from '../../src/config/env.js';
+import { MemoryUpJournal } from '../../src/features/up/journal.js';
 import { createLogger } from '../../src/log/logger.js';
 import { createMetrics } from '../../src/ops/metrics.js';
 import { type OpsServer, startOpsServer } from '../../src/ops/server.js';

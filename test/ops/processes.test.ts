@@ -1,6 +1,6 @@
 /**
- * The built entry points as child processes, as Docker runs them: `node dist/src/bot/main.js` (one
- * process, internal shards) and `node dist/src/bot/sharded.js` (discord.js's ShardingManager, one
+ * The built entry points as child processes, as Docker runs them: `node dist/src/app/main.js` (one
+ * process, internal shards) and `node dist/src/app/sharded.js` (discord.js's ShardingManager, one
  * `main.js` per shard; the manager alone posts statistics and serves the operations endpoint).
  *
  * Each test has its own Discord stand-in and directory emulator on 127.0.0.1, so the tests run

@@ -6,9 +6,9 @@
 import { Events } from 'discord.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../../commands/index.js';
-import { type BotApp, type BotOptions, createBot } from '../../src/bot/app.js';
-import { MemoryUpJournal } from '../../src/bot/journal.js';
+import { type BotApp, type BotOptions, createBot } from '../../src/app/bot.js';
 import { type Environment, loadConfig, secretsOf } from '../../src/config/env.js';
+import { MemoryUpJournal } from '../../src/features/up/journal.js';
 import { createLogger } from '../../src/log/logger.js';
 import { createMetrics, type Metrics } from '../../src/ops/metrics.js';
 import { type DiscordStandIn, startDiscordStandIn } from '../discord/index.js';

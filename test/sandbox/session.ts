@@ -11,9 +11,9 @@ import { performance } from 'node:perf_hooks';
 import type { Writable } from 'node:stream';
 import { ApplicationCommandOptionType, Events } from 'discord.js';
 import { registry } from '../../commands/index.js';
-import { type BotApp, createBot } from '../../src/bot/app.js';
-import { MemoryUpJournal } from '../../src/bot/journal.js';
+import { type BotApp, createBot } from '../../src/app/bot.js';
 import { loadConfig, secretsOf } from '../../src/config/env.js';
+import { MemoryUpJournal } from '../../src/features/up/journal.js';
 import { createLogger } from '../../src/log/logger.js';
 import {
   type DiscordStandIn,

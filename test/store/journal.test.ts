@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { PendingUp } from '../../src/bot/journal.js';
+import type { PendingUp } from '../../src/features/up/journal.js';
 import { openStore, Store, StoreError, StoreUpJournal, TOKEN_LIFETIME_MS } from '../../src/store/index.js';
 import { ENGINES, freshStore, type Place } from './places.js';
 

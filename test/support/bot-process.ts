@@ -12,7 +12,7 @@ import { eventually, withTimeout } from './wait.js';
 
 export { ROOT };
 /** Where the build puts the bot's entry points. */
-export const DIST_BOT = join(ROOT, 'dist/src/bot');
+export const DIST_BOT = join(ROOT, 'dist/src/app');
 
 export type BotScript = 'main.js' | 'sharded.js';
 

@@ -1,5 +1,5 @@
 /**
- * The deferral sent from the gateway packet (src/bot/acknowledge.ts), over real sockets: against
+ * The deferral sent from the gateway packet (src/discord/acknowledge.ts), over real sockets: against
  * the Discord stand-in for what it sends, and against a scripted server for what Discord may do
  * to it (429, refusal, a dropped connection, nobody there). Its errors never carry the token.
  */
@@ -12,7 +12,7 @@ import {
   DEFERRAL_CONNECTIONS,
   type Deferral,
   InteractionAcknowledger,
-} from '../../src/bot/acknowledge.js';
+} from '../../src/discord/acknowledge.js';
 import { type DiscordStandIn, makeGuild, startDiscordStandIn } from '../discord/index.js';
 import { closedPortUrl } from '../e2e/harness.js';
 

@@ -1,6 +1,6 @@
 import type { REST } from '@discordjs/rest';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { gatherGuildStats } from '../../src/bot/discord-data.js';
+import { gatherGuildStats } from '../../src/discord/lookups.js';
 
 const GUILD = '722424773233213460';
 

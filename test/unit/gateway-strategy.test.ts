@@ -1,11 +1,11 @@
 /**
- * The order InteractionsFirst (src/bot/gateway-strategy.ts) gives the gateway's events: each
+ * The order InteractionsFirst (src/discord/gateway-strategy.ts) gives the gateway's events: each
  * interaction goes to the acknowledger at once; discord.js still gets every event, in the order
  * the shards emitted them, once the interactions arriving together have all been acknowledged
  * (or HOLD_MS has passed), a slice at a time. Driven with a hand-turned clock and event loop.
  */
 import { describe, expect, it } from 'vitest';
-import { HOLD_MS, InteractionsFirst, SLICE_MS } from '../../src/bot/gateway-strategy.js';
+import { HOLD_MS, InteractionsFirst, SLICE_MS } from '../../src/discord/gateway-strategy.js';
 
 interface Event {
   name: string;

@@ -71,7 +71,16 @@ function sourceFiles(dir: string): string[] {
   return out;
 }
 
-const SOURCE_DIRS = ['src/render', 'src/bot', 'src/tasks', 'commands'];
+const SOURCE_DIRS = [
+  'src/render',
+  'src/app',
+  'src/discord',
+  'src/interactions',
+  'src/events',
+  'src/features',
+  'src/tasks',
+  'commands',
+];
 
 /** Literal keys of `t('…')` calls, and prefixes of `t(\`….${…}\`)` calls. */
 function keysInSources(): { literal: Map<string, string>; templates: Map<string, string> } {

@@ -3,7 +3,7 @@ import * as fsPromises from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FileUpJournal, type JournalFiles, type PendingUp } from '../../src/bot/journal.js';
+import { FileUpJournal, type JournalFiles, type PendingUp } from '../../src/features/up/journal.js';
 
 /**
  * The real file operations, with the writes counted, `duringWrite` called as each write starts and

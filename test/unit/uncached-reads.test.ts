@@ -14,7 +14,7 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const FORBIDDEN: Array<[RegExp, string]> = [
   [/\.channels\.(cache|resolve|resolveId)\b/, 'a channel cache'],
   [/\bclient\.channels\b/, 'the client’s channel cache'],
-  [/\binteraction\.channel\b/, 'interaction.channel (null: use deps.channelName)'],
+  [/\binteraction\.channel\b/, 'interaction.channel (null: use deps.discord.channelName)'],
   [/\.(system|rules|afk|publicUpdates|safetyAlerts|widget)Channel\b/, 'a guild channel getter'],
   [/\.roles\.(cache|everyone|highest|resolve)\b/, 'the role cache'],
   [/\.permissionsFor\(/, 'permissions computed from the caches'],

@@ -1,6 +1,6 @@
 /**
  * The little the bot needs to know of guild channels, kept here because discord.js keeps no
- * channels (nor roles) for this bot: they were most of its memory (discord-client.ts).
+ * channels (nor roles) for this bot: they were most of its memory (client.ts).
  *
  * - Per guild, the channel a server report names: the system channel, else the first text
  *   channel (in the order Discord listed them, channels created later after them), else none

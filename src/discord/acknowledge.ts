@@ -35,7 +35,7 @@ import {
   MessageFlags,
 } from 'discord.js';
 import { type Dispatcher, Pool } from 'undici';
-import { retryAfterFromHeaders } from '../directory/transport.js';
+import { retryAfterFromHeaders } from '../http/retry-after.js';
 
 /** What to send: a deferred reply (public or private), or a deferred update of a button's message. */
 export type Deferral =

@@ -4,8 +4,9 @@
  * effort: bounded in time, never throwing; the caller goes on without them.
  */
 import { makeURLSearchParams, type REST } from '@discordjs/rest';
-import { type APIGuild, type APIUser, Routes } from 'discord.js';
-import type { ServerStatistics } from '../directory/types.js';
+import { type APIGuild, type APIUser, type Client, Routes } from 'discord.js';
+import type { ServerStatistics } from '../directory/index.js';
+import type { ChannelNames } from './channel-names.js';
 
 /** What an up or a server report sends of the guild: the directory's server statistics. */
 export type GuildStats = ServerStatistics;
@@ -109,4 +110,36 @@ export async function fetchIdentity(
   } catch {
     return null;
   }
+}
+
+/**
+ * What handlers and event listeners read from Discord (`deps.discord`): an interface of ours, so
+ * that a test hands in a fake instead of a Discord client. None of it throws.
+ */
+export interface DiscordLookups {
+  /** The guild's statistics for the directory, whatever arrives in time (gatherGuildStats). */
+  guildStats(guildId: string, onError?: (err: unknown) => void): Promise<GuildStats>;
+  /** A user's (or a bot's) display name and avatar, or null. */
+  identity(userId: string): Promise<UserIdentity | null>;
+  /** The name of a guild the bot is in. */
+  guildName(guildId: string): string | undefined;
+  /**
+   * The name of the channel an interaction came from, from the interaction's own payload
+   * (`interaction.channel` is null: discord.js caches no channels for this bot).
+   */
+  channelName(channelId: string): string | undefined;
+}
+
+/** The look-ups over the bot's client; each REST read is bounded by `timeoutMs`. */
+export function discordLookups(
+  client: Client,
+  channels: Pick<ChannelNames, 'interactionChannelName'>,
+  timeoutMs: number,
+): DiscordLookups {
+  return {
+    guildStats: (guildId, onError) => gatherGuildStats(client.rest, guildId, timeoutMs, onError),
+    identity: (userId) => fetchIdentity(client.rest, userId, timeoutMs),
+    guildName: (guildId) => client.guilds.cache.get(guildId)?.name,
+    channelName: (channelId) => channels.interactionChannelName(channelId),
+  };
 }

@@ -7,7 +7,7 @@ import { registry } from '../../commands/index.js';
 import { secretsOf } from '../config/env.js';
 import { createLogger } from '../log/logger.js';
 import { createMetrics } from '../ops/metrics.js';
-import { createBot } from './app.js';
+import { createBot } from './bot.js';
 import { installShutdown } from './shutdown.js';
 import { loadOrExit, startOpsOrExit } from './startup.js';
 

@@ -5,20 +5,19 @@
  * now; if it did not, the server is raised now. Interactions too old to answer are dropped.
  */
 import type { REST } from '@discordjs/rest';
-import { MessageFlags, Routes } from 'discord.js';
-import type { DirectoryClient } from '../directory/client.js';
-import { translator } from '../i18n/index.js';
-import type { Logger } from '../log/logger.js';
-import type { RenderedMessage } from '../render/message.js';
-import { renderUpResult, upOutcome } from '../render/up.js';
-import { describeError, errorMessage } from './error-message.js';
+import type { DirectoryClient } from '../../directory/index.js';
+import { translator } from '../../i18n/index.js';
+import { responderForToken } from '../../interactions/respond.js';
+import { INTERACTION_DEADLINE_MS } from '../../interactions/router.js';
+import type { Logger } from '../../log/logger.js';
+import type { RenderedMessage } from '../../render/message.js';
+import { describeUpFailure } from './failure.js';
 import type { PendingUp, UpJournal } from './journal.js';
-import { NO_MENTIONS } from './respond.js';
-import { INTERACTION_DEADLINE_MS } from './router.js';
+import { sendUp, upAnswer } from './up.js';
 
 export interface RecoverOptions {
   journal: UpJournal;
-  directory: DirectoryClient;
+  directory: Pick<DirectoryClient, 'postServer'>;
   rest: REST;
   logger: Logger;
   now?: () => number;
@@ -28,26 +27,6 @@ function withNote(message: RenderedMessage, note: string): RenderedMessage {
   const [first, ...rest] = message.embeds;
   if (!first) return message;
   return { ...message, embeds: [{ ...first, footer: { text: note } }, ...rest] };
-}
-
-async function answer(
-  rest: REST,
-  entry: PendingUp,
-  message: RenderedMessage,
-  publicly: boolean,
-): Promise<void> {
-  const original = Routes.webhookMessage(entry.applicationId, entry.token, '@original');
-  const body = { ...message, content: '', allowed_mentions: NO_MENTIONS };
-  if (publicly) {
-    await rest.patch(original, { body, auth: false });
-    return;
-  }
-  // The public "thinking…" placeholder goes; the answer is for the person only.
-  await rest.delete(original, { auth: false }).catch(() => undefined);
-  await rest.post(Routes.webhook(entry.applicationId, entry.token), {
-    body: { ...body, flags: MessageFlags.Ephemeral },
-    auth: false,
-  });
 }
 
 /** Returns how many pending ups were answered. Never throws. */
@@ -74,29 +53,20 @@ export async function recoverPendingUps(options: RecoverOptions): Promise<number
       let message: RenderedMessage;
       let publicly = false;
       try {
-        const result = await directory.postServer(
-          {
-            serverId: entry.guildId,
-            up: true,
-            botPresent: true,
-            upUserId: entry.userId,
-            upChannelId: entry.channelId,
-            upChannelName: entry.channelName,
-          },
-          { priority: 'interactive', deadline },
-        );
-        publicly = upOutcome(result) === 'success';
-        message = withNote(renderUpResult(result, t, now()), t('up.afterRestart'));
-        logger.info({ ...log, outcome: upOutcome(result) }, 'answered an up from before the restart');
+        const answer = upAnswer(await sendUp(directory, entry, deadline), t, now());
+        publicly = answer.publicly;
+        message = withNote(answer.message, t('up.afterRestart'));
+        logger.info({ ...log, outcome: answer.outcome }, 'answered an up from before the restart');
       } catch (err) {
-        const described = describeError(err, t, now(), { subject: 'server', action: 'up' });
-        logger[described.level](
-          { ...log, err, code: described.code },
+        const failure = describeUpFailure(err, t, now());
+        logger[failure.described.level](
+          { ...log, err, code: failure.described.code },
           'an up from before the restart failed',
         );
-        message = withNote(errorMessage(described, t, 'up'), t('up.afterRestart'));
+        message = withNote(failure.message, t('up.afterRestart'));
       }
-      await answer(rest, entry, message, publicly);
+      const reply = responderForToken(rest, entry.applicationId, entry.token);
+      await (publicly ? reply.public(message) : reply.private(message));
       answered++;
     } catch (err) {
       logger.warn({ ...log, err }, 'could not answer an up from before the restart');

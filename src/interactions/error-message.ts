@@ -1,15 +1,18 @@
 /**
  * One error vocabulary up to the user: each error class maps to one localized message and one
  * log level. Misconfiguration (token refused, wrong kind, no token) is the operator's problem:
- * logged at error, and the user is told the bot is misconfigured, never why in detail.
+ * logged at error, and the user is told the bot is misconfigured, never why in detail. A handler
+ * that words its failures otherwise (/up) builds on describeError in its own describeFailure.
  */
 import { TimestampStyles, time } from 'discord.js';
-import { isDirectoryError } from '../directory/errors.js';
+import { isDirectoryError } from '../directory/index.js';
 import type { Translate } from '../i18n/index.js';
 import { COLORS } from '../render/colors.js';
 import type { RenderedMessage } from '../render/message.js';
 import { safeText } from '../render/text.js';
-import type { Subject } from './types.js';
+
+/** Which record a NotFound or a bad reference is about, for its message. */
+export type Subject = 'bot' | 'server' | 'profile';
 
 export type LogLevel = 'info' | 'warn' | 'error';
 
@@ -36,11 +39,20 @@ export class GuildOnlyError extends Error {
   }
 }
 
+/** How a failure is told: its log level and code, and the private answer the user sees. */
+export interface FailureAnswer {
+  described: DescribedError;
+  message: RenderedMessage;
+}
+
+/** A handler's own wording of its failures (SlashCommand.describeFailure). */
+export type DescribeFailure = (err: unknown, t: Translate, now: number) => FailureAnswer;
+
 export function describeError(
   err: unknown,
   t: Translate,
   now: number,
-  options: { subject?: Subject | undefined; action?: 'up' } = {},
+  options: { subject?: Subject | undefined } = {},
 ): DescribedError {
   if (err instanceof UserInputError) {
     return { text: t(`errors.invalidArgument.${err.subject}`), level: 'info', code: 'InvalidInput' };
@@ -55,11 +67,7 @@ export function describeError(
     case 'TokenKindNotAccepted':
       return { text: t('errors.tokenKind'), level: 'error', code: err.code };
     case 'Forbidden':
-      return {
-        text: options.action === 'up' ? t('errors.forbidden') : t('errors.forbiddenGeneric'),
-        level: 'warn',
-        code: err.code,
-      };
+      return { text: t('errors.forbiddenGeneric'), level: 'warn', code: err.code };
     case 'BadRequest':
       return {
         text: t('errors.badRequest', { reason: safeText(err.message, 300) }),
@@ -88,15 +96,16 @@ export function describeError(
   }
 }
 
-export function errorMessage(described: DescribedError, t: Translate, action?: 'up'): RenderedMessage {
+/** The answer a handler's failure gets unless the handler words it itself. */
+export function describeFailure(
+  err: unknown,
+  t: Translate,
+  now: number,
+  subject: Subject | undefined,
+): FailureAnswer {
+  const described = describeError(err, t, now, { subject });
   return {
-    embeds: [
-      {
-        color: COLORS.error,
-        ...(action === 'up' ? { title: `❌ ${t('up.title.error')}` } : {}),
-        description: `${action === 'up' ? '' : '❌ '}${described.text}`,
-      },
-    ],
-    components: [],
+    described,
+    message: { embeds: [{ color: COLORS.error, description: `❌ ${described.text}` }], components: [] },
   };
 }

@@ -2,16 +2,11 @@
  * Answers for a deferred interaction. Every message sets allowed_mentions to nothing (the client
  * does too): a directory record can name @everyone, and no reply of ours may ping.
  */
-import {
-  type ButtonInteraction,
-  type ChatInputCommandInteraction,
-  MessageFlags,
-  type MessageMentionOptions,
-} from 'discord.js';
+import type { REST } from '@discordjs/rest';
+import { type ButtonInteraction, type ChatInputCommandInteraction, MessageFlags, Routes } from 'discord.js';
+import { NO_MENTIONS } from '../discord/mentions.js';
 import type { RenderedMessage } from '../render/message.js';
 import type { Responder } from './types.js';
-
-export const NO_MENTIONS: MessageMentionOptions = { parse: [], repliedUser: false };
 
 type Deferrable = ChatInputCommandInteraction | ButtonInteraction;
 
@@ -33,6 +28,28 @@ export function responderFor(interaction: Deferrable, deferredPrivately: boolean
       }
       await interaction.deleteReply().catch(() => undefined);
       await interaction.followUp({ ...message, flags: MessageFlags.Ephemeral, allowedMentions: NO_MENTIONS });
+    },
+  };
+}
+
+/**
+ * The same answers for an interaction deferred publicly by an earlier process, known now only by
+ * its application and token (an up answered after a restart): through the interaction's webhook.
+ */
+export function responderForToken(rest: REST, applicationId: string, token: string): Responder {
+  const original = Routes.webhookMessage(applicationId, token, '@original');
+  const body = (message: RenderedMessage) => ({ ...message, content: '', allowed_mentions: NO_MENTIONS });
+  return {
+    public: async (message) => {
+      await rest.patch(original, { body: body(message), auth: false });
+    },
+    private: async (message) => {
+      // The public "thinking…" placeholder goes; the answer is for the person only.
+      await rest.delete(original, { auth: false }).catch(() => undefined);
+      await rest.post(Routes.webhook(applicationId, token), {
+        body: { ...body(message), flags: MessageFlags.Ephemeral },
+        auth: false,
+      });
     },
   };
 }

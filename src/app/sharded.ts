@@ -3,17 +3,17 @@
  * `npm run start:sharded`: one process per shard, for bigger bots, with discord.js's own
  * ShardingManager (maintained with the client, speaks its IPC, respawns crashed shard
  * processes). This manager process is the only one that posts statistics and serves the
- * operations endpoint; it gathers every process's shards over IPC.
+ * operations endpoint; it gathers every process's shards over IPC (shard-stats.ts). Its directory
+ * client, tasks and readiness are wired as in every process (services.ts).
  */
 import { fileURLToPath } from 'node:url';
 import { REST } from '@discordjs/rest';
-import { type APIGatewayBotInfo, type Client, Routes, ShardingManager } from 'discord.js';
+import { type APIGatewayBotInfo, Routes, ShardingManager } from 'discord.js';
 import { secretsOf } from '../config/env.js';
-import { DirectoryClient } from '../directory/client.js';
+import { managedShards } from '../discord/shard-stats.js';
 import { createLogger } from '../log/logger.js';
 import { createMetrics } from '../ops/metrics.js';
-import { StatsPoster } from '../tasks/stats-poster.js';
-import type { ShardSnapshot, ShardState } from './shard-stats.js';
+import { createServices } from './services.js';
 import { installShutdown } from './shutdown.js';
 import { loadOrExit, startOpsOrExit } from './startup.js';
 
@@ -28,23 +28,6 @@ const token = config.discord.token!;
 async function gatewayInfo(): Promise<APIGatewayBotInfo> {
   const rest = new REST(config.discord.apiUrl ? { api: config.discord.apiUrl } : {}).setToken(token);
   return (await rest.get(Routes.gatewayBot())) as APIGatewayBotInfo;
-}
-
-/** Runs inside each shard process (serialized by broadcastEval): it may use nothing from here. */
-function shardStatesInProcess(client: Client): ShardState[] {
-  const ids: number[] = Array.isArray(client.options.shards) ? client.options.shards : [];
-  const states = ids.map((id) => {
-    const shard = client.ws.shards.get(id);
-    // Status.Ready is 0.
-    return { id, ready: shard?.status === 0, guilds: 0, members: 0, ping: shard?.ping ?? -1 };
-  });
-  for (const guild of client.guilds.cache.values()) {
-    const state = states.find((s) => s.id === guild.shardId);
-    if (!state || !guild.available) continue;
-    state.guilds += 1;
-    state.members += guild.memberCount ?? 0;
-  }
-  return states;
 }
 
 let totalShards: number;
@@ -81,42 +64,15 @@ manager.on('shardCreate', (shard) => {
   shard.on('ready', () => logger.info({ shard: shard.id }, 'shard ready'));
 });
 
-async function snapshot(): Promise<ShardSnapshot> {
-  // Rejects while a process is still spawning or has died: the poster skips that tick.
-  const perProcess = await manager.broadcastEval(shardStatesInProcess);
-  return { expectedShards: totalShards, shards: perProcess.flat() };
-}
-
-let last: { shards: ShardState[] } = { shards: [] };
-const refresh = setInterval(() => {
-  snapshot().then(
-    (s) => {
-      last = s;
-    },
-    () => {
-      last = { shards: [] };
-    },
-  );
-}, 2_000);
-refresh.unref();
-
-const directory = new DirectoryClient({ ...config.directory, onRequest: metrics.directoryRequest });
-if (directory.limiter) directory.limiter.onGrant = metrics.rateLimitGrant;
-const poster = config.directory.token
-  ? new StatsPoster({
-      directory,
-      logger,
-      snapshot,
-      intervalMs: config.stats.intervalMs,
-      firstDelayMs: config.stats.firstDelayMs,
-      stopTimeoutMs: 1_500,
-      onOutcome: (outcome) => metrics.statsPost(outcome),
-    })
-  : undefined;
-metrics.setDiscordSource(() => ({
-  guilds: last.shards.reduce((n, s) => n + s.guilds, 0),
-  shards: last.shards,
-}));
+const shards = managedShards(manager, totalShards);
+// The shard processes report their own guilds' joins and leaves.
+const services = createServices({
+  config,
+  logger,
+  metrics,
+  shards,
+  tasks: { stats: config.directory.token !== undefined, reports: false },
+});
 
 const ops =
   config.httpPort !== undefined
@@ -125,11 +81,7 @@ const ops =
         host: config.httpHost,
         metrics,
         logger,
-        isReady: () => {
-          const notReady = last.shards.filter((s) => !s.ready).map((s) => s.id);
-          const ready = last.shards.length === totalShards && notReady.length === 0;
-          return { ready, detail: { shards: last.shards.length, expected: totalShards, notReady } };
-        },
+        isReady: () => services.readiness(),
       })
     : undefined;
 
@@ -138,8 +90,8 @@ const shutdown = installShutdown({
   hardLimitMs: 9_500,
   steps: [
     async () => {
-      clearInterval(refresh);
-      await poster?.stop();
+      shards.stop();
+      await services.stop();
     },
     async () => {
       manager.respawn = false;
@@ -161,7 +113,7 @@ const shutdown = installShutdown({
     },
     async () => {
       await ops?.close();
-      await directory.close();
+      await services.close();
     },
   ],
 });
@@ -169,7 +121,7 @@ const shutdown = installShutdown({
 try {
   await manager.spawn({ amount: totalShards, delay: spawnDelayMs, timeout: 60_000 });
   logger.info({ shards: totalShards }, 'every shard process spawned');
-  poster?.start();
+  services.start();
 } catch (err) {
   logger.fatal({ err }, 'could not spawn the shard processes');
   await shutdown.run(1);

@@ -11,7 +11,7 @@ import { Client, GatewayIntentBits, Options } from 'discord.js';
 import type { Dispatcher } from 'undici';
 import { ChannelNames, type ChannelNamesOptions } from './channel-names.js';
 import { InteractionsFirstStrategy, type InteractionTap } from './gateway-strategy.js';
-import { NO_MENTIONS } from './respond.js';
+import { NO_MENTIONS } from './mentions.js';
 import { createDiscordRestAgent } from './rest-agent.js';
 
 export interface DiscordClientOptions {

@@ -1,28 +1,34 @@
+/**
+ * The command contract: what a slash command or a button handler is (commands/*.ts), and what it
+ * gets to run. Handlers reach the outside only through `deps`.
+ */
 import type {
   ButtonInteraction,
   ChatInputCommandInteraction,
   RESTPostAPIChatInputApplicationCommandsJSONBody,
 } from 'discord.js';
-import type { DirectoryClient } from '../directory/client.js';
+import type { DirectoryClient } from '../directory/index.js';
+import type { DiscordLookups } from '../discord/lookups.js';
+import type { UpJournal } from '../features/up/journal.js';
 import type { SupportedLocale, Translate } from '../i18n/index.js';
 import type { Logger } from '../log/logger.js';
 import type { RenderedMessage } from '../render/message.js';
-import type { UpJournal } from './journal.js';
+import type { DescribeFailure, Subject } from './error-message.js';
 
-/** What handlers get instead of importing modules: our own boundaries, easy to fake in tests. */
+export type { Subject };
+
+/**
+ * What handlers get instead of importing modules: our own boundaries, easy to fake in tests.
+ * Built once per process in app/bot.ts.
+ */
 export interface BotDeps {
   directory: DirectoryClient;
+  /** What handlers read from Discord: guild statistics, a user's name, a guild's or channel's name. */
+  discord: DiscordLookups;
   logger: Logger;
   now: () => number;
-  /** How long /up may spend gathering the guild's statistics before it goes without them. */
-  gatherTimeoutMs: number;
-  /** Ups in flight, so that a restart answers them (journal.ts). */
+  /** Ups in flight, so that a restart answers them (features/up/journal.ts). */
   journal: UpJournal;
-  /**
-   * The name of the channel an interaction came from, from the interaction's own payload
-   * (`interaction.channel` is null: discord.js caches no channels for this bot).
-   */
-  channelName: (channelId: string) => string | undefined;
 }
 
 /** Sends the outcome: public (edit the deferred reply) or private (only the user sees it). */
@@ -30,8 +36,6 @@ export interface Responder {
   public(message: RenderedMessage): Promise<void>;
   private(message: RenderedMessage): Promise<void>;
 }
-
-export type Subject = 'bot' | 'server' | 'profile';
 
 /** What a handler gets: the interaction, deferred already, and everything to answer it. */
 export interface HandlerContext<I extends ChatInputCommandInteraction | ButtonInteraction> {
@@ -47,24 +51,32 @@ export interface HandlerContext<I extends ChatInputCommandInteraction | ButtonIn
 export type CommandContext = HandlerContext<ChatInputCommandInteraction>;
 export type ButtonContext = HandlerContext<ButtonInteraction>;
 
-export interface SlashCommand {
+/** How the router tells a handler's failure to the user. */
+interface FailureWording {
+  /** Which record a NotFound / bad reference is about, for the default error message. */
+  subject?: Subject;
+  /**
+   * The handler's own wording of its failures (log level, code and answer); default: the
+   * error vocabulary of error-message.ts, about `subject`.
+   */
+  describeFailure?: DescribeFailure;
+}
+
+export interface SlashCommand extends FailureWording {
   data: RESTPostAPIChatInputApplicationCommandsJSONBody;
   /** Defer privately: every outcome is for the invoking user only. */
   ephemeral?: boolean;
   /** Refuse outside a guild with a localized message. */
   guildOnly?: boolean;
-  /** Which record a NotFound / bad reference is about, for the error message. */
-  subject?: Subject;
   /** Returns the outcome for the log line (e.g. 'success', 'cooldown', 'shown'). */
   execute(ctx: CommandContext): Promise<string>;
 }
 
-export interface ButtonHandler {
+export interface ButtonHandler extends FailureWording {
   name: string;
   matches(customId: string): boolean;
   /** Whether the button edits the message it is on (deferUpdate) or opens a new private one. */
   mode(customId: string): 'update' | 'reply';
-  subject?: Subject;
   execute(ctx: ButtonContext): Promise<string>;
 }
 

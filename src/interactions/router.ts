@@ -2,8 +2,8 @@
  * The interaction router: finds the handler in the explicit registry, acknowledges at once
  * (every command calls the directory and Discord allows 3 s before the first response; with an
  * acknowledger, from the gateway packet before discord.js builds the interaction), runs
- * the handler with its deps, turns every error into one localized private answer, and writes
- * one log line per interaction. It never throws: a failing handler or an expired interaction
+ * the handler with its deps, turns every error into one localized private answer (worded by the
+ * handler's describeFailure, else by error-message.ts), and writes one log line per interaction. It never throws: a failing handler or an expired interaction
  * ends in a log line, not in an unhandled rejection.
  */
 import {
@@ -16,11 +16,12 @@ import {
   InteractionType,
   MessageFlags,
 } from 'discord.js';
+import { type Deferral, type InteractionAcknowledger, markDeferred } from '../discord/acknowledge.js';
+import { NO_MENTIONS } from '../discord/mentions.js';
 import { resolveLocale, translator } from '../i18n/index.js';
 import type { RenderedMessage } from '../render/message.js';
-import { type Deferral, type InteractionAcknowledger, markDeferred } from './acknowledge.js';
-import { describeError, errorMessage, GuildOnlyError } from './error-message.js';
-import { NO_MENTIONS, responderFor } from './respond.js';
+import { describeFailure, GuildOnlyError } from './error-message.js';
+import { responderFor } from './respond.js';
 import type {
   BotDeps,
   ButtonHandler,
@@ -29,7 +30,6 @@ import type {
   Registry,
   Responder,
   SlashCommand,
-  Subject,
 } from './types.js';
 
 /**
@@ -38,14 +38,17 @@ import type {
  */
 export const INTERACTION_DEADLINE_MS = 14 * 60_000;
 
+/** One interaction handled: what the router logs and hands to its hook. */
+export interface HandledInteraction {
+  kind: 'command' | 'button';
+  name: string;
+  outcome: string;
+  durationMs: number;
+}
+
 export interface RouterHooks {
   /** Called once per interaction, after the answer (metrics). */
-  onHandled?: (event: {
-    kind: 'command' | 'button';
-    name: string;
-    outcome: string;
-    durationMs: number;
-  }) => void;
+  onHandled?: (event: HandledInteraction) => void;
 }
 
 export interface Router {
@@ -164,7 +167,6 @@ export function createRouter(
     const privately = command.ephemeral === true;
     // Nothing before the deferral that can wait: under a burst, work done first delays it.
     await defer(interaction, commandDeferral(command));
-    const action = name === 'up' ? 'up' : undefined;
     const execute = (context: CommandContext): Promise<string> => {
       if (command.guildOnly && !interaction.inGuild()) throw new GuildOnlyError();
       return command.execute(context);
@@ -172,8 +174,7 @@ export function createRouter(
     const outcome = await run(interaction, responderFor(interaction, privately), execute, {
       kind: 'command',
       name,
-      subject: command.subject,
-      action,
+      wording: command,
       answer: (message, reply) => reply.private(message),
     });
     return { name, outcome };
@@ -195,7 +196,7 @@ export function createRouter(
     const outcome = await run(interaction, responderFor(interaction, true), handler.execute, {
       kind: 'button',
       name: handler.name,
-      subject: handler.subject,
+      wording: handler,
       // The message the button is on stays as it was; the error comes as a private follow-up.
       answer: (message, reply) =>
         update
@@ -216,8 +217,7 @@ export function createRouter(
     failure: {
       kind: 'command' | 'button';
       name: string;
-      subject: Subject | undefined;
-      action?: 'up' | undefined;
+      wording: Pick<SlashCommand | ButtonHandler, 'subject' | 'describeFailure'>;
       answer: (message: RenderedMessage, reply: Responder) => Promise<unknown>;
     },
   ): Promise<string> {
@@ -232,10 +232,9 @@ export function createRouter(
         deadline: interaction.createdTimestamp + INTERACTION_DEADLINE_MS,
       });
     } catch (err) {
-      const described = describeError(err, t, deps.now(), {
-        subject: failure.subject,
-        action: failure.action,
-      });
+      const { wording } = failure;
+      const { described, message } =
+        wording.describeFailure?.(err, t, deps.now()) ?? describeFailure(err, t, deps.now(), wording.subject);
       deps.logger[described.level](
         {
           err,
@@ -246,7 +245,7 @@ export function createRouter(
         },
         `${failure.kind} failed`,
       );
-      await failure.answer(errorMessage(described, t, failure.action), reply);
+      await failure.answer(message, reply);
       return `error:${described.code}`;
     }
   }

@@ -1,0 +1,180 @@
+/**
+ * The bot assembled in a process with a Discord client (the single process, or one shard process
+ * of several): the discord.js client, the shared services (services.ts), the handlers' deps, the
+ * router, and the gateway's events. main.ts, the sandbox and the end-to-end tests all build it
+ * through here.
+ */
+import { type Client, DefaultUserAgent, Events } from 'discord.js';
+import type { Config } from '../config/env.js';
+import type { DirectoryClient } from '../directory/index.js';
+import { InteractionAcknowledger } from '../discord/acknowledge.js';
+import type { ChannelNames } from '../discord/channel-names.js';
+import { createDiscordClient, type DiscordClientOptions } from '../discord/client.js';
+import { discordLookups } from '../discord/lookups.js';
+import { createDiscordRestAgent } from '../discord/rest-agent.js';
+import { exposeShardStates, localShards } from '../discord/shard-stats.js';
+import { watchGuilds } from '../events/guilds.js';
+import { watchShards } from '../events/shards.js';
+import { FileUpJournal, type UpJournal } from '../features/up/journal.js';
+import { recoverPendingUps } from '../features/up/recover.js';
+import { createRouter, type Router, type RouterHooks } from '../interactions/router.js';
+import type { BotDeps, Registry } from '../interactions/types.js';
+import type { Logger } from '../log/logger.js';
+import type { Metrics } from '../ops/metrics.js';
+import type { Readiness } from '../ops/server.js';
+import type { ServerReporter } from '../tasks/server-reports.js';
+import type { StatsPoster } from '../tasks/stats-poster.js';
+import { createServices, type ServicesOptions } from './services.js';
+
+export interface BotOptions {
+  config: Config;
+  logger: Logger;
+  registry: Registry;
+  directory?: DirectoryClient;
+  discord?: DiscordClientOptions;
+  now?: () => number;
+  /** How long a Discord look-up (an up's guild statistics, a user's name) may take. */
+  gatherTimeoutMs?: number;
+  hooks?: RouterHooks;
+  /** The token was refused or the session cannot go on: the process should end. */
+  onFatal?: (reason: string) => void;
+  metrics?: Metrics;
+  /** Post statistics from this process (not in a shard process: the manager posts for all). */
+  postStats?: boolean;
+  /** Where ups in flight are journaled; default: a file in DATA_DIR. */
+  journal?: UpJournal;
+  /** Overrides for the poster (tests shorten its delays). */
+  stats?: ServicesOptions['stats'];
+}
+
+export interface BotApp {
+  client: Client;
+  /** What the bot keeps of channels, discord.js keeping none (channel-names.ts). */
+  channels: ChannelNames;
+  directory: DirectoryClient;
+  router: Router;
+  /** Undefined without a directory token. */
+  reporter: ServerReporter | undefined;
+  poster: StatsPoster | undefined;
+  /** Every shard of this process ready (for /readyz), with the shards that are not. */
+  readiness(): Readiness;
+  start(): Promise<void>;
+  /** Stops taking interactions, lets those in flight finish (bounded), stops every task and timer. */
+  stop(drainMs?: number): Promise<void>;
+}
+
+const DESTROY_BOUND_MS = 2_000;
+
+export function createBot(options: BotOptions): BotApp {
+  const { config, logger, metrics } = options;
+  const sharding = config.sharding;
+  // Ours, so that stop() can close its keep-alive connections.
+  const restAgent = createDiscordRestAgent();
+  const { client, channels, interactions } = createDiscordClient({
+    apiUrl: config.discord.apiUrl,
+    // A shard process takes its shards from the manager (discord.js reads them itself).
+    shards: sharding.isChild ? 'managed' : sharding.shardCount,
+    onChannelNamesError: (err, event) => logger.warn({ err, event }, 'gateway dispatch not understood'),
+    restAgent,
+    ...options.discord,
+  });
+  // The manager counts a shard process's shards by asking it (shard-stats.ts).
+  if (sharding.isChild) exposeShardStates(client);
+  const services = createServices({
+    config,
+    logger,
+    metrics,
+    directory: options.directory,
+    shards: localShards(client),
+    tasks: {
+      stats: options.postStats !== false,
+      // Server reports need the directory token; without one they would only fill the log with refusals.
+      reports: config.directory.token !== undefined,
+    },
+    stats: options.stats,
+  });
+  const { directory, poster, reporter } = services;
+  // Shard processes share DATA_DIR: each keeps the journal of its own shards.
+  const journal =
+    options.journal ??
+    new FileUpJournal(
+      config.dataDir,
+      sharding.isChild ? `pending-ups-shards-${sharding.childShards.join('-')}` : 'pending-ups',
+    );
+  const deps: BotDeps = {
+    directory,
+    discord: discordLookups(client, channels, options.gatherTimeoutMs ?? 2_000),
+    logger,
+    now: options.now ?? Date.now,
+    journal,
+  };
+  const hooks: RouterHooks = {
+    onHandled: (event) => {
+      metrics?.interaction(event);
+      options.hooks?.onHandled?.(event);
+    },
+  };
+  // Deferrals go out from the gateway packet on connections of their own (acknowledge.ts).
+  const rest = client.rest.options;
+  const acknowledger = new InteractionAcknowledger({
+    api: rest.api,
+    version: rest.version,
+    userAgent: `${DefaultUserAgent} ${rest.userAgentAppendix}`.trim(),
+  });
+  const router = createRouter(options.registry, deps, hooks, acknowledger);
+
+  // Each interaction's packet, as soon as its shard has read it, before discord.js builds it.
+  interactions.onInteraction = (data) => router.acknowledge(data);
+  interactions.onError = (err, event) => logger.error({ err, event }, 'discord.js failed on a gateway event');
+  client.on(Events.InteractionCreate, (interaction) => {
+    void router.handle(interaction);
+  });
+  client.once(Events.ClientReady, (ready) => {
+    logger.info(
+      { user: ready.user.tag, guilds: ready.guilds.cache.size, shards: ready.ws.shards.size },
+      'connected to Discord',
+    );
+    services.start();
+    void recoverPendingUps({ journal, directory, rest: client.rest, logger, now: deps.now });
+  });
+  watchGuilds({ client, channels, discord: deps.discord, reporter, logger });
+  watchShards(client, logger, options.onFatal);
+
+  let stopping: Promise<void> | undefined;
+  return {
+    client,
+    channels,
+    directory,
+    router,
+    reporter,
+    poster,
+    readiness: () => services.readiness(),
+    async start() {
+      if (!config.discord.token) throw new Error('DISCORD_TOKEN is not set');
+      await client.login(config.discord.token);
+    },
+    stop(drainMs = config.shutdownTimeoutMs) {
+      stopping ??= (async () => {
+        router.close();
+        const drained = await router.drain(drainMs);
+        if (!drained) logger.warn({ inFlight: router.inFlight }, 'interactions still running at shutdown');
+        await services.stop();
+        // @discordjs/ws 1.2 can leave destroy() pending forever when a shard waits for READY
+        // (its abort handler starts a second destroy): never let that hold the shutdown.
+        let timer: NodeJS.Timeout | undefined;
+        const destroyed = await Promise.race([
+          client.destroy().then(() => true),
+          new Promise<false>((resolve) => {
+            timer = setTimeout(() => resolve(false), DESTROY_BOUND_MS);
+          }),
+        ]);
+        clearTimeout(timer);
+        if (!destroyed) logger.warn('the Discord client did not close in time; going on');
+        // Its idle keep-alive connections; a request still on its way has no one left to answer.
+        await Promise.all([restAgent.destroy(), acknowledger.close()]);
+        await services.close();
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,31 @@
+/**
+ * The gateway connection's state changes, each one log line; a close after which discord.js will
+ * not reconnect is fatal and told to `onFatal` (the process should end: the operator must act).
+ */
+import { type Client, Events } from 'discord.js';
+import type { Logger } from '../log/logger.js';
+
+/** Gateway close codes after which discord.js will not reconnect and the operator must act. */
+export const FATAL_CLOSE_CODES: Record<number, string> = {
+  4004: 'Discord rejected the bot token (gateway close 4004): check DISCORD_TOKEN',
+  4010: 'Discord rejected the shard configuration (gateway close 4010): check SHARD_COUNT',
+  4011: 'Discord requires sharding for this many guilds (gateway close 4011)',
+  4013: 'Discord rejected the intents (gateway close 4013)',
+  4014: 'Discord refused the intents as not allowed (gateway close 4014)',
+};
+
+export function watchShards(client: Client, logger: Logger, onFatal?: (reason: string) => void): void {
+  client.on(Events.ShardDisconnect, (event, shardId) => {
+    const fatal = FATAL_CLOSE_CODES[event.code];
+    if (fatal) {
+      logger.fatal({ shardId, code: event.code }, fatal);
+      onFatal?.(fatal);
+    } else {
+      logger.warn({ shardId, code: event.code }, 'shard disconnected');
+    }
+  });
+  client.on(Events.ShardResume, (shardId, replayed) => logger.info({ shardId, replayed }, 'shard resumed'));
+  client.on(Events.ShardReconnecting, (shardId) => logger.info({ shardId }, 'shard reconnecting'));
+  client.on(Events.Warn, (message) => logger.warn({ source: 'discord.js' }, message));
+  client.on(Events.Error, (err) => logger.error({ err }, 'discord.js error'));
+}

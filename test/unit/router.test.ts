@@ -1,0 +1,76 @@
+/**
+ * The router tells a failing handler's error with the handler's own describeFailure when it has
+ * one (whatever the command's name), and with the common vocabulary about its subject otherwise.
+ */
+import type { ChatInputCommandInteraction, Interaction } from 'discord.js';
+import { describe, expect, it } from 'vitest';
+import { NotFoundError } from '../../src/directory/index.js';
+import { translator } from '../../src/i18n/index.js';
+import { createRouter } from '../../src/interactions/router.js';
+import type { BotDeps, SlashCommand } from '../../src/interactions/types.js';
+import { createLogger } from '../../src/log/logger.js';
+import type { RenderedMessage } from '../../src/render/message.js';
+
+const t = translator('en-US');
+
+function command(name: string, wording: Pick<SlashCommand, 'subject' | 'describeFailure'>): SlashCommand {
+  return {
+    data: { name, description: name },
+    ...wording,
+    execute: async () => {
+      throw new NotFoundError('gone');
+    },
+  };
+}
+
+/** A chat-input interaction as far as the router goes; records the follow-up the user sees. */
+function interaction(commandName: string) {
+  const seen: Array<{ flags?: number; embeds?: RenderedMessage['embeds'] }> = [];
+  const fake = {
+    id: '900000000000000100',
+    commandName,
+    locale: 'en-US',
+    guildId: '722424773233213460',
+    user: { id: '525366699969478676' },
+    createdTimestamp: Date.now(),
+    isChatInputCommand: () => true,
+    isButton: () => false,
+    inGuild: () => true,
+    deferReply: async () => undefined,
+    editReply: async () => undefined,
+    deleteReply: async () => undefined,
+    followUp: async (message: (typeof seen)[number]) => void seen.push(message),
+  };
+  return { interaction: fake as unknown as ChatInputCommandInteraction & Interaction, seen };
+}
+
+describe('failure wording', () => {
+  const deps = { logger: createLogger({ level: 'silent' }), now: Date.now } as unknown as BotDeps;
+  const custom = {
+    described: { text: 'custom', level: 'info' as const, code: 'Custom' },
+    message: { embeds: [{ title: 'Custom title', description: 'custom' }], components: [] },
+  };
+  const outcomes: string[] = [];
+  const router = createRouter(
+    {
+      commands: [command('anything', { describeFailure: () => custom }), command('bot', { subject: 'bot' })],
+      buttons: [],
+    },
+    deps,
+    { onHandled: (event) => outcomes.push(`${event.name}:${event.outcome}`) },
+  );
+
+  it("uses the command's own describeFailure, whatever its name", async () => {
+    const { interaction: i, seen } = interaction('anything');
+    await router.handle(i);
+    expect(seen).toEqual([expect.objectContaining({ embeds: custom.message.embeds, flags: 64 })]);
+    expect(outcomes.at(-1)).toBe('anything:error:Custom');
+  });
+
+  it('otherwise the common wording about the command’s subject', async () => {
+    const { interaction: i, seen } = interaction('bot');
+    await router.handle(i);
+    expect(seen[0]?.embeds?.[0]).toMatchObject({ description: `❌ ${t('errors.notFound.bot')}` });
+    expect(outcomes.at(-1)).toBe('bot:error:NotFound');
+  });
+});

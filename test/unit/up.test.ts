@@ -1,0 +1,206 @@
+/**
+ * The /up use case with fakes of our own boundaries only (the handlers' deps): the command and the
+ * recovery after a restart send the same up and tell its outcome and its failures the same way.
+ */
+import type { REST } from '@discordjs/rest';
+import type { ChatInputCommandInteraction } from 'discord.js';
+import { describe, expect, it } from 'vitest';
+import { up } from '../../commands/up.js';
+import { ForbiddenError, type ServerUpdate, type ServerUpResult } from '../../src/directory/index.js';
+import type { DiscordLookups } from '../../src/discord/lookups.js';
+import { describeUpFailure } from '../../src/features/up/failure.js';
+import { MemoryUpJournal, type PendingUp } from '../../src/features/up/journal.js';
+import { recoverPendingUps } from '../../src/features/up/recover.js';
+import { translator } from '../../src/i18n/index.js';
+import { describeFailure } from '../../src/interactions/error-message.js';
+import type { BotDeps, CommandContext } from '../../src/interactions/types.js';
+import { createLogger } from '../../src/log/logger.js';
+import type { RenderedMessage } from '../../src/render/message.js';
+
+const NOW = 1_700_000_000_000;
+const GUILD = '722424773233213460';
+const t = translator('en-US');
+
+function result(overrides: Partial<ServerUpResult> = {}): ServerUpResult {
+  return {
+    serverId: GUILD,
+    up: 1,
+    updated: true,
+    bumps: 3,
+    boost: false,
+    upSuccessfully: true,
+    nextUpAt: new Date(NOW + 4 * 3_600_000),
+    timeToNextUpInMs: 4 * 3_600_000,
+    message: 'Raised',
+    ...overrides,
+  };
+}
+
+/** Deps whose directory answers `answer` and records what it was sent and what the journal held then. */
+function fakeDeps(answer: () => Promise<ServerUpResult>) {
+  const journal = new MemoryUpJournal();
+  const sent: Array<{ body: ServerUpdate; journaled: string[] }> = [];
+  const discord: DiscordLookups = {
+    guildStats: async () => ({ name: 'Guild', membersAll: 12 }),
+    identity: async () => null,
+    guildName: () => undefined,
+    channelName: (id) => (id === '722424773233213461' ? 'general' : undefined),
+  };
+  const deps = {
+    directory: {
+      postServer: async (body: ServerUpdate) => {
+        sent.push({ body, journaled: [...journal.entries.keys()] });
+        return answer();
+      },
+    },
+    discord,
+    logger: createLogger({ level: 'silent' }),
+    now: () => NOW,
+    journal,
+  } as unknown as BotDeps;
+  return { deps, journal, sent };
+}
+
+function context(deps: BotDeps) {
+  const answers: Array<{ how: 'public' | 'private'; message: RenderedMessage }> = [];
+  const interaction = {
+    id: '900000000000000100',
+    token: 'interaction-token',
+    applicationId: '900000000000000001',
+    guildId: GUILD,
+    channelId: '722424773233213461',
+    user: { id: '525366699969478676' },
+    locale: 'en-US',
+    createdTimestamp: NOW,
+  } as unknown as ChatInputCommandInteraction;
+  const ctx: CommandContext = {
+    interaction,
+    deps,
+    t,
+    locale: 'en-US',
+    deadline: NOW + 60_000,
+    reply: {
+      public: async (message) => void answers.push({ how: 'public', message }),
+      private: async (message) => void answers.push({ how: 'private', message }),
+    },
+  };
+  return { ctx, answers };
+}
+
+describe('/up through its deps', () => {
+  it('journals the up while it is sent, with the statistics from deps.discord, and shows a success', async () => {
+    const { deps, journal, sent } = fakeDeps(async () => result());
+    const { ctx, answers } = context(deps);
+    expect(await up.execute(ctx)).toBe('success');
+    expect(sent).toEqual([
+      {
+        body: {
+          serverId: GUILD,
+          up: true,
+          botPresent: true,
+          name: 'Guild',
+          membersAll: 12,
+          upUserId: '525366699969478676',
+          upChannelId: '722424773233213461',
+          upChannelName: 'general',
+        },
+        journaled: ['900000000000000100'],
+      },
+    ]);
+    expect(journal.entries.size).toBe(0);
+    expect(answers.map((a) => a.how)).toEqual(['public']);
+  });
+
+  it('tells "not yet" privately, and forgets the journal entry when the directory fails', async () => {
+    const cooldown = fakeDeps(async () => result({ upSuccessfully: false }));
+    const first = context(cooldown.deps);
+    expect(await up.execute(first.ctx)).toBe('cooldown');
+    expect(first.answers.map((a) => a.how)).toEqual(['private']);
+
+    const failing = fakeDeps(async () => {
+      throw new ForbiddenError('no');
+    });
+    await expect(up.execute(context(failing.deps).ctx)).rejects.toBeInstanceOf(ForbiddenError);
+    expect(failing.journal.entries.size).toBe(0);
+  });
+
+  it("words its failures as /up's: a titled card, and a refusal about this server", () => {
+    const mine = describeUpFailure(new ForbiddenError('no'), t, NOW);
+    const generic = describeFailure(new ForbiddenError('no'), t, NOW, 'server');
+    expect(up.describeFailure).toBe(describeUpFailure);
+    expect(mine.described).toMatchObject({ code: 'Forbidden', level: 'warn', text: t('errors.forbidden') });
+    expect(mine.message.embeds[0]).toMatchObject({
+      title: `❌ ${t('up.title.error')}`,
+      description: t('errors.forbidden'),
+    });
+    expect(generic.message.embeds[0]).toMatchObject({ description: `❌ ${t('errors.forbiddenGeneric')}` });
+    expect(generic.message.embeds[0]?.title).toBeUndefined();
+  });
+});
+
+describe('an up from before a restart', () => {
+  const pending: PendingUp = {
+    interactionId: '900000000000000200',
+    token: 'old-token',
+    applicationId: '900000000000000001',
+    guildId: GUILD,
+    channelId: '722424773233213461',
+    channelName: 'general',
+    userId: '525366699969478676',
+    locale: 'en-US',
+    createdAt: NOW - 60_000,
+  };
+
+  /** A REST of which the recovery uses patch, delete and post on the interaction's webhook. */
+  function fakeRest() {
+    const calls: Array<{ method: string; route: string; body?: unknown }> = [];
+    const call = (method: string) => async (route: string, options?: { body?: unknown }) => {
+      calls.push({ method, route, body: options?.body });
+      return undefined;
+    };
+    const rest = { patch: call('patch'), delete: call('delete'), post: call('post') } as unknown as REST;
+    return { rest, calls };
+  }
+
+  it('is sent again as the same up (without statistics) and answered on its webhook, with a note', async () => {
+    const { deps, journal, sent } = fakeDeps(async () => result());
+    await journal.add(pending);
+    const { rest, calls } = fakeRest();
+    const answered = await recoverPendingUps({ ...deps, rest, now: () => NOW });
+    expect(answered).toBe(1);
+    expect(sent.map((s) => s.body)).toEqual([
+      {
+        serverId: GUILD,
+        up: true,
+        botPresent: true,
+        upUserId: pending.userId,
+        upChannelId: pending.channelId,
+        upChannelName: 'general',
+      },
+    ]);
+    expect(calls.map((c) => `${c.method} ${c.route}`)).toEqual([
+      `patch /webhooks/${pending.applicationId}/${pending.token}/messages/%40original`,
+    ]);
+    const body = calls[0]?.body as RenderedMessage & { allowed_mentions: unknown };
+    expect(body.embeds[0]?.footer?.text).toBe(t('up.afterRestart'));
+    expect(body.allowed_mentions).toEqual({ parse: [], repliedUser: false });
+    expect(journal.entries.size).toBe(0);
+  });
+
+  it("tells a failure privately, worded as the command's", async () => {
+    const { deps } = fakeDeps(async () => {
+      throw new ForbiddenError('no');
+    });
+    await deps.journal.add(pending);
+    const { rest, calls } = fakeRest();
+    await recoverPendingUps({ ...deps, rest, now: () => NOW });
+    expect(calls.map((c) => c.method)).toEqual(['delete', 'post']);
+    const body = calls[1]?.body as RenderedMessage & { flags: number };
+    expect(body.flags).toBe(64);
+    expect(body.embeds[0]).toMatchObject({
+      title: `❌ ${t('up.title.error')}`,
+      description: t('errors.forbidden'),
+      footer: { text: t('up.afterRestart') },
+    });
+  });
+});
