@@ -1,5 +1,5 @@
 /** What the background tasks log of an error: a code for metrics and alerts, and plain words. */
-import { isDirectoryError, RateLimitedError } from '../directory/errors.js';
+import { isDirectoryError, RateLimitedError } from '../directory/index.js';
 
 export interface Failure {
   code: string;

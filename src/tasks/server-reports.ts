@@ -13,8 +13,7 @@
  *
  * Timers, cancellation and the bounded stop are the TaskLoop's (loop.ts).
  */
-import type { DirectoryClient } from '../directory/client.js';
-import type { ServerStatistics, ServerUpdate, ServerUpResult } from '../directory/types.js';
+import type { DirectoryClient, ServerStatistics, ServerUpdate, ServerUpResult } from '../directory/index.js';
 import type { Logger } from '../log/logger.js';
 import { failureFields, failureOf } from './failure.js';
 import { type Backoff, backoffDelay, DEFAULT_STOP_TIMEOUT_MS, TaskLoop, type TaskOptions } from './loop.js';

@@ -18,8 +18,7 @@
  * Timers, cancellation and the bounded stop are the TaskLoop's (loop.ts); the snapshot checks are
  * pure (stats-snapshot.ts).
  */
-import type { DirectoryClient } from '../directory/client.js';
-import { UnavailableError } from '../directory/errors.js';
+import { type DirectoryClient, UnavailableError } from '../directory/index.js';
 import type { Logger } from '../log/logger.js';
 import { failureFields, failureOf } from './failure.js';
 import {
