@@ -3,12 +3,12 @@
  * log level. Misconfiguration (token refused, wrong kind, no token) is the operator's problem:
  * logged at error, and the user is told the bot is misconfigured, never why in detail.
  */
-import { TimestampStyles, time } from 'discord.js';
+import { TimestampStyles } from 'discord.js';
 import { isDirectoryError } from '../directory/errors.js';
 import type { Translate } from '../i18n/index.js';
 import { COLORS } from '../render/colors.js';
 import type { RenderedMessage } from '../render/message.js';
-import { safeText } from '../render/text.js';
+import { safeText, timestamp } from '../render/text.js';
 import type { Subject } from './types.js';
 
 export type LogLevel = 'info' | 'warn' | 'error';
@@ -69,11 +69,10 @@ export function describeError(
     case 'RateLimited': {
       const wait =
         'retryAfterMs' in err && typeof err.retryAfterMs === 'number' ? err.retryAfterMs : undefined;
+      // A wait that ends past any usable time is no wait the user can be told.
+      const when = wait === undefined ? null : timestamp(new Date(now + wait), TimestampStyles.RelativeTime);
       return {
-        text:
-          wait === undefined
-            ? t('errors.rateLimitedNoWait')
-            : t('errors.rateLimited', { when: time(new Date(now + wait), TimestampStyles.RelativeTime) }),
+        text: when === null ? t('errors.rateLimitedNoWait') : t('errors.rateLimited', { when }),
         level: 'info',
         code: err.code,
       };

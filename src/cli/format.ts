@@ -2,6 +2,7 @@
  * Readable output: aligned `key: value` blocks, lists and comment listings. Text that comes from
  * the directory is cleaned of control characters so it cannot move the cursor or recolour a terminal.
  */
+import { isUsableTime } from '../directory/times.js';
 import type {
   AttachedRef,
   BotReference,
@@ -63,8 +64,9 @@ export function table(header: readonly string[], rows: readonly (readonly string
   return `${all.map(render).join('\n')}\n`;
 }
 
+/** ISO 8601, or null for no time or one out of range (an Invalid Date would throw or print NaN). */
 export function iso(date: Date | null): string | null {
-  return date === null || Number.isNaN(date.getTime()) ? null : date.toISOString();
+  return date === null || !isUsableTime(date.getTime()) ? null : date.toISOString();
 }
 
 /** `in 3h 59m`, `in 0h 1m` (minutes rounded up), or `now` when the time has come. */
@@ -206,8 +208,8 @@ export function formatTokenInfo(info: TokenInfo): string {
 }
 
 export function formatUp(result: ServerUpResult, now: number): string {
-  const next =
-    result.nextUpAt === null ? null : `${iso(result.nextUpAt)} (${relative(result.nextUpAt, now)})`;
+  const at = iso(result.nextUpAt);
+  const next = at === null || result.nextUpAt === null ? null : `${at} (${relative(result.nextUpAt, now)})`;
   return keyValues([
     ['message', result.message],
     ['server', result.serverId],

@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { normalizeNextUp } from './next-up.js';
+import { timestampToDate } from './times.js';
 import type {
   AttachedRef,
   BotReference,
@@ -23,14 +24,6 @@ import type {
   ValidateBotResult,
   Vote,
 } from './types.js';
-
-/** Anything below this is taken as Unix seconds (one old sample); above, milliseconds. */
-const SECONDS_THRESHOLD = 100_000_000_000;
-
-export function timestampToDate(value: number | null | undefined): Date | null {
-  if (value === null || value === undefined || !Number.isFinite(value) || value <= 0) return null;
-  return new Date(value < SECONDS_THRESHOLD ? value * 1000 : value);
-}
 
 /*
  * Every exported schema goes through z.compile: zod generates one checking function for the

@@ -18,6 +18,7 @@ import { type Dispatcher, Pool } from 'undici';
 import type { RouteBucket } from './endpoints.js';
 import { UnavailableError } from './errors.js';
 import type { Priority, RateLimiter } from './rate-limiter.js';
+import { isUsableTime } from './times.js';
 
 export interface TransportOptions {
   baseUrl: URL;
@@ -85,8 +86,19 @@ function header(
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** Retry-After (seconds or HTTP date), else x-ratelimit-reset-after / x-ratelimit-reset (seconds). */
+/**
+ * Retry-After (seconds or HTTP date), else x-ratelimit-reset-after / x-ratelimit-reset (seconds).
+ * A wait that would end past any usable time (times.ts) is unknown, as if none was sent.
+ */
 export function retryAfterFromHeaders(
+  headers: Record<string, string | string[] | undefined> | undefined,
+  now: number,
+): number | undefined {
+  const wait = rawRetryAfter(headers, now);
+  return wait !== undefined && isUsableTime(now + wait) ? wait : undefined;
+}
+
+function rawRetryAfter(
   headers: Record<string, string | string[] | undefined> | undefined,
   now: number,
 ): number | undefined {

@@ -3,6 +3,9 @@
  * broken (so nothing renders as a ping even where allowed_mentions would not apply), and it
  * is cut to Discord's limits on code-point boundaries.
  */
+import { type TimestampStylesString, time } from 'discord.js';
+import { isUsableTime } from '../directory/times.js';
+
 const ELLIPSIS = '…';
 
 /** Cuts to at most `max` UTF-16 units without splitting a surrogate pair, ending with an ellipsis. */
@@ -184,4 +187,12 @@ export function httpUrl(value: string | null | undefined): string | null {
 /** True when the value parses as a URL of any scheme (so it is not a plain handle to show as text). */
 export function looksLikeUrl(value: string): boolean {
   return URL.canParse(value.trim());
+}
+
+/**
+ * Discord's `<t:…>` markup for a date, or null when there is none or it is out of range
+ * (directory/times.ts): an Invalid Date would render as `<t:NaN:…>`.
+ */
+export function timestamp(date: Date | null | undefined, style: TimestampStylesString): string | null {
+  return date && isUsableTime(date.getTime()) ? time(date, style) : null;
 }

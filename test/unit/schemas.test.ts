@@ -10,8 +10,8 @@ import {
   profileSchema,
   serverSchema,
   serverUpSchema,
-  timestampToDate,
 } from '../../src/directory/schemas.js';
+import { timestampToDate } from '../../src/directory/times.js';
 
 const sample = (name: string): unknown =>
   JSON.parse(readFileSync(new URL(`../fixtures/directory-samples/${name}`, import.meta.url), 'utf8'));
