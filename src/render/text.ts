@@ -4,6 +4,7 @@
  * is cut to Discord's limits on code-point boundaries.
  */
 import { type TimestampStylesString, time } from 'discord.js';
+import { isSnowflake } from '../directory/refs.js';
 import { isUsableTime } from '../directory/times.js';
 
 const ELLIPSIS = '…';
@@ -154,12 +155,6 @@ const SHORTCODE_RE = new RegExp(
 export function directoryMarkdown(text: string, max: number): string {
   const withEmoji = stripControl(text).replace(SHORTCODE_RE, (all, name: string) => SHORTCODES[name] ?? all);
   return truncate(neutralizeMentions(withEmoji), max);
-}
-
-const SNOWFLAKE = /^\d{17,20}$/;
-
-export function isSnowflake(value: string | null | undefined): value is string {
-  return typeof value === 'string' && SNOWFLAKE.test(value);
 }
 
 /** A user mention when the value is an ID (it renders, and never pings: allowed_mentions is empty), else text. */
