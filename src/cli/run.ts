@@ -9,6 +9,7 @@ import { describeFailure, EXIT, UsageError } from './errors.js';
 import {
   findPositionals,
   GLOBAL_FLAGS,
+  maxWait,
   type ParsedValues,
   parseFlags,
   stringFlagNames,
@@ -175,7 +176,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     fromFlags = layered.fromFlags;
     const config = loadConfig(layered.env).directory;
     if (config.token) secrets.add(config.token);
-    client = new DirectoryClient(config);
+    client = new DirectoryClient({ ...config, maxWaitMs: maxWait(values, command.name) });
     const result = await command.execute({ client, values, args: positionals, now });
     stdout.write(values.json === true ? toJson(result.data) : result.text);
     return EXIT.ok;
