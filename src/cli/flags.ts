@@ -4,7 +4,11 @@
  * values), so the command line needs no dependency.
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { parseDuration } from '../config/env.js';
 import { UsageError } from './errors.js';
+
+/** How long a command waits for the directory when --max-wait is not given. */
+export const DEFAULT_MAX_WAIT_MS = 30_000;
 
 export interface FlagSpec {
   name: string;
@@ -58,7 +62,7 @@ export const GLOBAL_FLAGS: readonly FlagSpec[] = [
     type: 'string',
     value: 'MS',
     variable: 'DIRECTORY_TIMEOUT_MS',
-    description: 'timeout of each attempt in milliseconds (default 10000)',
+    description: 'longest one attempt may take in milliseconds, the whole answer included (default 10000)',
   },
   {
     name: 'retries',
@@ -66,6 +70,14 @@ export const GLOBAL_FLAGS: readonly FlagSpec[] = [
     value: 'N',
     variable: 'DIRECTORY_MAX_RETRIES',
     description: 'retries after the first attempt where safe (default 2)',
+  },
+  {
+    name: 'max-wait',
+    type: 'string',
+    value: 'DURATION',
+    description:
+      'longest the command waits for the directory, retries and rate-limit waits included: 30s, 2m, ' +
+      'or milliseconds; a longer wait asked for by the directory fails at once (default 30s)',
   },
   { name: 'json', type: 'boolean', description: 'print the result as JSON on stdout' },
   HELP_FLAG,
@@ -178,4 +190,18 @@ export function count(value: string, name: string, command: string): number {
 export function optionalCount(values: ParsedValues, name: string, command: string): number | undefined {
   const value = optional(values, name);
   return value === undefined ? undefined : count(value, name, command);
+}
+
+/** --max-wait in milliseconds: a duration (`30s`, `2m`, `1500ms`) or a bare number of milliseconds. */
+export function maxWait(values: ParsedValues, command: string): number {
+  const value = optional(values, 'max-wait');
+  if (value === undefined) return DEFAULT_MAX_WAIT_MS;
+  const ms = parseDuration(value);
+  if (ms === undefined) {
+    throw new UsageError(
+      `--max-wait must be a duration above 0 such as 30s, 2m or 1500 (milliseconds), got ${JSON.stringify(value)}`,
+      command,
+    );
+  }
+  return ms;
 }

@@ -3,6 +3,7 @@
  * the directory has its controls escaped here already, so that columns are measured on what is
  * shown; the printer escapes whatever a format leaves (output.ts).
  */
+
 import type {
   AttachedRef,
   BotReference,
@@ -17,6 +18,7 @@ import type {
   TokenInfo,
   ValidateBotResult,
 } from '../directory/types.js';
+import { isUsableTime } from '../time/range.js';
 import { escapeControls } from './terminal.js';
 
 export type Value = string | number | boolean | null | undefined | readonly string[];
@@ -70,8 +72,9 @@ export function table(header: readonly string[], rows: readonly (readonly string
   return `${all.map(render).join('\n')}\n`;
 }
 
+/** ISO 8601, or null for no time or one out of range (an Invalid Date would throw or print NaN). */
 export function iso(date: Date | null): string | null {
-  return date === null || Number.isNaN(date.getTime()) ? null : date.toISOString();
+  return date === null || !isUsableTime(date.getTime()) ? null : date.toISOString();
 }
 
 /** `in 3h 59m`, `in 0h 1m` (minutes rounded up), or `now` when the time has come. */
@@ -213,8 +216,8 @@ export function formatTokenInfo(info: TokenInfo): string {
 }
 
 export function formatUp(result: ServerUpResult, now: number): string {
-  const next =
-    result.nextUpAt === null ? null : `${iso(result.nextUpAt)} (${relative(result.nextUpAt, now)})`;
+  const at = iso(result.nextUpAt);
+  const next = at === null || result.nextUpAt === null ? null : `${at} (${relative(result.nextUpAt, now)})`;
   return keyValues([
     ['message', result.message],
     ['server', result.serverId],

@@ -10,6 +10,7 @@ import { describeFailure, EXIT, type Failure, OutputError, UsageError } from './
 import {
   findPositionals,
   GLOBAL_FLAGS,
+  maxWait,
   type ParsedValues,
   parseFlags,
   stringFlagNames,
@@ -181,7 +182,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     fromFlags = layered.fromFlags;
     const config = loadConfig(layered.env).directory;
     if (config.token) secrets.add(config.token);
-    client = new DirectoryClient(config);
+    client = new DirectoryClient({ ...config, maxWaitMs: maxWait(values, command.name) });
     const result = await command.execute({ client, values, args: positionals, now });
     await stdout(json ? toJson(result.data) : result.text);
     return EXIT.ok;

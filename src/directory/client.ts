@@ -78,10 +78,16 @@ export interface DirectoryClientOptions {
   version?: ApiVersion;
   token?: string | undefined;
   tokenKind?: TokenKind;
-  /** Per-attempt timeout in ms (headers and body). Default 10 s. */
+  /** The longest one attempt may take, in ms, from sending to the last byte of the answer. Default 10 s. */
   timeoutMs?: number;
   /** Retries after the first attempt, where retrying is safe. Default 2. */
   maxRetries?: number;
+  /**
+   * The deadline of a request whose caller names none, in ms from the call: waits for the rate
+   * limit and Retry-After, attempts and backoffs included (the CLI's --max-wait). Default: none,
+   * and such a request ends by timeoutMs × attempts plus the longest backoffs from its first attempt.
+   */
+  maxWaitMs?: number;
   /** Keep-alive connections to the directory. Default 8. */
   connections?: number;
   /** Client-side rate limits; false turns them off (only for tests of the server's own limits). */
@@ -98,7 +104,11 @@ export interface DirectoryClientOptions {
 export interface RequestOptions {
   /** 'interactive' (a person waits) goes before 'background'. Default: interactive. */
   priority?: Priority;
-  /** Fail at once with RateLimited if the rate-limit wait would pass this time. */
+  /**
+   * When the request must be over. A wait for the rate limit or for a Retry-After that would pass
+   * it fails at once with RateLimited (and the wait); attempts are cut short to end by it
+   * (Unavailable, reason timeout).
+   */
   deadline?: Date | number;
   signal?: AbortSignal;
 }
@@ -117,6 +127,7 @@ export class DirectoryClient {
   readonly #token: string | undefined;
   readonly #transport: Transport;
   readonly #now: () => number;
+  readonly #maxWaitMs: number | undefined;
   readonly #onRequest: ((event: RequestEvent) => void) | undefined;
 
   constructor(options: DirectoryClientOptions = {}) {
@@ -135,6 +146,11 @@ export class DirectoryClient {
     this.#token = options.token === '' ? undefined : options.token;
     this.#now = options.now ?? Date.now;
     this.#onRequest = options.onRequest;
+    const { maxWaitMs } = options;
+    if (maxWaitMs !== undefined && !(Number.isSafeInteger(maxWaitMs) && maxWaitMs > 0)) {
+      throw new InvalidArgumentError('maxWaitMs must be a whole number of milliseconds above 0');
+    }
+    this.#maxWaitMs = maxWaitMs;
     const limits =
       options.rateLimits === false ? undefined : { ...DEFAULT_RATE_LIMITS, ...options.rateLimits };
     this.#limiter = limits
@@ -381,8 +397,11 @@ export class DirectoryClient {
     const path = `/${this.version}${buildPath(endpoint.path, params)}`;
     const route = routeOf(endpoint);
     const context = { method: endpoint.name, route };
-    const deadline = options.deadline instanceof Date ? options.deadline.getTime() : options.deadline;
     const started = this.#now();
+    const deadline =
+      options.deadline instanceof Date
+        ? options.deadline.getTime()
+        : (options.deadline ?? (this.#maxWaitMs === undefined ? undefined : started + this.#maxWaitMs));
     let response: TransportResponse;
     try {
       response = await this.#transport.request({

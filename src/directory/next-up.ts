@@ -4,10 +4,12 @@
  * cannot be a sensible cooldown (it would be 31 years), so it is an epoch time; anything
  * else is a duration counted from when the response was received.
  */
+import { usableDate } from '../time/range.js';
+
 export const EPOCH_THRESHOLD_MS = 1_000_000_000_000;
 
+/** When the next up is possible, or null when the directory sent none or an unusable time (times.ts). */
 export function normalizeNextUp(raw: number | null | undefined, receivedAtMs: number): Date | null {
   if (raw === null || raw === undefined || !Number.isFinite(raw) || raw < 0) return null;
-  if (raw >= EPOCH_THRESHOLD_MS) return new Date(raw);
-  return new Date(receivedAtMs + raw);
+  return usableDate(raw >= EPOCH_THRESHOLD_MS ? raw : receivedAtMs + raw);
 }

@@ -7,6 +7,7 @@
  * every unknown field on each answer was measurable in the client's per-request cost.
  */
 import { z } from 'zod';
+import { timestampToDate } from '../time/range.js';
 import { normalizeNextUp } from './next-up.js';
 import type {
   AttachedRef,
@@ -23,14 +24,6 @@ import type {
   ValidateBotResult,
   Vote,
 } from './types.js';
-
-/** Anything below this is taken as Unix seconds (one old sample); above, milliseconds. */
-const SECONDS_THRESHOLD = 100_000_000_000;
-
-export function timestampToDate(value: number | null | undefined): Date | null {
-  if (value === null || value === undefined || !Number.isFinite(value) || value <= 0) return null;
-  return new Date(value < SECONDS_THRESHOLD ? value * 1000 : value);
-}
 
 /*
  * Every exported schema goes through z.compile: zod generates one checking function for the

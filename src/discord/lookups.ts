@@ -2,10 +2,15 @@
  * What the bot reads from Discord for the directory: the guild's statistics for an up (as the
  * directory's own bot gathers them) and a user's name and avatar for a card. Both are best
  * effort: bounded in time, never throwing; the caller goes on without them.
+ *
+ * Every ID is checked to be a snowflake before it goes into a route, whatever its source. Routes
+ * are plain text (`/users/${id}`) and the request carries the bot's token: an ID from a
+ * directory's answer such as `../guilds/1` or `@me?x=` would steer it elsewhere. One that is
+ * not a snowflake counts as absent: no request, nothing gathered.
  */
 import { makeURLSearchParams, type REST } from '@discordjs/rest';
 import { type APIGuild, type APIUser, type Client, Routes } from 'discord.js';
-import type { ServerStatistics } from '../directory/index.js';
+import { isSnowflake, type ServerStatistics } from '../directory/index.js';
 import type { ChannelNames } from './channel-names.js';
 
 /** What an up or a server report sends of the guild: the directory's server statistics. */
@@ -57,6 +62,7 @@ export async function gatherGuildStats(
   onError?: (err: unknown) => void,
 ): Promise<GuildStats> {
   const stats: GuildStats = {};
+  if (!isSnowflake(guildId)) return stats;
   const deadline = Date.now() + timeoutMs;
   try {
     const guild = (await withTimeout(
@@ -65,11 +71,12 @@ export async function gatherGuildStats(
       timeoutMs,
     )) as APIGuild;
     stats.name = guild.name;
-    const icon = guildIconUrl(guild.id, guild.icon);
+    const icon = guildIconUrl(guildId, guild.icon);
     if (icon) stats.avatar = icon;
     if (typeof guild.approximate_member_count === 'number') stats.membersAll = guild.approximate_member_count;
     if (typeof guild.approximate_presence_count === 'number')
       stats.membersOnline = guild.approximate_presence_count;
+    if (!isSnowflake(guild.owner_id)) return stats;
     stats.ownerId = guild.owner_id;
     const left = deadline - Date.now();
     if (left > 0) {
@@ -90,12 +97,13 @@ export interface UserIdentity {
   avatarUrl: string | null;
 }
 
-/** A user's display name and avatar (GET /users/{id}), or null. */
+/** A user's display name and avatar (GET /users/{id}), or null (also, unasked, for an ID that is none). */
 export async function fetchIdentity(
   rest: REST,
   userId: string,
   timeoutMs: number,
 ): Promise<UserIdentity | null> {
+  if (!isSnowflake(userId)) return null;
   try {
     const user = (await withTimeout(
       (signal) => rest.get(Routes.user(userId), { signal }),
@@ -104,7 +112,7 @@ export async function fetchIdentity(
     return {
       name: user.global_name ?? user.username,
       avatarUrl: user.avatar
-        ? `${CDN}/avatars/${user.id}/${user.avatar}.${user.avatar.startsWith('a_') ? 'gif' : 'png'}?size=256`
+        ? `${CDN}/avatars/${userId}/${user.avatar}.${user.avatar.startsWith('a_') ? 'gif' : 'png'}?size=256`
         : null,
     };
   } catch {

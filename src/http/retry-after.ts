@@ -3,6 +3,8 @@
  * the deferrals sent to Discord (both read the same standard headers).
  */
 
+import { isUsableTime } from '../time/range.js';
+
 /** A header's value; the first one when it came several times. */
 export function header(
   headers: Record<string, string | string[] | undefined> | undefined,
@@ -12,8 +14,19 @@ export function header(
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** Retry-After (seconds or HTTP date), else x-ratelimit-reset-after / x-ratelimit-reset (seconds). */
+/**
+ * Retry-After (seconds or HTTP date), else x-ratelimit-reset-after / x-ratelimit-reset (seconds).
+ * A wait that would end past any usable time (time/range.ts) is unknown, as if none was sent.
+ */
 export function retryAfterFromHeaders(
+  headers: Record<string, string | string[] | undefined> | undefined,
+  now: number,
+): number | undefined {
+  const wait = rawRetryAfter(headers, now);
+  return wait !== undefined && isUsableTime(now + wait) ? wait : undefined;
+}
+
+function rawRetryAfter(
   headers: Record<string, string | string[] | undefined> | undefined,
   now: number,
 ): number | undefined {

@@ -4,12 +4,12 @@
  * logged at error, and the user is told the bot is misconfigured, never why in detail. A handler
  * that words its failures otherwise (/up) builds on describeError in its own describeFailure.
  */
-import { TimestampStyles, time } from 'discord.js';
+import { TimestampStyles } from 'discord.js';
 import { isDirectoryError } from '../directory/index.js';
 import type { Translate } from '../i18n/index.js';
 import { COLORS } from '../render/colors.js';
 import type { RenderedMessage } from '../render/message.js';
-import { safeText } from '../render/text.js';
+import { safeText, timestamp } from '../render/text.js';
 
 /** Which record a NotFound or a bad reference is about, for its message. */
 export type Subject = 'bot' | 'server' | 'profile';
@@ -77,11 +77,10 @@ export function describeError(
     case 'RateLimited': {
       const wait =
         'retryAfterMs' in err && typeof err.retryAfterMs === 'number' ? err.retryAfterMs : undefined;
+      // A wait that ends past any usable time is no wait the user can be told.
+      const when = wait === undefined ? null : timestamp(new Date(now + wait), TimestampStyles.RelativeTime);
       return {
-        text:
-          wait === undefined
-            ? t('errors.rateLimitedNoWait')
-            : t('errors.rateLimited', { when: time(new Date(now + wait), TimestampStyles.RelativeTime) }),
+        text: when === null ? t('errors.rateLimitedNoWait') : t('errors.rateLimited', { when }),
         level: 'info',
         code: err.code,
       };

@@ -8,16 +8,25 @@ import {
   type APIEmbed,
   type APIEmbedField,
   TimestampStyles,
-  time,
 } from 'discord.js';
 import type { BotReference, DirectoryBot, DirectoryProfile, DirectoryServer } from '../directory/index.js';
 import { resolveLocale, type Translate } from '../i18n/index.js';
+import { timestampToDate } from '../time/range.js';
 import { COLORS } from './colors.js';
 import { actionButton, linkButton, rows } from './components.js';
 import { type CommentsKind, commentsCustomId } from './custom-id.js';
 import { fitEmbed, LIMITS } from './limits.js';
 import type { RenderedMessage } from './message.js';
-import { httpUrl, looksLikeUrl, plainText, safeCode, safeLine, safeText, userMention } from './text.js';
+import {
+  httpUrl,
+  looksLikeUrl,
+  plainText,
+  safeCode,
+  safeLine,
+  safeText,
+  timestamp,
+  userMention,
+} from './text.js';
 
 export interface DiscordIdentity {
   name: string;
@@ -85,7 +94,7 @@ function descriptions(short: string | null, long: string | null): string {
 /** `information.added` is a time only when it looks like one (the real sample holds a count). */
 function addedAt(added: number | null): Date | null {
   if (added === null || added < 1_000_000_000) return null;
-  return new Date(added < 100_000_000_000 ? added * 1000 : added);
+  return timestampToDate(added);
 }
 
 /** The directory holds an invite *code*; a full invite link (with or without scheme) is accepted too. */
@@ -134,7 +143,6 @@ export function renderBotCard(
   identity?: DiscordIdentity | null,
 ): RenderedMessage {
   const name = identity?.name ?? bot.shortCode ?? bot.id;
-  const added = addedAt(bot.added);
   const embed: APIEmbed = {
     color: COLORS.info,
     title: safeLine(t('bot.title', { name }), LIMITS.title),
@@ -153,7 +161,7 @@ export function renderBotCard(
       ),
       field(t('bot.status'), label(bot.status)),
       field(t('bot.badge'), label(bot.badge)),
-      field(t('bot.added'), added ? time(added, TimestampStyles.LongDate) : null),
+      field(t('bot.added'), timestamp(addedAt(bot.added), TimestampStyles.LongDate)),
       field(
         t('bot.developers'),
         capped(

@@ -1,5 +1,5 @@
 /** A page of comments, with previous / next buttons whose state is in their custom_id. */
-import { type APIEmbed, ButtonStyle, TimestampStyles, time } from 'discord.js';
+import { type APIEmbed, ButtonStyle, TimestampStyles } from 'discord.js';
 import type { DirectoryComment, ProfileComments } from '../directory/index.js';
 import type { Translate } from '../i18n/index.js';
 import { COLORS } from './colors.js';
@@ -7,7 +7,7 @@ import { actionButton, rows } from './components.js';
 import { type CommentsKind, commentsCustomId } from './custom-id.js';
 import { fitEmbed, LIMITS } from './limits.js';
 import type { RenderedMessage } from './message.js';
-import { safeLine, safeText, truncate, userMention } from './text.js';
+import { safeLine, safeText, timestamp, truncate, userMention } from './text.js';
 
 export const COMMENTS_PER_PAGE = 5;
 const COMMENT_TEXT_LIMIT = 600;
@@ -47,7 +47,8 @@ export function renderCommentsPage(
   const page = Math.min(Math.max(0, wanted), pages - 1);
   const shown = comments.slice(page * COMMENTS_PER_PAGE, (page + 1) * COMMENTS_PER_PAGE);
   const lines = shown.map((c) => {
-    const when = c.at ? ` · ${time(c.at, TimestampStyles.RelativeTime)}` : '';
+    // No time, or one out of range, is said to be unknown rather than left out or shown as NaN.
+    const when = ` · ${timestamp(c.at, TimestampStyles.RelativeTime) ?? t('comments.timeUnknown')}`;
     const edited = c.isUpdated ? ` · ${t('comments.edited')}` : '';
     const about = c.about ? ` · ${t(c.about === 'bot' ? 'comments.onBot' : 'comments.onServer')}` : '';
     // Quoted before the cut, so a text of many short lines cannot grow past its share of the page.

@@ -3,6 +3,10 @@
  * broken (so nothing renders as a ping even where allowed_mentions would not apply), and it
  * is cut to Discord's limits on code-point boundaries.
  */
+import { type TimestampStylesString, time } from 'discord.js';
+import { isSnowflake } from '../directory/refs.js';
+import { isUsableTime } from '../time/range.js';
+
 const ELLIPSIS = '…';
 
 /** Cuts to at most `max` UTF-16 units without splitting a surrogate pair, ending with an ellipsis. */
@@ -153,12 +157,6 @@ export function directoryMarkdown(text: string, max: number): string {
   return truncate(neutralizeMentions(withEmoji), max);
 }
 
-const SNOWFLAKE = /^\d{17,20}$/;
-
-export function isSnowflake(value: string | null | undefined): value is string {
-  return typeof value === 'string' && SNOWFLAKE.test(value);
-}
-
 /** A user mention when the value is an ID (it renders, and never pings: allowed_mentions is empty), else text. */
 export function userMention(value: string | null | undefined, max = 100): string {
   if (!value) return '';
@@ -184,4 +182,12 @@ export function httpUrl(value: string | null | undefined): string | null {
 /** True when the value parses as a URL of any scheme (so it is not a plain handle to show as text). */
 export function looksLikeUrl(value: string): boolean {
   return URL.canParse(value.trim());
+}
+
+/**
+ * Discord's `<t:…>` markup for a date, or null when there is none or it is out of range
+ * (directory/times.ts): an Invalid Date would render as `<t:NaN:…>`.
+ */
+export function timestamp(date: Date | null | undefined, style: TimestampStylesString): string | null {
+  return date && isUsableTime(date.getTime()) ? time(date, style) : null;
 }

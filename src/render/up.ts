@@ -1,11 +1,11 @@
 /** The /up outcome: success (public), "not yet" (cooldown), not updated, each with its own look. */
-import { type APIEmbed, TimestampStyles, time } from 'discord.js';
+import { type APIEmbed, TimestampStyles } from 'discord.js';
 import type { ServerUpResult } from '../directory/index.js';
 import type { Translate } from '../i18n/index.js';
 import { COLORS } from './colors.js';
 import { fitEmbed, LIMITS } from './limits.js';
 import type { RenderedMessage } from './message.js';
-import { directoryMarkdown } from './text.js';
+import { directoryMarkdown, timestamp } from './text.js';
 
 export type UpOutcome = 'success' | 'cooldown' | 'notUpdated';
 
@@ -20,14 +20,16 @@ const LOOK: Record<UpOutcome, { color: number; icon: string }> = {
   notUpdated: { color: COLORS.warning, icon: '⚠️' },
 };
 
-/** `<t:…:R> (<t:…:f>)`, or "now" when the time has passed. */
+/**
+ * `<t:…:R> (<t:…:f>)`, or "now" when the time has passed. Null, and no field, when it is unknown:
+ * none sent, or one out of range (the schema makes it null).
+ */
 export function nextUpText(nextUpAt: Date | null, now: number, t: Translate): string | null {
-  if (!nextUpAt) return null;
+  const relative = timestamp(nextUpAt, TimestampStyles.RelativeTime);
+  const absolute = timestamp(nextUpAt, TimestampStyles.ShortDateTime);
+  if (!nextUpAt || relative === null || absolute === null) return null;
   if (nextUpAt.getTime() <= now) return t('up.nextUpNow');
-  return t('up.nextUpAt', {
-    relative: time(nextUpAt, TimestampStyles.RelativeTime),
-    absolute: time(nextUpAt, TimestampStyles.ShortDateTime),
-  });
+  return t('up.nextUpAt', { relative, absolute });
 }
 
 export function renderUpResult(result: ServerUpResult, t: Translate, now: number): RenderedMessage {

@@ -9,8 +9,8 @@ import {
   profileSchema,
   serverSchema,
   serverUpSchema,
-  timestampToDate,
 } from '../../src/directory/schemas.js';
+import { timestampToDate } from '../../src/time/range.js';
 import { directorySample as sample } from '../support/samples.js';
 
 describe('schemas against the published samples', () => {
