@@ -14,9 +14,17 @@
 import { directoryFaults } from './families/directory.js';
 import { hostileInput } from './families/fuzz.js';
 import { gatewayCloses } from './families/gateway.js';
-import { processFaults } from './families/process.js';
+import { processFaults, processFaultsOnPostgres } from './families/process.js';
 import { tokenLeaks } from './families/tokens.js';
 import { webhookFaults } from './families/webhook.js';
 import { runFaultSuite } from './runner.js';
 
-runFaultSuite([directoryFaults, webhookFaults, gatewayCloses, processFaults, hostileInput, tokenLeaks]);
+runFaultSuite([
+  directoryFaults,
+  webhookFaults,
+  gatewayCloses,
+  processFaults,
+  processFaultsOnPostgres,
+  hostileInput,
+  tokenLeaks,
+]);
