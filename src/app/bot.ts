@@ -21,7 +21,7 @@ import type { BotDeps, Registry } from '../interactions/types.js';
 import type { Logger } from '../log/logger.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { Readiness } from '../ops/server.js';
-import { type Store, StoreUpJournal } from '../store/index.js';
+import { SettingsRepository, type Store, StoreUpJournal } from '../store/index.js';
 import type { ServerReporter } from '../tasks/server-reports.js';
 import type { StatsPoster } from '../tasks/stats-poster.js';
 import { createServices, type ServicesOptions } from './services.js';
@@ -143,7 +143,14 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
       (answered) => logger.debug({ answered }, 'the ups from before the restart are dealt with'),
     );
   });
-  watchGuilds({ client, channels, discord: deps.discord, reporter, logger });
+  watchGuilds({
+    client,
+    channels,
+    discord: deps.discord,
+    reporter,
+    settings: new SettingsRepository(store),
+    logger,
+  });
   watchShards(client, logger, options.onFatal);
 
   let stopping: Promise<void> | undefined;
