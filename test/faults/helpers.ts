@@ -36,6 +36,9 @@ export class Checks {
   }
 }
 
+/** A line of a stack trace, as Node prints one on stderr. */
+export const STACK_LINE = /^\s+at .+\(?.+:\d+:\d+\)?$/m;
+
 export function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }

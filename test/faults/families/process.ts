@@ -21,10 +21,16 @@ import {
   startWorld,
   type World,
 } from '../fixtures.js';
-import { Checks, type HoldingProxy, message, startBot, startHoldingProxy, track } from '../helpers.js';
+import {
+  Checks,
+  type HoldingProxy,
+  message,
+  STACK_LINE,
+  startBot,
+  startHoldingProxy,
+  track,
+} from '../helpers.js';
 import type { Family, Row } from '../runner.js';
-
-const STACK_LINE = /^\s+at .+\(?.+:\d+:\d+\)?$/m;
 
 const fatalCloseRow: Row = {
   id: 'P1',
