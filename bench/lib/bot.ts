@@ -62,7 +62,7 @@ async function startBot(options: {
       }
     },
   };
-  // The bot's data directory (its journal of ups in flight): a fresh one outside the repository.
+  // The bot's data directory (its store): a fresh one outside the repository.
   const dataDir = mkdtempSync(join(tmpdir(), 'directory-bot-bench-'));
   const config = loadConfig({
     DATA_DIR: dataDir,
@@ -78,11 +78,23 @@ async function startBot(options: {
   const directory = options.onRateLimitGrant
     ? new DirectoryClient({ ...config.directory, onRateLimitGrant: options.onRateLimitGrant })
     : undefined;
-  const bot = createBot({ config, logger, registry, postStats: false, ...(directory ? { directory } : {}) });
-  const ready = new Promise<void>((resolve) => bot.client.once(Events.ClientReady, () => resolve()));
-  try {
-    await bot.start();
+  const connected = async (): Promise<BotApp> => {
+    // The store opens here, as in production: a SQLite file in the fresh data directory.
+    const app = await createBot({
+      config,
+      logger,
+      registry,
+      postStats: false,
+      ...(directory ? { directory } : {}),
+    });
+    const ready = new Promise<void>((resolve) => app.client.once(Events.ClientReady, () => resolve()));
+    await app.start();
     await ready;
+    return app;
+  };
+  let bot: BotApp;
+  try {
+    bot = await connected();
   } catch (err) {
     rmSync(dataDir, { recursive: true, force: true });
     throw err;

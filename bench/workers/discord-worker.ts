@@ -1,10 +1,16 @@
 /**
  * One Discord client in a process of its own: logs in to the stand-in the parent runs, waits for
  * ready, and reports the time to ready and (after two forced GCs) process.memoryUsage() over IPC.
+ * Ours holds the bot's store open meanwhile (SQLite in a fresh data directory), as the bot does
+ * from its start: its memory is part of what is measured.
  * Started by bench/lib/children.ts with --expose-gc and the request in BENCH_WORKER.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client, Events, GatewayIntentBits } from 'discord.js';
 import { createDiscordClient } from '../../src/discord/client.js';
+import { openStore } from '../../src/store/index.js';
 import type { WorkerRequest, WorkerResult } from '../lib/children.js';
 
 function parseRequest(): WorkerRequest {
@@ -48,8 +54,32 @@ function send(message: unknown): Promise<void> {
   });
 }
 
+/** Opens the store as the bot does; returns what closes and removes it. */
+async function openBotStore(): Promise<() => Promise<void>> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'directory-bot-bench-worker-'));
+  try {
+    const store = await openStore({ dataDir });
+    return async () => {
+      await store.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    };
+  } catch (err) {
+    rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
 async function main(): Promise<void> {
   const request = parseRequest();
+  const removeStore = request.config === 'ours' ? await openBotStore() : undefined;
+  try {
+    await measure(request);
+  } finally {
+    await removeStore?.();
+  }
+}
+
+async function measure(request: WorkerRequest): Promise<void> {
   const { client, keptGuilds } = makeClient(request);
   const ready = new Promise<void>((resolve) => client.once(Events.ClientReady, () => resolve()));
   const started = performance.now();

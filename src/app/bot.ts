@@ -1,8 +1,8 @@
 /**
  * The bot assembled in a process with a Discord client (the single process, or one shard process
- * of several): the discord.js client, the shared services (services.ts), the handlers' deps, the
- * router, and the gateway's events. main.ts, the sandbox and the end-to-end tests all build it
- * through here.
+ * of several): the discord.js client, the shared services (services.ts) with the store, the
+ * handlers' deps, the router, and the gateway's events. main.ts, the sandbox and the end-to-end
+ * tests all build it through here.
  */
 import { type Client, DefaultUserAgent, Events } from 'discord.js';
 import type { Config } from '../config/env.js';
@@ -15,16 +15,17 @@ import { createDiscordRestAgent } from '../discord/rest-agent.js';
 import { exposeShardStates, localShards } from '../discord/shard-stats.js';
 import { watchGuilds } from '../events/guilds.js';
 import { watchShards } from '../events/shards.js';
-import { FileUpJournal, type UpJournal } from '../features/up/journal.js';
 import { recoverPendingUps } from '../features/up/recover.js';
 import { createRouter, type Router, type RouterHooks } from '../interactions/router.js';
 import type { BotDeps, Registry } from '../interactions/types.js';
 import type { Logger } from '../log/logger.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { Readiness } from '../ops/server.js';
+import { SettingsRepository, type Store, StoreUpJournal } from '../store/index.js';
 import type { ServerReporter } from '../tasks/server-reports.js';
 import type { StatsPoster } from '../tasks/stats-poster.js';
 import { createServices, type ServicesOptions } from './services.js';
+import { doneWithin } from './shutdown.js';
 
 export interface BotOptions {
   config: Config;
@@ -41,8 +42,6 @@ export interface BotOptions {
   metrics?: Metrics;
   /** Post statistics from this process (not in a shard process: the manager posts for all). */
   postStats?: boolean;
-  /** Where ups in flight are journaled; default: a file in DATA_DIR. */
-  journal?: UpJournal;
   /** Overrides for the poster (tests shorten its delays). */
   stats?: ServicesOptions['stats'];
 }
@@ -52,6 +51,8 @@ export interface BotApp {
   /** What the bot keeps of channels, discord.js keeping none (channel-names.ts). */
   channels: ChannelNames;
   directory: DirectoryClient;
+  /** Open until stop() has finished. */
+  store: Store;
   router: Router;
   /** Undefined without a directory token. */
   reporter: ServerReporter | undefined;
@@ -65,7 +66,13 @@ export interface BotApp {
 
 const DESTROY_BOUND_MS = 2_000;
 
-export function createBot(options: BotOptions): BotApp {
+/** The journal's owner: each shard process recovers the ups of its own shards, whatever it shares. */
+function journalOwner(sharding: Config['sharding']): string {
+  return sharding.isChild ? `shards-${sharding.childShards.join('-')}` : 'main';
+}
+
+/** Opens the store (services.ts) before anything connects: throws its StoreError when it cannot. */
+export async function createBot(options: BotOptions): Promise<BotApp> {
   const { config, logger, metrics } = options;
   const sharding = config.sharding;
   // Ours, so that stop() can close its keep-alive connections.
@@ -80,7 +87,7 @@ export function createBot(options: BotOptions): BotApp {
   });
   // The manager counts a shard process's shards by asking it (shard-stats.ts).
   if (sharding.isChild) exposeShardStates(client);
-  const services = createServices({
+  const services = await createServices({
     config,
     logger,
     metrics,
@@ -92,15 +99,12 @@ export function createBot(options: BotOptions): BotApp {
       reports: config.directory.token !== undefined,
     },
     stats: options.stats,
+  }).catch(async (err: unknown) => {
+    await restAgent.destroy();
+    throw err;
   });
-  const { directory, poster, reporter } = services;
-  // Shard processes share DATA_DIR: each keeps the journal of its own shards.
-  const journal =
-    options.journal ??
-    new FileUpJournal(
-      config.dataDir,
-      sharding.isChild ? `pending-ups-shards-${sharding.childShards.join('-')}` : 'pending-ups',
-    );
+  const { directory, poster, reporter, store } = services;
+  const journal = new StoreUpJournal(store, { owner: journalOwner(sharding) });
   const deps: BotDeps = {
     directory,
     discord: discordLookups(client, channels, options.gatherTimeoutMs ?? 2_000),
@@ -135,9 +139,18 @@ export function createBot(options: BotOptions): BotApp {
       'connected to Discord',
     );
     services.start();
-    void recoverPendingUps({ journal, directory, rest: client.rest, logger, now: deps.now });
+    void recoverPendingUps({ journal, directory, rest: client.rest, logger, now: deps.now }).then(
+      (answered) => logger.debug({ answered }, 'the ups from before the restart are dealt with'),
+    );
   });
-  watchGuilds({ client, channels, discord: deps.discord, reporter, logger });
+  watchGuilds({
+    client,
+    channels,
+    discord: deps.discord,
+    reporter,
+    settings: new SettingsRepository(store),
+    logger,
+  });
   watchShards(client, logger, options.onFatal);
 
   let stopping: Promise<void> | undefined;
@@ -145,6 +158,7 @@ export function createBot(options: BotOptions): BotApp {
     client,
     channels,
     directory,
+    store,
     router,
     reporter,
     poster,
@@ -161,14 +175,7 @@ export function createBot(options: BotOptions): BotApp {
         await services.stop();
         // @discordjs/ws 1.2 can leave destroy() pending forever when a shard waits for READY
         // (its abort handler starts a second destroy): never let that hold the shutdown.
-        let timer: NodeJS.Timeout | undefined;
-        const destroyed = await Promise.race([
-          client.destroy().then(() => true),
-          new Promise<false>((resolve) => {
-            timer = setTimeout(() => resolve(false), DESTROY_BOUND_MS);
-          }),
-        ]);
-        clearTimeout(timer);
+        const destroyed = await doneWithin(client.destroy(), DESTROY_BOUND_MS);
         if (!destroyed) logger.warn('the Discord client did not close in time; going on');
         // Its idle keep-alive connections; a request still on its way has no one left to answer.
         await Promise.all([restAgent.destroy(), acknowledger.close()]);

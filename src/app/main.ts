@@ -9,7 +9,7 @@ import { createLogger } from '../log/logger.js';
 import { createMetrics } from '../ops/metrics.js';
 import { createBot } from './bot.js';
 import { installShutdown } from './shutdown.js';
-import { loadOrExit, startOpsOrExit } from './startup.js';
+import { loadOrExit, openOrExit, startOpsOrExit } from './startup.js';
 
 const config = loadOrExit(['discordToken']);
 const child = config.sharding.isChild;
@@ -20,17 +20,19 @@ if (!config.directory.token) {
 
 // A shard process leaves statistics and the operations endpoint to the manager.
 const metrics = child ? undefined : createMetrics({ logger });
-const bot = createBot({
-  config,
-  logger,
-  registry,
-  postStats: !child && config.directory.token !== undefined,
-  ...(metrics ? { metrics } : {}),
-  onFatal: (reason) => {
-    process.stderr.write(`${reason}\n`);
-    void shutdown.run(1);
-  },
-});
+const bot = await openOrExit(() =>
+  createBot({
+    config,
+    logger,
+    registry,
+    postStats: !child && config.directory.token !== undefined,
+    ...(metrics ? { metrics } : {}),
+    onFatal: (reason) => {
+      process.stderr.write(`${reason}\n`);
+      void shutdown.run(1);
+    },
+  }),
+);
 
 const ops =
   metrics && config.httpPort !== undefined

@@ -1,9 +1,9 @@
 /**
- * What every process of the bot wires the same way, in one place: the directory client with its
- * metrics hooks, the background tasks (src/tasks/) with theirs, readiness for /readyz and the
- * metrics' view of the shards. A process with a Discord client gets it through createBot (bot.ts);
- * the sharding manager (sharded.ts) directly. A new background task is built, started and stopped
- * here, and each entry point says whether it runs in that process.
+ * What every process of the bot wires the same way, in one place: the store, the directory client
+ * with its metrics hooks, the background tasks (src/tasks/) with theirs, readiness for /readyz and
+ * the metrics' view of the shards. A process with a Discord client gets it through createBot
+ * (bot.ts); the sharding manager (sharded.ts) directly. A new background task is built, started
+ * and stopped here, and each entry point says whether it runs in that process.
  */
 import type { Config } from '../config/env.js';
 import { DirectoryClient } from '../directory/index.js';
@@ -11,8 +11,10 @@ import type { ShardView } from '../discord/shard-stats.js';
 import type { Logger } from '../log/logger.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { Readiness } from '../ops/server.js';
+import { openStore, type Store } from '../store/index.js';
 import { ServerReporter } from '../tasks/server-reports.js';
 import { StatsPoster, type StatsPosterOptions } from '../tasks/stats-poster.js';
+import { doneWithin } from './shutdown.js';
 
 export interface ServicesOptions {
   config: Config;
@@ -32,6 +34,8 @@ export interface ServicesOptions {
 }
 
 export interface Services {
+  /** Open from the start: the SQLite file in DATA_DIR, or PostgreSQL at DATABASE_URL. */
+  store: Store;
   directory: DirectoryClient;
   poster: StatsPoster | undefined;
   reporter: ServerReporter | undefined;
@@ -41,15 +45,23 @@ export interface Services {
   start(): void;
   /** Stops every task, each within its own bound. */
   stop(): Promise<void>;
-  /** Closes the directory client (after stop). */
+  /** Closes the directory client and the store (after stop). */
   close(): Promise<void>;
 }
 
 /** Short: the whole shutdown has to fit in Docker's 10 s. */
 const TASK_STOP_MS = 1_500;
+/** A PostgreSQL pool waits for its queries to end before it closes; one that hangs is left. */
+const STORE_CLOSE_MS = 1_000;
 
-export function createServices(options: ServicesOptions): Services {
+/**
+ * Opens the store first, and builds the rest only once it is open: a store that cannot be opened
+ * or migrated (a StoreError, one line) leaves nothing running behind it.
+ */
+export async function createServices(options: ServicesOptions): Promise<Services> {
   const { config, logger, metrics, shards } = options;
+  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
+  logger.info({ engine: store.engine, location: store.location }, 'store open');
   const directory =
     options.directory ??
     new DirectoryClient({
@@ -77,6 +89,7 @@ export function createServices(options: ServicesOptions): Services {
   });
 
   return {
+    store,
     directory,
     poster,
     reporter,
@@ -96,6 +109,11 @@ export function createServices(options: ServicesOptions): Services {
     async stop() {
       await Promise.all([poster?.stop(), reporter?.stop()]);
     },
-    close: () => directory.close(),
+    async close() {
+      const storeClosed = doneWithin(store.close(), STORE_CLOSE_MS).then((closed) => {
+        if (!closed) logger.warn('the store did not close in time; going on');
+      });
+      await Promise.all([directory.close(), storeClosed]);
+    },
   };
 }

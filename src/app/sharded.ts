@@ -3,8 +3,10 @@
  * `npm run start:sharded`: one process per shard, for bigger bots, with discord.js's own
  * ShardingManager (maintained with the client, speaks its IPC, respawns crashed shard
  * processes). This manager process is the only one that posts statistics and serves the
- * operations endpoint; it gathers every process's shards over IPC (shard-stats.ts). Its directory
- * client, tasks and readiness are wired as in every process (services.ts).
+ * operations endpoint; it gathers every process's shards over IPC (shard-stats.ts). Its store,
+ * directory client, tasks and readiness are wired as in every process (services.ts): the store,
+ * on PostgreSQL (every process shares it), is opened and migrated here before any shard process
+ * starts, so that one that cannot be is one line, not one per shard process.
  */
 import { fileURLToPath } from 'node:url';
 import { REST } from '@discordjs/rest';
@@ -15,9 +17,9 @@ import { createLogger } from '../log/logger.js';
 import { createMetrics } from '../ops/metrics.js';
 import { createServices } from './services.js';
 import { installShutdown } from './shutdown.js';
-import { loadOrExit, startOpsOrExit } from './startup.js';
+import { loadOrExit, openOrExit, startOpsOrExit } from './startup.js';
 
-const config = loadOrExit(['discordToken']);
+const config = loadOrExit(['discordToken', 'databaseUrl']);
 const logger = createLogger({ level: config.logLevel, secrets: secretsOf(config) }).child({
   role: 'manager',
 });
@@ -66,13 +68,15 @@ manager.on('shardCreate', (shard) => {
 
 const shards = managedShards(manager, totalShards);
 // The shard processes report their own guilds' joins and leaves.
-const services = createServices({
-  config,
-  logger,
-  metrics,
-  shards,
-  tasks: { stats: config.directory.token !== undefined, reports: false },
-});
+const services = await openOrExit(() =>
+  createServices({
+    config,
+    logger,
+    metrics,
+    shards,
+    tasks: { stats: config.directory.token !== undefined, reports: false },
+  }),
+);
 
 const ops =
   config.httpPort !== undefined

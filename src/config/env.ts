@@ -6,13 +6,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { parseEnv } from 'node:util';
 import { z } from 'zod';
+import { describeUrl, passwordsOf } from '../store/url.js';
 
 export type Environment = Record<string, string | undefined>;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** Variables whose values are never shown, not even in an error about them. */
-export const SECRET_VARIABLES = new Set(['DIRECTORY_TOKEN', 'DISCORD_TOKEN']);
+export const SECRET_VARIABLES = new Set(['DIRECTORY_TOKEN', 'DISCORD_TOKEN', 'DATABASE_URL']);
 
 /** The directory asks for at least this long between stats posts. */
 const MIN_STATS_INTERVAL_MS = 15 * 60_000;
@@ -107,6 +108,22 @@ function token() {
     if (/[\r\n]/.test(value)) slip = 'a line break';
     else if (/\s/.test(value)) slip = 'a space';
     return fail(`expected the token alone, as one word: it has ${slip} inside`);
+  });
+}
+
+/**
+ * A PostgreSQL URL. The message about a wrong one names its scheme at most: the rest may hold a
+ * password.
+ */
+function databaseUrl() {
+  return variable(undefined, (value, fail) => {
+    if (describeUrl(value) !== undefined) return value;
+    // Only a scheme followed by //: what precedes the first colon may otherwise be a password.
+    const scheme = /^([a-z][a-z\d+.-]*):\/\//i.exec(value)?.[1];
+    return fail(
+      'expected a PostgreSQL URL, postgres://user:password@host:port/database (or postgresql://)' +
+        (scheme === undefined ? '' : `; this one starts with ${scheme}:`),
+    );
   });
 }
 
@@ -235,6 +252,7 @@ export const SCHEMA = z
     HTTP_HOST: host('0.0.0.0'),
     STATS_FIRST_DELAY: duration(30_000),
     DATA_DIR: optionalText,
+    DATABASE_URL: databaseUrl(),
     SHUTDOWN_TIMEOUT_MS: integer(500, 9_000, 6_000, ' (milliseconds)'),
     // Set by discord.js's ShardingManager in the processes it spawns; not for operators.
     SHARDING_MANAGER: flag(),
@@ -290,8 +308,10 @@ export interface Config {
   /** Address the operations endpoint listens on. */
   httpHost: string;
   shutdownTimeoutMs: number;
-  /** Where the bot keeps what must survive a restart (the journal of ups in flight). */
+  /** Where the SQLite store is kept, when there is no databaseUrl. */
   dataDir: string;
+  /** The PostgreSQL store (secret: it may hold a password); undefined: SQLite in dataDir. */
+  databaseUrl: string | undefined;
   logLevel: (typeof LOG_LEVELS)[number];
 }
 
@@ -368,6 +388,7 @@ export function loadConfig(env: Environment): Config {
     httpHost: e.HTTP_HOST,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     dataDir: e.DATA_DIR ?? 'data',
+    databaseUrl: e.DATABASE_URL,
     logLevel: e.LOG_LEVEL,
   };
 }
@@ -400,7 +421,8 @@ export function readEnvironment(
 
 /** Every secret value in a configuration, for log scrubbing. */
 export function secretsOf(config: Config): string[] {
-  return [config.directory.token, config.discord.token].filter(
+  const database = config.databaseUrl === undefined ? [] : passwordsOf(config.databaseUrl);
+  return [config.directory.token, config.discord.token, ...database].filter(
     (s): s is string => typeof s === 'string' && s.length > 0,
   );
 }

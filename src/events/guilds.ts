@@ -1,11 +1,13 @@
 /**
  * Guild joins and leaves: each is logged, and reported to the directory (as the directory's
- * service bot does) when there is a reporter, that is with a directory token.
+ * service bot does) when there is a reporter, that is with a directory token. A leave also deletes
+ * what the store keeps about the server (its settings and reminders).
  */
 import { type Client, Events, type Guild } from 'discord.js';
 import type { ChannelNames, ReportChannel } from '../discord/channel-names.js';
 import type { DiscordLookups } from '../discord/lookups.js';
 import type { Logger } from '../log/logger.js';
+import type { SettingsRepository } from '../store/index.js';
 import type { GuildReport, ServerReporter } from '../tasks/server-reports.js';
 
 export interface GuildEventsOptions {
@@ -14,6 +16,8 @@ export interface GuildEventsOptions {
   discord: Pick<DiscordLookups, 'guildStats'>;
   /** Where reports go; undefined: none are sent. */
   reporter: Pick<ServerReporter, 'report'> | undefined;
+  /** Forgets a server left: its settings and reminders go with the bot. */
+  settings: Pick<SettingsRepository, 'deleteGuild'>;
   logger: Logger;
 }
 
@@ -42,7 +46,7 @@ export function guildReport(
 }
 
 export function watchGuilds(options: GuildEventsOptions): void {
-  const { client, channels, discord, reporter, logger } = options;
+  const { client, channels, discord, reporter, settings, logger } = options;
   /** Joins whose statistics are being gathered; a leave (or a newer join) takes the entry away. */
   const joining = new Map<string, symbol>();
   client.on(Events.GuildCreate, (guild) => {
@@ -76,5 +80,10 @@ export function watchGuilds(options: GuildEventsOptions): void {
     channels.forget(guild.id);
     joining.delete(guild.id);
     reporter?.report(guildReport(guild, false, client.user?.id ?? guild.client.user.id, channel));
+    void settings.deleteGuild(guild.id).then(
+      () => logger.debug({ guildId: guild.id }, "deleted the left guild's settings and reminders"),
+      (err: unknown) =>
+        logger.warn({ err, guildId: guild.id }, "could not delete the left guild's settings and reminders"),
+    );
   });
 }

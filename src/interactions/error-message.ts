@@ -10,6 +10,7 @@ import type { Translate } from '../i18n/index.js';
 import { COLORS } from '../render/colors.js';
 import type { RenderedMessage } from '../render/message.js';
 import { safeText, timestamp } from '../render/text.js';
+import { StoreUnavailableError } from '../store/errors.js';
 
 /** Which record a NotFound or a bad reference is about, for its message. */
 export type Subject = 'bot' | 'server' | 'profile';
@@ -58,6 +59,10 @@ export function describeError(
     return { text: t(`errors.invalidArgument.${err.subject}`), level: 'info', code: 'InvalidInput' };
   }
   if (err instanceof GuildOnlyError) return { text: t('errors.guildOnly'), level: 'info', code: 'GuildOnly' };
+  // The database is away for now (PostgreSQL lost): nothing was written, the same request may work soon.
+  if (err instanceof StoreUnavailableError) {
+    return { text: t('errors.storeUnavailable'), level: 'warn', code: 'StoreUnavailable' };
+  }
   if (!isDirectoryError(err)) return { text: t('errors.internal'), level: 'error', code: 'Internal' };
   switch (err.code) {
     case 'NotFound':

@@ -3,7 +3,7 @@
  * is sent and removed once its answer is decided, so a bot killed in between answers it when it
  * starts again.
  *
- * As with the file it replaces, changes made while a write is under way go out together in the
+ * Changes made while a write is under way go out together in the
  * next one (one transaction): a burst of ups costs a few commits, not two each. Each change is
  * answered once its transaction has committed; a failed transaction fails all its changes and
  * writes none of them.

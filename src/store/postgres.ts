@@ -8,6 +8,7 @@ import { Kysely, PostgresDialect, sql } from './kysely.js';
 import { migrateToLatest } from './migrate.js';
 import type { Database } from './schema.js';
 import { Store, type StoreLogger } from './store.js';
+import { describeUrl, withoutPassword } from './url.js';
 
 /** pg's type id for bigint. */
 const INT8 = 20;
@@ -78,27 +79,4 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     );
   }
   return new Store('postgres', location, db);
-}
-
-/** postgres://user@host:port/database: what a message may show of the URL (never a password). */
-export function describeUrl(url: string): string | undefined {
-  const parsed = URL.canParse(url) ? new URL(url) : undefined;
-  if (parsed?.protocol !== 'postgres:' && parsed?.protocol !== 'postgresql:') return undefined;
-  const user = parsed.username ? `${decoded(parsed.username)}@` : '';
-  return `${parsed.protocol}//${user}${parsed.host}${parsed.pathname}`;
-}
-
-/** No server or driver message should carry the password; one that did would not show it. */
-function withoutPassword(text: string, url: string): string {
-  const parsed = new URL(url);
-  const passwords = [decoded(parsed.password), parsed.searchParams.get('password') ?? ''];
-  return passwords.reduce((out, p) => (p ? out.replaceAll(p, '***') : out), text);
-}
-
-function decoded(component: string): string {
-  try {
-    return decodeURIComponent(component);
-  } catch {
-    return component;
-  }
 }

@@ -1,6 +1,7 @@
 /**
  * The built entry points as a user runs them: `npm start` without a token or with a refused one,
- * and `npm run deploy-commands` to a guild and globally, against the Discord stand-in.
+ * `npm run start:sharded` without the PostgreSQL it needs, and `npm run deploy-commands` to a
+ * guild and globally, against the Discord stand-in.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -85,6 +86,33 @@ describe('npm start', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('Discord rejected DISCORD_TOKEN');
     expect(`${result.stdout}${result.stderr}`).not.toContain(token);
+  });
+});
+
+describe('npm run start:sharded', () => {
+  it('without DATABASE_URL: one clear line, exit 2, before anything is asked of Discord', async () => {
+    const before = discord.requests.length;
+    const result = await run('sharded.js', {
+      DISCORD_TOKEN: discord.token,
+      DISCORD_API_URL: discord.restUrl,
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(/^DATABASE_URL is not set: npm run start:sharded runs a process per shard/);
+    expect(discord.requests.slice(before)).toEqual([]);
+  });
+
+  it('with a DATABASE_URL that is not PostgreSQL: exit 2, its password never shown', async () => {
+    const result = await run('sharded.js', {
+      DISCORD_TOKEN: discord.token,
+      DATABASE_URL: 'mysql://root:db-password-4711@127.0.0.1/test',
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      '  - DATABASE_URL: expected a PostgreSQL URL, postgres://user:password@host:port/database ' +
+        '(or postgresql://); this one starts with mysql: (value hidden)',
+    );
+    expect(result.stderr).not.toContain('db-password-4711');
   });
 });
 

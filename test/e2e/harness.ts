@@ -161,7 +161,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       secrets: options.scrubSecrets === false ? [] : secretsOf(config),
       destination: sink,
     });
-    const app = createBot({
+    const app = await createBot({
       config,
       logger,
       registry,

@@ -1,8 +1,8 @@
 /**
  * The fault suite: one table, one row per fault, each with the behaviour expected of the bot.
- * Directory faults and Discord faults are seen through the real bot (in-process harness, or the
- * built bot as a child process where the fault is the process itself: a fatal gateway close, a
- * kill during /up). The runner (runner.ts) prints the summary `fault suite: N rows, M as
+ * Directory faults, Discord faults and store faults are seen through the real bot (in-process
+ * harness, or the built bot as a child process where the fault is the process itself: a fatal
+ * gateway close, a kill during /up, a store it cannot open). The runner (runner.ts) prints the summary `fault suite: N rows, M as
  * expected` and the table once every row has run.
  *
  * Every row also checks that no token (the Discord token, the directory tokens) shows up in a log
@@ -14,9 +14,19 @@
 import { directoryFaults } from './families/directory.js';
 import { hostileInput } from './families/fuzz.js';
 import { gatewayCloses } from './families/gateway.js';
-import { processFaults } from './families/process.js';
+import { processFaults, processFaultsOnPostgres } from './families/process.js';
+import { storeFaults } from './families/store.js';
 import { tokenLeaks } from './families/tokens.js';
 import { webhookFaults } from './families/webhook.js';
 import { runFaultSuite } from './runner.js';
 
-runFaultSuite([directoryFaults, webhookFaults, gatewayCloses, processFaults, hostileInput, tokenLeaks]);
+runFaultSuite([
+  directoryFaults,
+  webhookFaults,
+  gatewayCloses,
+  processFaults,
+  processFaultsOnPostgres,
+  storeFaults,
+  hostileInput,
+  tokenLeaks,
+]);

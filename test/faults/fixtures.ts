@@ -1,13 +1,11 @@
 /**
  * What the fault families share: the guild the rows run in, a harness or a world (stand-in,
- * emulator, data directory) of a row's own, and the checks every row makes: no token in a log
+ * emulator, store) of a row's own, and the checks every row makes: no token in a log
  * line, a child's output or a body sent to Discord, nothing that can ping, no unhandled error.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { APIEmbed } from 'discord.js';
 import { translator } from '../../src/i18n/index.js';
+import { type Engine, openStore, type Store } from '../../src/store/index.js';
 import {
   type DiscordStandIn,
   discordLikeToken,
@@ -29,20 +27,17 @@ import {
   startHarness,
 } from '../e2e/harness.js';
 import { type Emulator, IDS, startEmulator, TOKENS } from '../emulator/index.js';
+import { freshPlace, type Place } from '../store/places.js';
 import type { BotProcess } from '../support/bot-process.js';
 import { assertLocal } from '../support/local.js';
 import { discordRequestTexts, leaksIn } from '../support/secrets.js';
+import { tempDir } from '../support/temp.js';
 import { Checks, message, track } from './helpers.js';
 import type { Outcome } from './runner.js';
 
 export const freshGuild = makeGuild({ id: IDS.serverFresh, name: 'BotiCord Community' });
 export const EN = translator('en-US');
 export const RU = translator('ru');
-
-export function tempDir(prefix: string): { path: string; remove: () => void } {
-  const path = mkdtempSync(join(tmpdir(), prefix));
-  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
-}
 
 export function bumpsOf(emu: Emulator, serverId: string): number {
   return emu.state.servers.get(serverId)?.information.bumps ?? 0;
@@ -146,24 +141,42 @@ export async function inHarness(
 
 // ---- the real process ---------------------------------------------------------------------------
 
-/** What the built bot runs against: a stand-in, an emulator and a data directory of the row's own. */
+/** What the built bot runs against: a stand-in, an emulator and a store of the row's own. */
 export interface World {
   emu: Emulator;
   discord: DiscordStandIn;
-  dataDir: string;
+  /** Where the bot keeps its store: a SQLite file in a data directory, or a PostgreSQL schema. */
+  store: Place;
+  /** The interactions in the bot's journal of ups in flight, as the store holds them now. */
+  journaled(): Promise<string[]>;
   close: () => Promise<void>;
 }
 
-export async function startWorld(): Promise<World> {
+export async function startWorld(engine: Engine = 'sqlite'): Promise<World> {
   const emu = await startEmulator({ rateLimits: false });
   const discord = await startDiscordStandIn({ token: discordLikeToken(), guilds: [freshGuild] });
-  const data = tempDir('faults-proc-data-');
+  const place = await freshPlace(engine);
+  /** The test's own connection to the bot's store, opened when first needed. */
+  let reader: Promise<Store> | undefined;
   const close = track(async () => {
     await discord.close();
     await emu.close();
-    data.remove();
+    await reader?.then((store) => store.close()).catch(() => undefined);
+    await place.remove();
   });
-  return { emu, discord, dataDir: data.path, close };
+  return {
+    emu,
+    discord,
+    store: place,
+    async journaled() {
+      reader ??= openStore(place.options);
+      const rows = await (await reader).run((db) =>
+        db.selectFrom('pending_ups').select('interaction_id').execute(),
+      );
+      return rows.map((row) => row.interaction_id);
+    },
+    close,
+  };
 }
 
 /** The child's environment: the world's addresses, or a proxy in front of either. */
@@ -173,7 +186,7 @@ export function childEnv(
 ): Record<string, string> {
   const env: Record<string, string> = {};
   const settings = botEnvironment(world.emu, world.discord, {
-    DATA_DIR: world.dataDir,
+    ...world.store.env,
     SHUTDOWN_TIMEOUT_MS: '1000',
     ...(overrides.discordApi ? { DISCORD_API_URL: overrides.discordApi } : {}),
     ...(overrides.directoryApi ? { DIRECTORY_API_URL: overrides.directoryApi } : {}),

@@ -4,10 +4,8 @@
  * running, the built bot as a child process, and a holding HTTP proxy that can keep a request from
  * ever reaching the server behind it (to kill the bot while a request is "on the wire").
  */
-import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { BotProcess } from '../support/bot-process.js';
 import { assertLocal, LOCALHOST } from '../support/local.js';
 
@@ -37,6 +35,9 @@ export class Checks {
     this.notes.push(text);
   }
 }
+
+/** A line of a stack trace, as Node prints one on stderr. */
+export const STACK_LINE = /^\s+at .+\(?.+:\d+:\d+\)?$/m;
 
 export function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
@@ -79,18 +80,6 @@ export async function closeLeftovers(): Promise<string[]> {
   children.clear();
   for (const close of [...open]) await close().catch(() => undefined);
   return running;
-}
-
-// ---- the journal --------------------------------------------------------------------------------
-
-/** The journal file of a data directory, parsed ([] when missing or unreadable). */
-export function journalEntries(dataDir: string): Array<Record<string, unknown>> {
-  try {
-    const value: unknown = JSON.parse(readFileSync(join(dataDir, 'pending-ups.json'), 'utf8'));
-    return Array.isArray(value) ? (value as Array<Record<string, unknown>>) : [];
-  } catch {
-    return [];
-  }
 }
 
 // ---- a holding proxy ----------------------------------------------------------------------------

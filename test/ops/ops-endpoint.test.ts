@@ -8,12 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../../commands/index.js';
 import { type BotApp, createBot } from '../../src/app/bot.js';
 import { loadConfig, secretsOf } from '../../src/config/env.js';
-import { MemoryUpJournal } from '../../src/features/up/journal.js';
 import { createLogger } from '../../src/log/logger.js';
 import { createMetrics } from '../../src/ops/metrics.js';
 import { type OpsServer, startOpsServer } from '../../src/ops/server.js';
 import { type DiscordStandIn, startDiscordStandIn } from '../discord/index.js';
 import { type Emulator, IDS, startEmulator, TOKENS } from '../emulator/index.js';
+import { tempDir } from '../support/temp.js';
 import {
   discordLikeToken,
   eventually,
@@ -39,6 +39,7 @@ let discord: DiscordStandIn;
 let bot: BotApp;
 let ops: OpsServer;
 let sink: LogSink;
+const data = tempDir('ops-endpoint-data-');
 let users: number;
 const secrets = new Set<string>(Object.values(TOKENS));
 
@@ -50,6 +51,7 @@ beforeAll(async () => {
   discord = await startDiscordStandIn({ shards: SHARDS, guilds: set.guilds, token: discordLikeToken() });
   secrets.add(discord.token);
   const config = loadConfig({
+    DATA_DIR: data.path,
     DIRECTORY_API_URL: emu.url,
     DIRECTORY_TOKEN: TOKENS.serviceBot,
     DISCORD_TOKEN: discord.token,
@@ -62,8 +64,7 @@ beforeAll(async () => {
   sink = new LogSink();
   const logger = createLogger({ level: config.logLevel, secrets: secretsOf(config), destination: sink });
   const metrics = createMetrics({ logger });
-  bot = createBot({
-    journal: new MemoryUpJournal(),
+  bot = await createBot({
     config,
     logger,
     registry,
@@ -85,6 +86,7 @@ afterAll(async () => {
   await ops?.close();
   await discord?.close();
   await emu?.close();
+  data.remove();
   const leaked = leaksIn(linesOf('log line', sink?.lines ?? []), secrets);
   sink?.close();
   expect(leaked, 'no token in the bot log').toEqual([]);

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { parseEnv } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DiscordStandIn, startDiscordStandIn } from '../discord/index.js';
+import { freshPlace } from '../store/places.js';
 import {
   BotProcess,
   type BotScript,
@@ -52,14 +53,19 @@ function botEnv(env: Record<string, string>): Record<string, string> {
   };
 }
 
-/** The process's exit and its stderr, the process tree gone whatever happened. */
+/**
+ * The process's exit and its stderr, the process tree gone whatever happened. The sharded mode
+ * gets the PostgreSQL schema it requires, of its own, dropped after.
+ */
 async function runToExit(script: BotScript, env: Record<string, string>) {
-  const bot = new BotProcess(script, botEnv(env));
+  const store = script === 'sharded.js' ? await freshPlace('postgres') : undefined;
+  const bot = new BotProcess(script, botEnv({ ...store?.env, ...env }));
   try {
     const exit = await withTimeout(bot.exited, 15_000, `${script} to exit`);
     return { code: exit.code, stderr: bot.stderr, spawned: bot.seenPids.size };
   } finally {
     await bot.destroy();
+    await store?.remove();
   }
 }
 

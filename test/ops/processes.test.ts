@@ -6,11 +6,13 @@
  * Each test has its own Discord stand-in and directory emulator on 127.0.0.1, so the tests run
  * concurrently: most of their time is waiting (the sharded poster's first post comes 30 s after
  * every shard is ready, a delay no setting shortens), and vitest runs one file at a time on 2 cores.
- * Each child gets a temporary working directory (no `.env`) and only the environment given here.
+ * Each child gets a temporary working directory (no `.env`) and only the environment given here;
+ * the sharded mode, which needs PostgreSQL, a schema of the test's own, dropped after.
  */
 import { describe, it, type onTestFinished } from 'vitest';
 import { type DiscordStandIn, snowflake, startDiscordStandIn } from '../discord/index.js';
 import { type Emulator, type EmulatorOptions, IDS, startEmulator, TOKENS } from '../emulator/index.js';
+import { freshPlace } from '../store/places.js';
 import {
   BotProcess,
   bodyOf,
@@ -42,13 +44,22 @@ interface World {
 }
 
 /**
- * A stand-in and an emulator of the test's own. When the test finishes, every child process tree is
- * killed, and the test fails if a token showed up in any output or a process outlived the cleanup.
+ * A stand-in and an emulator of the test's own, and with `postgres` a PostgreSQL schema for the
+ * store (the sharded mode requires it; main.js keeps SQLite in its working directory). When the
+ * test finishes, every child process tree is killed, and the test fails if a token showed up in
+ * any output or a process outlived the cleanup.
  */
 async function world(
   finished: typeof onTestFinished,
-  options: { shards: number; guilds: number; emulator?: EmulatorOptions; maxConcurrency?: number },
+  options: {
+    shards: number;
+    guilds: number;
+    emulator?: EmulatorOptions;
+    maxConcurrency?: number;
+    postgres?: boolean;
+  },
 ): Promise<World> {
+  const store = options.postgres ? await freshPlace('postgres') : undefined;
   const emu = await startEmulator(options.emulator ?? { rateLimits: false });
   const set = guildSet(options.guilds, [{ id: IDS.serverFresh, memberCount: 321 }]);
   const discord = await startDiscordStandIn({
@@ -74,6 +85,7 @@ async function world(
     }
     await discord.close();
     await emu.close();
+    await store?.remove();
     if (problems.length > 0) throw new Error(problems.join('\n'));
   }, 30_000);
   return {
@@ -89,6 +101,7 @@ async function world(
         DIRECTORY_TOKEN: TOKENS.serviceBot,
         HTTP_PORT: '0',
         LOG_LEVEL: 'info',
+        ...store?.env,
         ...env,
       });
       children.push(child);
@@ -127,6 +140,7 @@ describe.concurrent('built entry points as child processes', () => {
         guilds: GUILDS,
         emulator: {},
         maxConcurrency: 16,
+        postgres: true,
       });
       const startedAt = Date.now();
       const bot = w.spawn('sharded.js', shardedEnv);
@@ -235,13 +249,21 @@ describe.concurrent('built entry points as child processes', () => {
       );
       // Each shard process shut down on its own, gracefully.
       expect(bot.entries().filter((e) => e.msg === 'shut down' && e.role === undefined)).toHaveLength(SHARDS);
+      // Every process had the store open on PostgreSQL: the manager, both shards, the respawned one.
+      const opened = bot.entries().filter((e) => e.msg === 'store open');
+      expect(opened.map((e) => e.engine)).toEqual(Array(SHARDS + 2).fill('postgres'));
     }, 75_000);
 
     // BUG (reported): a shard process does not notice that its manager is gone. It stays connected to
     // Discord (answering interactions next to the shards of a restarted manager) until its gateway
     // connection drops, and then dies of an unhandled ERR_IPC_CHANNEL_CLOSED (ShardClientUtil's send).
     it('shard processes end when the manager is killed', async ({ expect, onTestFinished }) => {
-      const w = await world(onTestFinished, { shards: SHARDS, guilds: 20, maxConcurrency: 16 });
+      const w = await world(onTestFinished, {
+        shards: SHARDS,
+        guilds: 20,
+        maxConcurrency: 16,
+        postgres: true,
+      });
       const bot = w.spawn('sharded.js', shardedEnv);
       const port = await bot.opsPort(10_000);
       await readyzBecomes(port, 200, 20_000, 100);

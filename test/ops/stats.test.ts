@@ -8,7 +8,6 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../../commands/index.js';
 import { type BotApp, type BotOptions, createBot } from '../../src/app/bot.js';
 import { type Environment, loadConfig, secretsOf } from '../../src/config/env.js';
-import { MemoryUpJournal } from '../../src/features/up/journal.js';
 import { createLogger } from '../../src/log/logger.js';
 import { createMetrics, type Metrics } from '../../src/ops/metrics.js';
 import { type DiscordStandIn, startDiscordStandIn } from '../discord/index.js';
@@ -20,6 +19,7 @@ import {
   startEmulator,
   TOKENS,
 } from '../emulator/index.js';
+import { tempDir } from '../support/temp.js';
 import {
   bodyOf,
   discordLikeToken,
@@ -47,6 +47,8 @@ let expected: StatsBody;
 /** Date.now() when the emulator finished answering a request (not set for dropped or abandoned ones). */
 const answeredAt = new WeakMap<RecordedRequest, number>();
 const secrets = new Set<string>(Object.values(TOKENS));
+/** The bots' store, one after the other. */
+const data = tempDir('ops-stats-data-');
 
 interface Running {
   bot: BotApp;
@@ -93,11 +95,13 @@ afterEach(async () => {
 afterAll(async () => {
   await discord?.close();
   await emu?.close();
+  data.remove();
 });
 
 /** The bot on the stand-in, posting to the emulator; resolves once it is created (not yet ready). */
-function startBot(env: Environment, stats: BotOptions['stats']): Running {
+async function startBot(env: Environment, stats: BotOptions['stats']): Promise<Running> {
   const config = loadConfig({
+    DATA_DIR: data.path,
     DIRECTORY_API_URL: emu.url,
     DIRECTORY_TOKEN: TOKENS.serviceBot,
     DISCORD_TOKEN: discord.token,
@@ -114,8 +118,7 @@ function startBot(env: Environment, stats: BotOptions['stats']): Running {
   const sink = new LogSink();
   const logger = createLogger({ level: config.logLevel, secrets: secretsOf(config), destination: sink });
   const metrics = createMetrics({ logger, defaultMetrics: false });
-  const bot = createBot({
-    journal: new MemoryUpJournal(),
+  const bot = await createBot({
     config,
     logger,
     registry,
@@ -165,7 +168,7 @@ describe('stats poster in process (4 shards, 300 guilds)', () => {
     // Shard 3's READY comes 1.5 s after its IDENTIFY: the bot is not ready, nothing may be posted.
     discord.setIdentifyDelay(3, 1_500);
     const startedAt = Date.now();
-    const { bot, metrics, sink, started } = startBot(
+    const { bot, metrics, sink, started } = await startBot(
       {},
       { intervalMs: 700, firstDelayMs: 100, startDelayMs: 0, notReadyRetryMs: 100 },
     );
@@ -229,7 +232,7 @@ describe('stats poster in process (4 shards, 300 guilds)', () => {
 
   it('posts once per interval and never two at a time, even when the directory is slower', async () => {
     const intervalMs = 500;
-    const { started } = startBot({}, { intervalMs, firstDelayMs: 0, startDelayMs: 0 });
+    const { started } = await startBot({}, { intervalMs, firstDelayMs: 0, startDelayMs: 0 });
     await started;
     const steady = await waitForPosts(0, 3, 8_000);
     const starts = steady.map((r) => r.at);
@@ -260,7 +263,7 @@ describe('stats poster in process (4 shards, 300 guilds)', () => {
 
   it('survives 500, 503, 429, timeouts, dropped connections and 401s, posting again after each', async () => {
     const intervalMs = 500;
-    const { metrics, sink, started } = startBot(
+    const { metrics, sink, started } = await startBot(
       { DIRECTORY_TIMEOUT_MS: '300' },
       {
         intervalMs,
@@ -349,7 +352,7 @@ describe('stats poster in process (4 shards, 300 guilds)', () => {
   it('keeps ticking with a token the directory refuses, and recovers once it accepts it', async () => {
     const wrong = `ops-wrong-token-${discordLikeToken().slice(0, 12)}`;
     secrets.add(wrong);
-    const { metrics, sink, started } = startBot(
+    const { metrics, sink, started } = await startBot(
       { DIRECTORY_TOKEN: wrong },
       { intervalMs: 500, firstDelayMs: 0, startDelayMs: 0 },
     );

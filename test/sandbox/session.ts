@@ -4,7 +4,7 @@
  * a short scripted session and writing what a user would see. No tokens, no network beyond
  * loopback. `npm run sandbox` runs it through main.ts; the sandbox test runs it in-process.
  */
-import { createWriteStream, type WriteStream } from 'node:fs';
+import { createWriteStream, mkdtempSync, rmSync, type WriteStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -13,7 +13,6 @@ import { ApplicationCommandOptionType, Events } from 'discord.js';
 import { registry } from '../../commands/index.js';
 import { type BotApp, createBot } from '../../src/app/bot.js';
 import { loadConfig, secretsOf } from '../../src/config/env.js';
-import { MemoryUpJournal } from '../../src/features/up/journal.js';
 import { createLogger } from '../../src/log/logger.js';
 import {
   type DiscordStandIn,
@@ -397,6 +396,8 @@ export async function runSandbox(options: RunSandboxOptions): Promise<void> {
   let emulator: Emulator | undefined;
   let standIn: DiscordStandIn | undefined;
   let bot: BotApp | undefined;
+  /** The bot's store: the sandbox is a fresh world each run, with nothing of a previous one to answer. */
+  let dataDir: string | undefined;
   /** Settles when the login does; destroying the client in the middle of it leaves it reconnecting. */
   let login: Promise<unknown> = Promise.resolve();
   let log: WriteStream | undefined;
@@ -439,7 +440,9 @@ export async function runSandbox(options: RunSandboxOptions): Promise<void> {
 
     options.setUp?.({ emulator, standIn });
 
+    dataDir = mkdtempSync(join(tmpdir(), 'directory-bot-sandbox-'));
     const config = loadConfig({
+      DATA_DIR: dataDir,
       DIRECTORY_API_URL: emulator.url,
       DIRECTORY_TOKEN: TOKENS.serviceBot,
       DIRECTORY_TIMEOUT_MS: String(Math.max(100, Math.floor(timeoutMs / 2))),
@@ -453,12 +456,10 @@ export async function runSandbox(options: RunSandboxOptions): Promise<void> {
       ? createLogger({ level: config.logLevel, secrets: secretsOf(config), destination: log })
       : createLogger({ level: 'silent' });
     const handled = new HandledQueue();
-    bot = createBot({
+    bot = await createBot({
       config,
       logger,
       registry,
-      // The sandbox is a fresh world each run: nothing of a previous run to answer.
-      journal: new MemoryUpJournal(),
       hooks: { onHandled: (event) => handled.push(event) },
       onFatal: (reason) => fatal.abort(new SandboxError(`the bot stopped: ${reason}`)),
     });
@@ -520,8 +521,12 @@ export async function runSandbox(options: RunSandboxOptions): Promise<void> {
       problems.push(`${what}: ${messageOf(err)}`);
     }
   };
-  const [app, discord, directory, logStream] = [bot, standIn, emulator, log];
+  const [app, discord, directory, logStream, data] = [bot, standIn, emulator, log, dataDir];
   await stop('stopping the bot', app && (() => login.then(() => app.stop())));
+  await stop(
+    'removing the data directory',
+    data === undefined ? undefined : async () => rmSync(data, { recursive: true, force: true }),
+  );
   await stop('closing the Discord stand-in', discord && (() => discord.close()));
   await stop('closing the directory emulator', directory && (() => directory.close()));
   await stop('closing the log file', logStream && (() => closeLog(logStream)));

@@ -18,6 +18,8 @@ export interface Place {
   options: StoreOptions;
   /** The SQLite directory, or the PostgreSQL schema. */
   name: string;
+  /** What a bot's environment names to use this place: DATA_DIR, or DATABASE_URL. */
+  env: { DATA_DIR: string } | { DATABASE_URL: string };
   remove(): Promise<void>;
 }
 
@@ -37,6 +39,16 @@ export async function adminQuery<R extends pg.QueryResultRow>(
   }
 }
 
+/**
+ * A URL whose connections use `schema`: PostgreSQL's `options` startup parameter, which pg takes
+ * from the URL. What a bot given only DATABASE_URL (a child process) is pointed at a schema with.
+ */
+export function schemaUrl(schema: string, databaseUrl = TEST_DATABASE_URL): string {
+  const url = new URL(databaseUrl);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return url.toString();
+}
+
 export async function freshPlace(engine: Engine, databaseUrl = TEST_DATABASE_URL): Promise<Place> {
   if (engine === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'store-'));
@@ -44,6 +56,7 @@ export async function freshPlace(engine: Engine, databaseUrl = TEST_DATABASE_URL
       engine,
       name: dir,
       options: { dataDir: dir },
+      env: { DATA_DIR: dir },
       remove: async () => rmSync(dir, { recursive: true, force: true }),
     };
   }
@@ -53,6 +66,7 @@ export async function freshPlace(engine: Engine, databaseUrl = TEST_DATABASE_URL
     engine,
     name: schema,
     options: { dataDir: '/nonexistent', databaseUrl, schema },
+    env: { DATABASE_URL: schemaUrl(schema, databaseUrl) },
     remove: async () => {
       await adminQuery(`drop schema "${schema}" cascade`);
     },

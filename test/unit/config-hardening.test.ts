@@ -7,7 +7,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError, type Environment, loadConfig, readEnvironment, SCHEMA } from '../../src/config/env.js';
+import {
+  ConfigError,
+  type Environment,
+  loadConfig,
+  readEnvironment,
+  SCHEMA,
+  secretsOf,
+} from '../../src/config/env.js';
 
 const MIN = 60_000;
 
@@ -207,5 +214,35 @@ describe('HTTP_HOST and HTTP_PORT', () => {
         `HTTP_PORT: expected a port from 0 to 65535 (got ${JSON.stringify(port)})`,
       ]);
     }
+  });
+});
+
+describe('DATABASE_URL', () => {
+  it('takes a postgres:// or postgresql:// URL, as given', () => {
+    expect(loadConfig({}).databaseUrl).toBeUndefined();
+    for (const url of ['postgres://bot:pw@db:5432/bot', 'postgresql://bot@127.0.0.1/bot?sslmode=require']) {
+      expect(loadConfig({ DATABASE_URL: ` ${url} ` }).databaseUrl).toBe(url);
+    }
+  });
+
+  it('refuses anything else without showing it: it may hold a password', () => {
+    for (const [url, starts] of [
+      ['mysql://bot:hunter2-secret@db/bot', '; this one starts with mysql:'],
+      ['hunter2-secret:bot@db/bot', ''],
+      ['hunter2-secret', ''],
+    ] as const) {
+      const message = messageOf({ DATABASE_URL: url });
+      expect(message).toContain(
+        'DATABASE_URL: expected a PostgreSQL URL, postgres://user:password@host:port/database ' +
+          `(or postgresql://)${starts} (value hidden)`,
+      );
+      expect(message).not.toContain('hunter2-secret');
+    }
+  });
+
+  it('gives the logger its password to scrub, in every form a line may carry it', () => {
+    const config = loadConfig({ DATABASE_URL: 'postgres://bot:p%40ss-w0rd@db/bot?password=other-pass' });
+    expect(secretsOf(config)).toEqual(expect.arrayContaining(['p%40ss-w0rd', 'p@ss-w0rd', 'other-pass']));
+    expect(secretsOf(loadConfig({ DATABASE_URL: 'postgres://bot@db/bot' }))).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { loadConfig, secretsOf } from '../../src/config/env.js';
 import { DirectoryClient } from '../../src/directory/client.js';
 import { createLogger } from '../../src/log/logger.js';
 
@@ -31,6 +32,16 @@ describe('log redaction', () => {
     expect(lines.length).toBe(4);
     expect(out).not.toContain(TOKEN);
     expect(out).toContain('[REDACTED]');
+  });
+
+  it("removes DATABASE_URL's password, written in the URL's encoding or not", () => {
+    const { lines, stream } = capture();
+    const config = loadConfig({ DATABASE_URL: 'postgres://bot:s3cret%2Fpass@db:5432/bot' });
+    const log = createLogger({ secrets: secretsOf(config), destination: stream });
+    log.warn({ err: new Error(`cannot connect to ${config.databaseUrl}`) }, 'password s3cret/pass refused');
+    const out = lines.join('');
+    expect(out).not.toContain('s3cret');
+    expect(out).toContain('postgres://bot:[REDACTED]@db:5432/bot');
   });
 
   it('cuts interaction tokens out of webhook and callback URLs', () => {

@@ -1,6 +1,7 @@
 /**
  * The router tells a failing handler's error with the handler's own describeFailure when it has
- * one (whatever the command's name), and with the common vocabulary about its subject otherwise.
+ * one (whatever the command's name), and with the common vocabulary about its subject otherwise;
+ * a database away for now is a localized "try again".
  */
 import type { ChatInputCommandInteraction, Interaction } from 'discord.js';
 import { describe, expect, it } from 'vitest';
@@ -10,26 +11,31 @@ import { createRouter } from '../../src/interactions/router.js';
 import type { BotDeps, SlashCommand } from '../../src/interactions/types.js';
 import { createLogger } from '../../src/log/logger.js';
 import type { RenderedMessage } from '../../src/render/message.js';
+import { StoreUnavailableError } from '../../src/store/errors.js';
 
 const t = translator('en-US');
 
-function command(name: string, wording: Pick<SlashCommand, 'subject' | 'describeFailure'>): SlashCommand {
+function command(
+  name: string,
+  wording: Pick<SlashCommand, 'subject' | 'describeFailure'>,
+  failure: () => Error = () => new NotFoundError('gone'),
+): SlashCommand {
   return {
     data: { name, description: name },
     ...wording,
     execute: async () => {
-      throw new NotFoundError('gone');
+      throw failure();
     },
   };
 }
 
 /** A chat-input interaction as far as the router goes; records the follow-up the user sees. */
-function interaction(commandName: string) {
+function interaction(commandName: string, locale = 'en-US') {
   const seen: Array<{ flags?: number; embeds?: RenderedMessage['embeds'] }> = [];
   const fake = {
     id: '900000000000000100',
     commandName,
-    locale: 'en-US',
+    locale,
     guildId: '722424773233213460',
     user: { id: '525366699969478676' },
     createdTimestamp: Date.now(),
@@ -53,7 +59,15 @@ describe('failure wording', () => {
   const outcomes: string[] = [];
   const router = createRouter(
     {
-      commands: [command('anything', { describeFailure: () => custom }), command('bot', { subject: 'bot' })],
+      commands: [
+        command('anything', { describeFailure: () => custom }),
+        command('bot', { subject: 'bot' }),
+        command(
+          'remember',
+          {},
+          () => new StoreUnavailableError('The database is unavailable: connect ECONNREFUSED'),
+        ),
+      ],
       buttons: [],
     },
     deps,
@@ -73,4 +87,16 @@ describe('failure wording', () => {
     expect(seen[0]?.embeds?.[0]).toMatchObject({ description: `❌ ${t('errors.notFound.bot')}` });
     expect(outcomes.at(-1)).toBe('bot:error:NotFound');
   });
+
+  it.each(['en-US', 'ru'])(
+    'a database away for now: a private, localized "try again" (%s)',
+    async (locale) => {
+      const { interaction: i, seen } = interaction('remember', locale);
+      await router.handle(i);
+      const tryAgain = translator(locale)('errors.storeUnavailable');
+      expect(seen).toEqual([expect.objectContaining({ flags: 64 })]);
+      expect(seen[0]?.embeds?.[0]).toMatchObject({ description: `❌ ${tryAgain}` });
+      expect(outcomes.at(-1)).toBe('remember:error:StoreUnavailable');
+    },
+  );
 });

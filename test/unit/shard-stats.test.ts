@@ -16,6 +16,7 @@ import {
 } from '../../src/discord/shard-stats.js';
 import { createLogger } from '../../src/log/logger.js';
 import { createMetrics } from '../../src/ops/metrics.js';
+import { tempDir } from '../support/temp.js';
 
 /** The parts of a discord.js client that shardStates reads: shards 0 and 1, guilds on both. */
 function fakeClient(): Client {
@@ -62,21 +63,30 @@ describe('readiness and the metrics, from one view of the shards', () => {
     shards: ready.map((r, id) => ({ id, ready: r, guilds: 3, members: 30, ping: 5 })),
   });
 
-  function servicesSeeing(latest: () => LatestShards) {
+  /** The services of a process whose shards are `latest` (their store in a directory of their own). */
+  async function servicesSeeing(latest: () => LatestShards) {
     const metrics = createMetrics({ defaultMetrics: false });
-    const services = createServices({
-      config: loadConfig({}),
+    const data = tempDir('shard-stats-data-');
+    const services = await createServices({
+      config: loadConfig({ DATA_DIR: data.path }),
       logger: createLogger({ level: 'silent' }),
       metrics,
       shards: { snapshot: () => latest().snapshot, latest },
       tasks: { stats: false, reports: false },
     });
-    return { services, metrics };
+    return {
+      services,
+      metrics,
+      close: async () => {
+        await services.close();
+        data.remove();
+      },
+    };
   }
 
   it('is ready only when connected with every expected shard ready, and says which are not', async () => {
     let latest: LatestShards = { snapshot: snapshot([true, true]), connected: false, guilds: 6 };
-    const { services } = servicesSeeing(() => latest);
+    const { services, close } = await servicesSeeing(() => latest);
     try {
       expect(services.readiness()).toEqual({
         ready: false,
@@ -96,12 +106,12 @@ describe('readiness and the metrics, from one view of the shards', () => {
         detail: { shards: 1, expected: 2, notReady: [] },
       });
     } finally {
-      await services.close();
+      await close();
     }
   });
 
   it('gives the metrics the guilds and shards of the same view', async () => {
-    const { services, metrics } = servicesSeeing(() => ({
+    const { metrics, close } = await servicesSeeing(() => ({
       snapshot: snapshot([true, false]),
       connected: true,
       guilds: 7,
@@ -112,7 +122,7 @@ describe('readiness and the metrics, from one view of the shards', () => {
       expect(text).toMatch(/^discord_shards\{status="ready"\} 1$/m);
       expect(text).toMatch(/^discord_shards\{status="not_ready"\} 1$/m);
     } finally {
-      await services.close();
+      await close();
     }
   });
 });

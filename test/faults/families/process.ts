@@ -1,7 +1,10 @@
 /**
  * P rows: faults of the process itself, on the built bot as a child: a fatal gateway close, and a
- * SIGKILL while an /up is on its way, after which a second process finishes the up from the journal.
+ * SIGKILL while an /up is on its way, after which a second process finishes the up from the journal,
+ * kept in the store: the SQLite file (P2–P4) or PostgreSQL (P2pg–P4pg).
  */
+
+import type { Engine } from '../../../src/store/index.js';
 import { type InteractionHandle, isFinalAnswer } from '../../discord/index.js';
 import { isEphemeral, LEVEL, liveMessages } from '../../e2e/harness.js';
 import { type Emulator, IDS, type RecordedRequest } from '../../emulator/index.js';
@@ -21,15 +24,13 @@ import {
 import {
   Checks,
   type HoldingProxy,
-  journalEntries,
   message,
+  STACK_LINE,
   startBot,
   startHoldingProxy,
   track,
 } from '../helpers.js';
 import type { Family, Row } from '../runner.js';
-
-const STACK_LINE = /^\s+at .+\(?.+:\d+:\d+\)?$/m;
 
 const fatalCloseRow: Row = {
   id: 'P1',
@@ -93,15 +94,16 @@ function postsToServer(emu: Emulator): RecordedRequest[] {
   return emu.requests.filter((r) => r.method === 'POST' && r.path === '/v2/server');
 }
 
-function killRow(plan: KillPlan): Row {
+function killRow(plan: KillPlan, engine: Engine): Row {
+  const onPostgres = engine === 'postgres';
   return {
-    id: plan.id,
-    fault: plan.fault,
+    id: onPostgres ? `${plan.id}pg` : plan.id,
+    fault: onPostgres ? `${plan.fault}, store on PostgreSQL` : plan.fault,
     expected: plan.expected,
     timeoutMs: 40_000,
     run: async () => {
       const c = new Checks();
-      const world = await startWorld();
+      const world = await startWorld(engine);
       const t = EN;
       const procs: BotProcess[] = [];
       let proxy: HoldingProxy | undefined;
@@ -122,7 +124,7 @@ function killRow(plan: KillPlan): Row {
         const deferral = await handle.firstResponse(3_000);
         c.equal(deferral.type, 5, 'A deferred');
         const where = await plan.reached(world, proxy, handle);
-        const journaled = journalEntries(world.dataDir).map((e) => e.interactionId);
+        const journaled = await world.journaled();
         a.kill('SIGKILL');
         const exitA = await withTimeout(a.exited, 3_000, 'A to die');
         c.equal(exitA.signal, 'SIGKILL', 'A ended by');
@@ -171,7 +173,7 @@ function killRow(plan: KillPlan): Row {
             .catch(() => undefined);
           c.equal(line?.outcome, plan.answer, 'recovery line outcome');
           await eventually(
-            () => (journalEntries(world.dataDir).length === 0 ? true : undefined),
+            async () => ((await world.journaled()).length === 0 ? true : undefined),
             3_000,
             'the journal to be emptied',
           ).catch(() => c.that(false, 'the journal still holds the up'));
@@ -197,8 +199,8 @@ function killRow(plan: KillPlan): Row {
   };
 }
 
-const killRows: Row[] = [
-  killRow({
+const killPlans: KillPlan[] = [
+  {
     id: 'P2',
     fault: 'SIGKILL while POST /server is at the directory',
     expected: 'B repeats, the cooldown refuses, private "Not yet" + note; bumps +1',
@@ -224,8 +226,8 @@ const killRows: Row[] = [
       );
       c.equal(post?.status, 200, 'status of the up A sent');
     },
-  }),
-  killRow({
+  },
+  {
     id: 'P3',
     fault: 'SIGKILL while POST /server is held on the way',
     expected: 'B raises the server: public success + note; bumps +1',
@@ -242,8 +244,8 @@ const killRows: Row[] = [
       if (reachedDirectory !== 0) throw new Error('the POST reached the directory');
       return 'POST /server held by the proxy (never reached the directory)';
     },
-  }),
-  killRow({
+  },
+  {
     id: 'P4',
     fault: 'SIGKILL while /up gathers guild stats',
     expected: 'B raises the server: public success + note; bumps +1',
@@ -261,11 +263,18 @@ const killRows: Row[] = [
       if (postsToServer(world.emu).length !== 0) throw new Error('the POST reached the directory');
       return 'GET /guilds/:id held (stats being gathered)';
     },
-  }),
+  },
 ];
 
 export const processFaults: Family = {
   title: 'the bot process',
   stage: 2,
-  rows: [fatalCloseRow, ...killRows],
+  rows: [fatalCloseRow, ...killPlans.map((plan) => killRow(plan, 'sqlite'))],
+};
+
+/** The same kills with the store on PostgreSQL: the journal's guarantees hold on both engines. */
+export const processFaultsOnPostgres: Family = {
+  title: 'the bot process, store on PostgreSQL',
+  stage: 3,
+  rows: killPlans.map((plan) => killRow(plan, 'postgres')),
 };
