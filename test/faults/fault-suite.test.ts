@@ -1,9 +1,9 @@
 /**
  * The fault suite: one table, one row per fault, each with the behaviour expected of the bot.
- * Directory faults, Discord faults and store faults are seen through the real bot (in-process
- * harness, or the built bot as a child process where the fault is the process itself: a fatal
- * gateway close, a kill during /up, a store it cannot open). The runner (runner.ts) prints the summary `fault suite: N rows, M as
- * expected` and the table once every row has run.
+ * Directory faults, a hostile directory, Discord faults and store faults are seen through the
+ * real bot (in-process harness, or the built bot as a child process where the fault is the process
+ * itself: a fatal gateway close, a kill during /up, a store it cannot open). The runner (runner.ts)
+ * prints the summary `fault suite: N rows, M as expected` and the table once every row has run.
  *
  * Every row also checks that no token (the Discord token, the directory tokens) shows up in a log
  * line, a child's output or a body sent to Discord, and that nothing the bot sent can ping.
@@ -14,6 +14,7 @@
 import { directoryFaults } from './families/directory.js';
 import { hostileInput } from './families/fuzz.js';
 import { gatewayCloses } from './families/gateway.js';
+import { hostileDirectory } from './families/hostile.js';
 import { processFaults, processFaultsOnPostgres } from './families/process.js';
 import { storeFaults } from './families/store.js';
 import { tokenLeaks } from './families/tokens.js';
@@ -27,6 +28,7 @@ runFaultSuite([
   processFaults,
   processFaultsOnPostgres,
   storeFaults,
+  hostileDirectory,
   hostileInput,
   tokenLeaks,
 ]);
