@@ -19,7 +19,7 @@ import type {
   ValidateBotResult,
 } from '../directory/types.js';
 import { isUsableTime } from '../time/range.js';
-import { escapeControls } from './terminal.js';
+import { escapeControls } from '../text/controls.js';
 
 export type Value = string | number | boolean | null | undefined | readonly string[];
 export type Row = readonly [key: string, value: Value];

@@ -4,7 +4,7 @@
  * secrets or the escaping of terminal controls.
  */
 import { OutputError } from './errors.js';
-import { escapeControls } from './terminal.js';
+import { escapeControls } from '../text/controls.js';
 
 /** process.stdout / process.stderr, or a test's capture: `done` runs once the text is written. */
 export interface Output {

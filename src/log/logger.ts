@@ -1,9 +1,12 @@
 /**
  * pino with secrets removed at the logger, twice over: known fields are redacted by path, and
  * every line is scrubbed of the configured secret values before it is written, so a token
- * inside an error message, a stack or a nested request object cannot slip through.
+ * inside an error message, a stack or a nested request object cannot slip through. Every line
+ * also has the control characters JSON leaves raw (DEL, C1, bidi controls) escaped: logs carry the
+ * directory's text and are read in terminals.
  */
 import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'pino';
+import { escapeControls } from '../text/controls.js';
 
 export type { Logger };
 
@@ -60,7 +63,8 @@ export function createLogger(options: CreateLoggerOptions = {}): Logger {
     base: options.base ?? { pid: process.pid },
     redact: { paths: REDACT_PATHS, censor: REDACTED },
     hooks: {
-      streamWrite: (line: string) => scrub(line, secrets),
+      // Inside a JSON string the escape is the same value: the line parses to what was logged.
+      streamWrite: (line: string) => escapeControls(scrub(line, secrets)),
     },
   };
   return options.destination ? pino(config, options.destination) : pino(config);

@@ -17,6 +17,20 @@ function capture() {
   return { lines, stream };
 }
 
+describe('log lines in a terminal', () => {
+  it('escape the controls JSON leaves raw (DEL, C1, bidi) and still parse to what was logged', () => {
+    const { lines, stream } = capture();
+    const log = createLogger({ destination: stream });
+    const hostile = 'Bot not found\u009b2J\u202Eevil\u2066x\u2069\u007f\u001b]0;t\u0007';
+    log.warn({ message: hostile }, 'the directory said');
+    expect(lines).toHaveLength(1);
+    const line = lines[0] ?? '';
+    expect(line).not.toMatch(/[\u007f-\u009f\u202a-\u202e\u2066-\u2069\u001b]/);
+    expect(line.endsWith('\n')).toBe(true);
+    expect((JSON.parse(line) as { message: string }).message).toBe(hostile);
+  });
+});
+
 describe('log redaction', () => {
   it('removes the token from fields, headers, error messages, stacks and causes', () => {
     const { lines, stream } = capture();

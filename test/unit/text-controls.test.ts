@@ -1,7 +1,7 @@
 /** The escaping every CLI write goes through, and run() when a write fails, in process. */
 import { describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/run.js';
-import { escapeControls } from '../../src/cli/terminal.js';
+import { escapeControls } from '../../src/text/controls.js';
 
 /** The class, as ranges of code points written out apart from the code under test. */
 const UNSAFE_RANGES: readonly (readonly [number, number])[] = [

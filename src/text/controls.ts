@@ -1,7 +1,9 @@
 /**
  * Text from the directory is untrusted: an ESC or C1 sequence in it can retitle the window, clear
  * the screen or rewrite what was printed before, and a bidi override can make a line read other
- * than it is. Everything the CLI writes goes through escapeControls (see output.ts).
+ * than it is. Everything the CLI writes goes through escapeControls (src/cli/output.ts), and so
+ * does every log line of the bot (src/log/logger.ts): JSON escapes C0 but not DEL, C1 or bidi
+ * controls, and logs are read in terminals too.
  *
  * Written here rather than taken from a package: strip-ansi and ansi-regex only match well-formed
  * ANSI sequences and leave a lone ESC, C1 controls and bidi controls through, and removing text
