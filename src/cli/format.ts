@@ -18,8 +18,8 @@ import type {
   TokenInfo,
   ValidateBotResult,
 } from '../directory/types.js';
-import { isUsableTime } from '../time/range.js';
 import { escapeControls } from '../text/controls.js';
+import { isUsableTime } from '../time/range.js';
 
 export type Value = string | number | boolean | null | undefined | readonly string[];
 export type Row = readonly [key: string, value: Value];

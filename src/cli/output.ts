@@ -3,8 +3,9 @@
  * alike, goes through a Printer, so no field of a future command can skip the scrubbing of
  * secrets or the escaping of terminal controls.
  */
-import { OutputError } from './errors.js';
+
 import { escapeControls } from '../text/controls.js';
+import { OutputError } from './errors.js';
 
 /** process.stdout / process.stderr, or a test's capture: `done` runs once the text is written. */
 export interface Output {
