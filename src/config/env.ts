@@ -7,6 +7,7 @@ import { isIP } from 'node:net';
 import { parseEnv } from 'node:util';
 import { z } from 'zod';
 import { describeUrl, passwordsOf } from '../store/url.js';
+import { MAX_TIMER_MS } from '../time/range.js';
 
 export type Environment = Record<string, string | undefined>;
 
@@ -19,8 +20,6 @@ export const SECRET_VARIABLES = new Set(['DIRECTORY_TOKEN', 'DISCORD_TOKEN', 'DA
 const MIN_STATS_INTERVAL_MS = 15 * 60_000;
 /** POST /stats takes one request per 2 s; anything shorter can only earn 429s. */
 const MIN_SHORT_STATS_INTERVAL_MS = 2_000;
-/** Node's timers fire at once for anything longer than this: no duration may be longer. */
-const MAX_TIMER_MS = 2_147_483_647;
 
 /** Records the problem; a parser returns what it returns and goes no further. */
 type Fail = (message: string) => never;

@@ -9,6 +9,7 @@
  * cannot break the task, and a directory that cannot make the task wait a day.
  */
 import type { Logger } from '../log/logger.js';
+import { MAX_TIMER_MS } from '../time/range.js';
 import { type Failure, failureOf } from './failure.js';
 
 export interface Timer {
@@ -17,10 +18,10 @@ export interface Timer {
 
 export type SetTimer = (fn: () => void, ms: number) => Timer;
 
+export { MAX_TIMER_MS };
+
 /** How long stop() waits for the job in flight by default before cancelling its request. */
 export const DEFAULT_STOP_TIMEOUT_MS = 5_000;
-/** Node's timers fire at once for anything longer than this. */
-export const MAX_TIMER_MS = 2_147_483_647;
 /** After cancelling, how long a request still gets to let go before it is given up. */
 export const ABORT_GRACE_MS = 1_000;
 

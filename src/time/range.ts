@@ -25,3 +25,6 @@ export function timestampToDate(value: number | null | undefined): Date | null {
   if (value === null || value === undefined || value <= 0) return null;
   return usableDate(value < SECONDS_THRESHOLD ? value * 1000 : value);
 }
+
+/** Node's timers fire at once for anything longer than this: no wait or duration may be longer. */
+export const MAX_TIMER_MS = 2_147_483_647;
