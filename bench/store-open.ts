@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { settle } from './lib/gc.js';
 import { median } from './lib/stats.js';
 
 export interface StoreOpenSample {
@@ -28,15 +29,6 @@ export interface StoreOpenSample {
 }
 
 const MB = 1024 * 1024;
-
-async function settle(): Promise<NodeJS.MemoryUsage> {
-  const gc = (globalThis as { gc?: () => void }).gc;
-  if (!gc) throw new Error('run with --expose-gc');
-  await new Promise((resolve) => setTimeout(resolve, 100));
-  gc();
-  gc();
-  return process.memoryUsage();
-}
 
 /** One sample, in this process (a fresh one). */
 async function sample(): Promise<StoreOpenSample> {

@@ -6,7 +6,9 @@ import {
   ApplicationCommandOptionType,
   ApplicationCommandType,
   ApplicationIntegrationType,
+  ChannelType,
   InteractionContextType,
+  PermissionFlagsBits,
   type RESTPostAPIChatInputApplicationCommandsJSONBody,
 } from 'discord.js';
 import { localizations } from '../src/i18n/index.js';
@@ -82,9 +84,86 @@ export const profileCommand = {
   ],
 } as const satisfies RESTPostAPIChatInputApplicationCommandsJSONBody;
 
+/** A choice's value and its names: English from the en-US catalog, Russian from ru. */
+function choice<const Value extends string>(value: Value, key: string) {
+  const texts = localizations(key);
+  return { name: texts['en-US'], name_localizations: { ru: texts.ru }, value } as const;
+}
+
+/**
+ * /settings: Manage Server by default (admins can grant it to other roles in Server Settings >
+ * Integrations; the bot trusts Discord's check), in servers only.
+ */
+export const settingsCommand = {
+  type: ApplicationCommandType.ChatInput,
+  ...named('settings', 'commands.settings.name'),
+  ...describe('commands.settings.description'),
+  default_member_permissions: PermissionFlagsBits.ManageGuild.toString(),
+  contexts: [InteractionContextType.Guild],
+  integration_types: GUILD_INSTALL,
+  options: [
+    {
+      type: ApplicationCommandOptionType.Subcommand,
+      ...named('reminders', 'commands.settings.reminders.name'),
+      ...describe('commands.settings.reminders.description'),
+      options: [
+        {
+          type: ApplicationCommandOptionType.Channel,
+          ...named('channel', 'commands.settings.reminders.channel.name'),
+          ...describe('commands.settings.reminders.channel.description'),
+          required: true,
+          channel_types: [ChannelType.GuildText, ChannelType.GuildAnnouncement],
+        },
+        {
+          type: ApplicationCommandOptionType.Role,
+          ...named('role', 'commands.settings.reminders.role.name'),
+          ...describe('commands.settings.reminders.role.description'),
+          required: false,
+        },
+        {
+          type: ApplicationCommandOptionType.String,
+          ...named('message', 'commands.settings.reminders.message.name'),
+          ...describe('commands.settings.reminders.message.description'),
+          required: false,
+          max_length: 1_000,
+        },
+      ],
+    },
+    {
+      type: ApplicationCommandOptionType.Subcommand,
+      ...named('reminders-off', 'commands.settings.remindersOff.name'),
+      ...describe('commands.settings.remindersOff.description'),
+    },
+    {
+      type: ApplicationCommandOptionType.Subcommand,
+      ...named('language', 'commands.settings.language.name'),
+      ...describe('commands.settings.language.description'),
+      options: [
+        {
+          type: ApplicationCommandOptionType.String,
+          ...named('language', 'commands.settings.language.language.name'),
+          ...describe('commands.settings.language.language.description'),
+          required: true,
+          choices: [
+            choice('auto', 'commands.settings.language.choices.auto'),
+            choice('en-US', 'commands.settings.language.choices.en-US'),
+            choice('ru', 'commands.settings.language.choices.ru'),
+          ],
+        },
+      ],
+    },
+    {
+      type: ApplicationCommandOptionType.Subcommand,
+      ...named('show', 'commands.settings.show.name'),
+      ...describe('commands.settings.show.description'),
+    },
+  ],
+} as const satisfies RESTPostAPIChatInputApplicationCommandsJSONBody;
+
 export const commandDefinitions: readonly RESTPostAPIChatInputApplicationCommandsJSONBody[] = [
   upCommand,
   botCommand,
   serverCommand,
   profileCommand,
+  settingsCommand,
 ];

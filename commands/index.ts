@@ -3,10 +3,12 @@ import type { Registry } from '../src/interactions/types.js';
 import { bot } from './bot.js';
 import { comments } from './comments.js';
 import { profile } from './profile.js';
+import { remind } from './remind.js';
 import { server } from './server.js';
+import { settings } from './settings.js';
 import { up } from './up.js';
 
 export const registry: Registry = {
-  commands: [up, bot, server, profile],
-  buttons: [comments],
+  commands: [up, bot, server, profile, settings],
+  buttons: [comments, remind],
 };

@@ -1,22 +1,63 @@
 /**
  * /up: raise this server in the directory (features/up/up.ts), with a deadline inside the
- * interaction's 15-minute window. A success is public; "not yet", "not updated" and errors are
- * seen only by the user, errors worded as /up's (features/up/failure.ts).
+ * interaction's 15-minute window. A success is public, in the server's public language
+ * (/settings language); "not yet", "not updated" and errors are seen only by the user, in theirs,
+ * errors worded as /up's (features/up/failure.ts). An answer with a next-up time sets the
+ * server's reminder and carries the "Remind me" button.
  */
+import { type ChatInputCommandInteraction, MessageFlags, PermissionFlagsBits } from 'discord.js';
+import { NO_MENTIONS } from '../src/discord/mentions.js';
+import { publicLocale } from '../src/features/settings/language.js';
+import { problemText } from '../src/features/settings/problems.js';
 import { describeUpFailure } from '../src/features/up/failure.js';
-import { upNow } from '../src/features/up/up.js';
+import { upAnswer, upNow } from '../src/features/up/up.js';
+import { type Translate, translator } from '../src/i18n/index.js';
 import { GuildOnlyError } from '../src/interactions/error-message.js';
 import type { SlashCommand } from '../src/interactions/types.js';
+import type { Logger } from '../src/log/logger.js';
+import type { GuildSettings } from '../src/store/settings.js';
 import { upCommand } from './definitions.js';
+
+/**
+ * A problem the reminders met (channel deleted, permission lost, role deleted), told privately to
+ * whoever can fix it: a member with Manage Server. Never costs the /up its answer.
+ */
+async function tellManager(
+  interaction: ChatInputCommandInteraction,
+  t: Translate,
+  settings: GuildSettings | undefined,
+  logger: Logger,
+): Promise<void> {
+  const problem = settings?.problem;
+  if (!problem || !settings.reminderChannelId) return;
+  if (!interaction.memberPermissions?.has(PermissionFlagsBits.ManageGuild)) return;
+  const text = problemText(problem.reason, t, {
+    channelId: settings.reminderChannelId,
+    roleId: settings.reminderRoleId,
+  });
+  await interaction
+    .followUp({
+      embeds: [{ description: t('remind.managerNotice', { problem: text }) }],
+      flags: MessageFlags.Ephemeral,
+      allowedMentions: NO_MENTIONS,
+    })
+    .catch((err: unknown) => logger.warn({ err }, 'could not tell a manager about the reminder problem'));
+}
 
 export const up: SlashCommand = {
   data: upCommand,
   guildOnly: true,
   describeFailure: describeUpFailure,
-  async execute({ interaction, deps, t, reply, deadline }) {
+  async execute({ interaction, deps, t, locale, reply, deadline }) {
     const guildId = interaction.guildId;
     if (!guildId) throw new GuildOnlyError();
-    const answer = await upNow(
+    deps.commands.learn(upCommand.name, interaction.commandId);
+    // Read while the directory answers: the public language, and any problem to tell a manager.
+    const settings = deps.settings.get(guildId).catch((err: unknown): GuildSettings | undefined => {
+      deps.logger.warn({ err, guildId }, 'could not read the server settings; the answer uses defaults');
+      return undefined;
+    });
+    let answer = await upNow(
       deps,
       {
         interactionId: interaction.id,
@@ -31,8 +72,14 @@ export const up: SlashCommand = {
       },
       { deadline, t },
     );
-    if (answer.publicly) await reply.public(answer.message);
-    else await reply.private(answer.message);
+    if (answer.publicly) {
+      const serverLocale = publicLocale((await settings)?.publicLanguage ?? 'auto', interaction.guildLocale);
+      if (serverLocale !== locale) answer = upAnswer(answer.result, translator(serverLocale), deps.now());
+      await reply.public(answer.message);
+    } else {
+      await reply.private(answer.message);
+    }
+    await tellManager(interaction, t, await settings, deps.logger);
     return answer.outcome;
   },
 };

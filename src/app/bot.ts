@@ -4,24 +4,30 @@
  * handlers' deps, the router, and the gateway's events. main.ts, the sandbox and the end-to-end
  * tests all build it through here.
  */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { type Client, DefaultUserAgent, Events } from 'discord.js';
 import type { Config } from '../config/env.js';
 import type { DirectoryClient } from '../directory/index.js';
 import { InteractionAcknowledger } from '../discord/acknowledge.js';
 import type { ChannelNames } from '../discord/channel-names.js';
 import { createDiscordClient, type DiscordClientOptions } from '../discord/client.js';
+import { CommandMentions } from '../discord/command-mentions.js';
 import { discordLookups } from '../discord/lookups.js';
 import { createDiscordRestAgent } from '../discord/rest-agent.js';
 import { exposeShardStates, localShards } from '../discord/shard-stats.js';
 import { watchGuilds } from '../events/guilds.js';
 import { watchShards } from '../events/shards.js';
+import { ReminderRoles } from '../features/reminders/roles.js';
+import { ReminderScheduler } from '../features/reminders/scheduler.js';
+import { DiscordReminderSender } from '../features/reminders/send.js';
 import { recoverPendingUps } from '../features/up/recover.js';
 import { createRouter, type Router, type RouterHooks } from '../interactions/router.js';
 import type { BotDeps, Registry } from '../interactions/types.js';
 import type { Logger } from '../log/logger.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { Readiness } from '../ops/server.js';
-import { SettingsRepository, type Store, StoreUpJournal } from '../store/index.js';
+import { ReminderRepository, SettingsRepository, type Store, StoreUpJournal } from '../store/index.js';
 import type { ServerReporter } from '../tasks/server-reports.js';
 import type { StatsPoster } from '../tasks/stats-poster.js';
 import { createServices, type ServicesOptions } from './services.js';
@@ -57,6 +63,8 @@ export interface BotApp {
   /** Undefined without a directory token. */
   reporter: ServerReporter | undefined;
   poster: StatsPoster | undefined;
+  /** Sends the reminders as they fall due (features/reminders/scheduler.ts). */
+  reminders: ReminderScheduler;
   /** Every shard of this process ready (for /readyz), with the shards that are not. */
   readiness(): Readiness;
   start(): Promise<void>;
@@ -65,6 +73,23 @@ export interface BotApp {
 }
 
 const DESTROY_BOUND_MS = 2_000;
+
+/**
+ * Which guilds' reminders this process sends: all of them in the single process; in a shard
+ * process, those of its shards (a guild's shard is (id >> 22) % shard count, Discord's rule).
+ */
+function guildOwnership(
+  client: Client,
+  sharding: Config['sharding'],
+): ((guildId: string) => boolean) | undefined {
+  if (!sharding.isChild) return undefined;
+  const mine = new Set(sharding.childShards);
+  return (guildId) => {
+    const count = client.options.shardCount ?? 1;
+    if (!/^\d{1,20}$/.test(guildId)) return false;
+    return mine.has(Number((BigInt(guildId) >> 22n) % BigInt(count)));
+  };
+}
 
 /** The journal's owner: each shard process recovers the ups of its own shards, whatever it shares. */
 function journalOwner(sharding: Config['sharding']): string {
@@ -111,7 +136,40 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
     logger,
     now: options.now ?? Date.now,
     journal,
+    settings: new SettingsRepository(store),
+    reminders: new ReminderRepository(store),
+    wakeReminders: (dueAt) => scheduler.wake(dueAt),
+    reminderRoleChosen: (guildId, roleId) => reminderRoles.chosen(guildId, roleId),
+    commands: new CommandMentions({
+      rest: client.rest,
+      applicationId: () => client.application?.id ?? null,
+      logger,
+    }),
+    rest: client.rest,
   };
+  const reminderRoles = new ReminderRoles({ settings: deps.settings, logger });
+  reminderRoles.watch(client);
+  const scheduler = new ReminderScheduler({
+    reminders: deps.reminders,
+    owner: `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
+    ownsGuild: guildOwnership(client, sharding),
+    leaseMs: config.reminderClaimMs,
+    logger,
+    now: deps.now,
+    sender: new DiscordReminderSender({
+      rest: client.rest,
+      settings: deps.settings,
+      commands: deps.commands,
+      guild: (id) => {
+        const guild = client.guilds.cache.get(id);
+        return guild ? { name: guild.name, preferredLocale: guild.preferredLocale } : undefined;
+      },
+      roleDeleted: (guildId, roleId) => reminderRoles.isDeleted(guildId, roleId),
+      logger,
+      now: deps.now,
+    }),
+    onDone: metrics ? (event) => metrics.reminder(event) : undefined,
+  });
   const hooks: RouterHooks = {
     onHandled: (event) => {
       metrics?.interaction(event);
@@ -139,16 +197,24 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
       'connected to Discord',
     );
     services.start();
-    void recoverPendingUps({ journal, directory, rest: client.rest, logger, now: deps.now }).then(
-      (answered) => logger.debug({ answered }, 'the ups from before the restart are dealt with'),
-    );
+    // Reminders that fell due while the bot was down go out now.
+    scheduler.start();
+    void recoverPendingUps({
+      journal,
+      directory,
+      rest: client.rest,
+      logger,
+      now: deps.now,
+      reminders: deps.reminders,
+      wakeReminders: deps.wakeReminders,
+    }).then((answered) => logger.debug({ answered }, 'the ups from before the restart are dealt with'));
   });
   watchGuilds({
     client,
     channels,
     discord: deps.discord,
     reporter,
-    settings: new SettingsRepository(store),
+    settings: deps.settings,
     logger,
   });
   watchShards(client, logger, options.onFatal);
@@ -162,6 +228,7 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
     router,
     reporter,
     poster,
+    reminders: scheduler,
     readiness: () => services.readiness(),
     async start() {
       if (!config.discord.token) throw new Error('DISCORD_TOKEN is not set');
@@ -172,7 +239,7 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
         router.close();
         const drained = await router.drain(drainMs);
         if (!drained) logger.warn({ inFlight: router.inFlight }, 'interactions still running at shutdown');
-        await services.stop();
+        await Promise.all([services.stop(), scheduler.stop()]);
         // @discordjs/ws 1.2 can leave destroy() pending forever when a shard waits for READY
         // (its abort handler starts a second destroy): never let that hold the shutdown.
         const destroyed = await doneWithin(client.destroy(), DESTROY_BOUND_MS);

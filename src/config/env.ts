@@ -253,6 +253,7 @@ export const SCHEMA = z
     DATA_DIR: optionalText,
     DATABASE_URL: databaseUrl(),
     SHUTDOWN_TIMEOUT_MS: integer(500, 9_000, 6_000, ' (milliseconds)'),
+    REMINDER_CLAIM_MS: integer(1_000, 600_000, 30_000, ' (milliseconds)'),
     // Set by discord.js's ShardingManager in the processes it spawns; not for operators.
     SHARDING_MANAGER: flag(),
     SHARDS: optionalText,
@@ -307,6 +308,8 @@ export interface Config {
   /** Address the operations endpoint listens on. */
   httpHost: string;
   shutdownTimeoutMs: number;
+  /** How long a process holds a due reminder it claimed before another may take it over. */
+  reminderClaimMs: number;
   /** Where the SQLite store is kept, when there is no databaseUrl. */
   dataDir: string;
   /** The PostgreSQL store (secret: it may hold a password); undefined: SQLite in dataDir. */
@@ -386,6 +389,7 @@ export function loadConfig(env: Environment): Config {
     httpPort: e.HTTP_PORT,
     httpHost: e.HTTP_HOST,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    reminderClaimMs: e.REMINDER_CLAIM_MS,
     dataDir: e.DATA_DIR ?? 'data',
     databaseUrl: e.DATABASE_URL,
     logLevel: e.LOG_LEVEL,

@@ -225,13 +225,15 @@ export class Transport {
     });
     try {
       try {
+        // undici's callback form: its promise form would add a promise of its own per attempt.
         response = await new Promise<Dispatcher.ResponseData>((resolve, reject) => {
           headTimedOut = reject;
-          this.#pool.request(options).then((head) => {
+          this.#pool.request(options, (err, head) => {
+            if (err) reject(err);
             // Too late: drop it and its connection. Destroying emits an error nobody else reads.
-            if (expired) head.body.on('error', ignore).destroy();
+            else if (expired) head.body.on('error', ignore).destroy();
             else resolve(head);
-          }, reject);
+          });
         });
       } finally {
         grant?.settle(now());

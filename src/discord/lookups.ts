@@ -8,9 +8,11 @@
  * directory's answer such as `../guilds/1` or `@me?x=` would steer it elsewhere. One that is
  * not a snowflake counts as absent: no request, nothing gathered.
  */
+
 import { makeURLSearchParams, type REST } from '@discordjs/rest';
 import { type APIGuild, type APIUser, type Client, Routes } from 'discord.js';
 import { isSnowflake, type ServerStatistics } from '../directory/index.js';
+import { bounded } from './bounded.js';
 import type { ChannelNames } from './channel-names.js';
 
 /** What an up or a server report sends of the guild: the directory's server statistics. */
@@ -31,29 +33,6 @@ export function userTag(user: Pick<APIUser, 'username' | 'discriminator'>): stri
     : user.username;
 }
 
-/**
- * The work's result, or a rejection once `ms` have passed, whatever the work does then. Aborting
- * is not enough on its own: discord.js notices the signal only between its steps, not while a
- * request waits for its global limit (50 requests/s), and under a burst that wait lasted 10 s.
- */
-async function withTimeout<T>(work: (signal: AbortSignal) => Promise<T>, ms: number): Promise<T> {
-  const controller = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const err = new Error('timed out');
-      controller.abort(err);
-      reject(err);
-    }, ms);
-  });
-  try {
-    // A late failure of the work left behind is the race's to swallow, not an unhandled rejection.
-    return await Promise.race([work(controller.signal), timedOut]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /** GET /guilds/{id}?with_counts=true, then the owner; whatever arrives in time. */
 export async function gatherGuildStats(
   rest: REST,
@@ -65,7 +44,7 @@ export async function gatherGuildStats(
   if (!isSnowflake(guildId)) return stats;
   const deadline = Date.now() + timeoutMs;
   try {
-    const guild = (await withTimeout(
+    const guild = (await bounded(
       (signal) =>
         rest.get(Routes.guild(guildId), { query: makeURLSearchParams({ with_counts: true }), signal }),
       timeoutMs,
@@ -80,7 +59,7 @@ export async function gatherGuildStats(
     stats.ownerId = guild.owner_id;
     const left = deadline - Date.now();
     if (left > 0) {
-      const owner = (await withTimeout(
+      const owner = (await bounded(
         (signal) => rest.get(Routes.user(guild.owner_id), { signal }),
         left,
       )) as APIUser;
@@ -105,10 +84,7 @@ export async function fetchIdentity(
 ): Promise<UserIdentity | null> {
   if (!isSnowflake(userId)) return null;
   try {
-    const user = (await withTimeout(
-      (signal) => rest.get(Routes.user(userId), { signal }),
-      timeoutMs,
-    )) as APIUser;
+    const user = (await bounded((signal) => rest.get(Routes.user(userId), { signal }), timeoutMs)) as APIUser;
     return {
       name: user.global_name ?? user.username,
       avatarUrl: user.avatar

@@ -5,14 +5,18 @@
 import type {
   ButtonInteraction,
   ChatInputCommandInteraction,
+  REST,
   RESTPostAPIChatInputApplicationCommandsJSONBody,
 } from 'discord.js';
 import type { DirectoryClient } from '../directory/index.js';
+import type { CommandMentions } from '../discord/command-mentions.js';
 import type { DiscordLookups } from '../discord/lookups.js';
 import type { UpJournal } from '../features/up/journal.js';
 import type { SupportedLocale, Translate } from '../i18n/index.js';
 import type { Logger } from '../log/logger.js';
 import type { RenderedMessage } from '../render/message.js';
+import type { ReminderRepository } from '../store/reminders.js';
+import type { SettingsRepository } from '../store/settings.js';
 import type { DescribeFailure, Subject } from './error-message.js';
 
 export type { Subject };
@@ -29,6 +33,24 @@ export interface BotDeps {
   now: () => number;
   /** Ups in flight, so that a restart answers them (features/up/journal.ts). */
   journal: UpJournal;
+  /** Each server's settings (/settings), in the store. */
+  settings: SettingsRepository;
+  /** Each server's next-up reminder and members' personal ones, in the store. */
+  reminders: ReminderRepository;
+  /**
+   * Tells this process's reminder scheduler that a reminder now falls due at `dueAt` (ms epoch),
+   * so one due sooner than its next look at the store is not late.
+   */
+  wakeReminders(dueAt: number): void;
+  /**
+   * Tells this process's watch of reminder roles (features/reminders/roles.ts) which role a
+   * server's reminders mention now (null: none), so its deletion is noticed, even while offline.
+   */
+  reminderRoleChosen(guildId: string, roleId: string | null): void;
+  /** `</up:id>` mentions of the bot's commands, for the messages it posts on its own. */
+  commands: CommandMentions;
+  /** discord.js's REST client: for the messages the bot posts on its own (discord/messages.ts). */
+  rest: REST;
 }
 
 /** Sends the outcome: public (edit the deferred reply) or private (only the user sees it). */

@@ -72,8 +72,22 @@ export interface Metrics {
   interaction(event: InteractionEvent): void;
   statsPost(outcome: StatsPostOutcome, info?: StatsPostInfo): void;
   serverReport(result: ServerReportEvent): void;
+  /** A due reminder done: sent, failed (with its reason) or left to retry, and how late. */
+  reminder(event: ReminderEvent): void;
   /** Where the guild and shard gauges come from; undefined: not connected, the gauges are left out. */
   setDiscordSource(source: DiscordSource | undefined): void;
+}
+
+export interface ReminderEvent {
+  key: { kind: 'guild' | 'personal' };
+  latenessMs: number;
+  outcome: { kind: 'sent' } | { kind: 'failed'; reason: string } | { kind: 'retry'; detail: string };
+}
+
+/** Reasons recorded as they are (a bounded set): the permission's name, not the server. */
+function reminderReason(outcome: ReminderEvent['outcome']): string {
+  if (outcome.kind !== 'failed') return '';
+  return /^[a-z-]+(:[A-Za-z]+)?$/.test(outcome.reason) ? outcome.reason : 'other';
 }
 
 /** The limiter's shared bucket; GrantInfo.buckets always holds it, a limited route's bucket besides. */
@@ -161,6 +175,19 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   const statsLastSuccess = new Gauge({
     name: 'directory_stats_last_success_timestamp_seconds',
     help: 'Unix time of the last successful statistics post.',
+    registers,
+  });
+  const reminders = new Counter({
+    name: 'reminders_total',
+    help: 'Due reminders by kind (guild, personal), outcome (sent, failed, retry) and failure reason.',
+    labelNames: ['kind', 'outcome', 'reason'] as const,
+    registers,
+  });
+  const reminderLateness = new Histogram({
+    name: 'reminder_lateness_seconds',
+    help: 'How long after its due time a reminder was posted.',
+    labelNames: ['kind'] as const,
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 15, 60, 300],
     registers,
   });
   const serverReports = new Counter({
@@ -275,6 +302,16 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     }),
     serverReport: safe('serverReport', (result: ServerReportEvent) => {
       serverReports.inc({ outcome: result.outcome });
+    }),
+    reminder: safe('reminder', (event: ReminderEvent) => {
+      reminders.inc({
+        kind: event.key.kind,
+        outcome: event.outcome.kind,
+        reason: reminderReason(event.outcome),
+      });
+      const s = seconds(event.latenessMs);
+      if (event.outcome.kind === 'sent' && s !== undefined)
+        reminderLateness.observe({ kind: event.key.kind }, s);
     }),
     setDiscordSource(next: DiscordSource | undefined): void {
       source = next;

@@ -20,6 +20,12 @@ export interface StoreOptions {
   schema?: string | undefined;
   /** SQLite: how long a write waits for another process's write before failing (default 5 s). */
   busyTimeoutMs?: number;
+  /**
+   * SQLite: how long opening waits for another process opening the same file (its migrations)
+   * before failing (default 30 s): processes started together take turns, and on a loaded
+   * machine each turn can take seconds.
+   */
+  openTimeoutMs?: number;
   /** PostgreSQL: how long opening a connection may take (default 5 s). */
   connectTimeoutMs?: number;
   /** PostgreSQL: connections kept open at most (default 10). */
@@ -40,5 +46,6 @@ export function openStore(options: StoreOptions): Promise<Store> {
   return openSqliteStore({
     file: join(options.dataDir, SQLITE_FILE_NAME),
     busyTimeoutMs: options.busyTimeoutMs ?? 5_000,
+    openTimeoutMs: options.openTimeoutMs ?? 30_000,
   });
 }

@@ -3,12 +3,21 @@
  * one is opened for the next query, so the store works again as soon as the server is back;
  * the calls made in between fail with StoreUnavailableError.
  */
+import type { Kysely as KyselyInstance } from 'kysely';
 import { reason, StoreError } from './errors.js';
 import { Kysely, PostgresDialect, sql } from './kysely.js';
 import { migrateToLatest } from './migrate.js';
+import { SchemaPostgresIntrospector } from './pg-introspector.js';
 import type { Database } from './schema.js';
 import { Store, type StoreLogger } from './store.js';
 import { describeUrl, withoutPassword } from './url.js';
+
+/** PostgreSQL through Kysely's dialect, introspected within the store's schema (see pg-introspector.ts). */
+class StorePostgresDialect extends PostgresDialect {
+  override createIntrospector(db: KyselyInstance<unknown>): SchemaPostgresIntrospector {
+    return new SchemaPostgresIntrospector(db);
+  }
+}
 
 /** pg's type id for bigint. */
 const INT8 = 20;
@@ -53,7 +62,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   pool.on('error', () => undefined);
   const { schema } = options;
   const db = new Kysely<Database>({
-    dialect: new PostgresDialect({
+    dialect: new StorePostgresDialect({
       pool,
       ...(schema === undefined
         ? {}

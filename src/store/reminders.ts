@@ -71,11 +71,11 @@ export class ReminderRepository {
     const row = await this.#store.run((db) =>
       db
         .insertInto('reminders')
-        .values({ guild_id: guildId, next_up_at: times.nextUpAt, ...scheduled(times.dueAt, now) })
+        .values({ guild_id: guildId, next_up_at: times.nextUpAt, ...scheduledColumns(times.dueAt, now) })
         .onConflict((oc) =>
           oc
             .column('guild_id')
-            .doUpdateSet({ next_up_at: times.nextUpAt, ...scheduled(times.dueAt, now) })
+            .doUpdateSet({ next_up_at: times.nextUpAt, ...scheduledColumns(times.dueAt, now) })
             .where((eb) =>
               eb.not(
                 eb.and([
@@ -122,7 +122,7 @@ export class ReminderRepository {
       for (;;) {
         const added = await db
           .insertInto('personal_reminders')
-          .values({ guild_id: guildId, user_id: userId, ...scheduled(dueAt, now) })
+          .values({ guild_id: guildId, user_id: userId, ...scheduledColumns(dueAt, now) })
           .onConflict((oc) => oc.columns(['guild_id', 'user_id']).doNothing())
           .returning('guild_id')
           .executeTakeFirst();
@@ -136,7 +136,7 @@ export class ReminderRepository {
         if (removed) return 'off';
         const renewed = await db
           .updateTable('personal_reminders')
-          .set(scheduled(dueAt, now))
+          .set(scheduledColumns(dueAt, now))
           .where(key)
           .where('state', 'in', ['sent', 'failed'])
           .returning('guild_id')
@@ -230,7 +230,7 @@ export class ReminderRepository {
 }
 
 /** A reminder waiting to be sent: no claim, no nonce, no outcome. */
-function scheduled(dueAt: number, now: number): ReminderColumns {
+export function scheduledColumns(dueAt: number, now: number): ReminderColumns {
   return {
     due_at: dueAt,
     state: 'scheduled',

@@ -74,6 +74,21 @@ export class SettingsRepository {
     return fromRow(row);
   }
 
+  /** Every server whose reminders mention a role, with the role: to notice the role's deletion. */
+  async reminderRoles(): Promise<Array<{ guildId: string; roleId: string }>> {
+    const rows = await this.#store.run((db) =>
+      db
+        .selectFrom('guild_settings')
+        .select(['guild_id', 'reminder_role_id'])
+        .where('reminder_role_id', 'is not', null)
+        .where('reminder_channel_id', 'is not', null)
+        .execute(),
+    );
+    return rows.flatMap((r) =>
+      r.reminder_role_id ? [{ guildId: r.guild_id, roleId: r.reminder_role_id }] : [],
+    );
+  }
+
   /** Everything the store keeps about a server: for when the bot leaves it. */
   async deleteGuild(guildId: string): Promise<void> {
     await this.#store.transaction(async (trx) => {

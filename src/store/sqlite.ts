@@ -26,40 +26,71 @@ export interface SqliteStoreOptions {
   file: string;
   /** How long a write waits for another process's write to finish before failing. */
   busyTimeoutMs: number;
+  /** The same while opening: waiting for another process's migrations (see open.ts). */
+  openTimeoutMs: number;
 }
 
-export async function openSqliteStore({ file, busyTimeoutMs }: SqliteStoreOptions): Promise<Store> {
+export async function openSqliteStore({
+  file,
+  busyTimeoutMs,
+  openTimeoutMs,
+}: SqliteStoreOptions): Promise<Store> {
+  const startedAt = Date.now();
+  const deadline = startedAt + openTimeoutMs;
+  const waited = () => Date.now() - startedAt;
   let database: BetterSqlite3.Database;
   try {
     const { default: Sqlite } = await import('better-sqlite3');
     mkdirSync(dirname(file), { recursive: true });
     ownerOnly(file);
-    database = new Sqlite(file, { timeout: busyTimeoutMs });
+    database = new Sqlite(file, { timeout: openTimeoutMs });
   } catch (err) {
-    throw openError(file, err, busyTimeoutMs);
+    throw openError(file, err, waited());
   }
   try {
-    database.pragma('journal_mode = WAL');
+    // Turning a new file to WAL wants it to itself, and SQLite answers SQLITE_BUSY at once, not
+    // calling its busy handler, when another process holds it at that moment (seen about once
+    // in 20 rounds of four processes opening a new file together): hence the turns taken here.
+    await whenNotBusy(deadline, () => database.pragma('journal_mode = WAL'));
     database.pragma('synchronous = NORMAL');
   } catch (err) {
     database.close();
-    throw openError(file, err, busyTimeoutMs);
+    throw openError(file, err, waited());
   }
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: keepingStatements(database) }) });
   try {
     // One write transaction around the whole run: processes starting together on a new file
     // take turns (the second waits, then finds nothing left to do), and a failed migration
     // leaves the schema as it was. Kysely's Migrator has no lock of its own on SQLite.
-    database.exec('BEGIN IMMEDIATE');
+    await whenNotBusy(deadline, () => database.exec('BEGIN IMMEDIATE'));
     await migrateToLatest(db);
     database.exec('COMMIT');
+    // Open: from now on a write waits for another's only as long as an answer can.
+    database.pragma(`busy_timeout = ${Math.round(busyTimeoutMs)}`);
   } catch (err) {
     if (database.inTransaction) database.exec('ROLLBACK');
     await db.destroy();
-    if (isBusy(err)) throw openError(file, err, busyTimeoutMs);
+    if (isBusy(err)) throw openError(file, err, waited());
     throw new StoreError(`Cannot migrate the SQLite file ${file}: ${reason(err)}`, { cause: err });
   }
   return new Store('sqlite', file, db);
+}
+
+/**
+ * Runs `step` again while SQLite answers busy, until `deadline` (epoch ms), pausing a few ms
+ * more each time (5, 10, 20 … up to 100, with jitter so that processes do not keep colliding).
+ * SQLite's own busy handler covers most waits; this covers those it declines to wait for.
+ */
+async function whenNotBusy<T>(deadline: number, step: () => T): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return step();
+    } catch (err) {
+      if (!isBusy(err) || Date.now() >= deadline) throw err;
+      const pause = Math.min(100, 5 * 2 ** attempt) * (0.5 + Math.random());
+      await new Promise((resolve) => setTimeout(resolve, Math.min(pause, deadline - Date.now())));
+    }
+  }
 }
 
 /** Distinct queries kept prepared; those with lists of varying length make the most of them. */
@@ -114,7 +145,7 @@ function isEngineMissing(err: unknown): boolean {
   return err instanceof Error && /bindings file|NODE_MODULE_VERSION/.test(err.message);
 }
 
-function openError(file: string, err: unknown, busyTimeoutMs: number): StoreError {
+function openError(file: string, err: unknown, waitedMs: number): StoreError {
   const message = err instanceof Error ? err.message : '';
   if (isEngineMissing(err)) {
     const why = message.includes('bindings file') ? 'is not built' : `does not load (${reason(err)})`;
@@ -124,10 +155,9 @@ function openError(file: string, err: unknown, busyTimeoutMs: number): StoreErro
     );
   }
   if (isBusy(err)) {
-    return new StoreError(
-      `The SQLite file ${file} is locked by another process (waited ${busyTimeoutMs} ms)`,
-      { cause: err },
-    );
+    return new StoreError(`The SQLite file ${file} is locked by another process (waited ${waitedMs} ms)`, {
+      cause: err,
+    });
   }
   if (codeOf(err) === 'SQLITE_NOTADB') {
     return new StoreError(`The file ${file} is not a SQLite database`, { cause: err });

@@ -3,6 +3,17 @@
 // Everything here is plain data; nothing talks to the network.
 
 import type { APIApplicationCommandInteractionDataOption } from 'discord.js';
+import {
+  ALL_PERMISSIONS,
+  channelPermissions,
+  makeOverwrite,
+  type OverwriteFixture,
+  type OverwriteInput,
+  Permission,
+  permissionString,
+} from './permissions.js';
+
+export { ALL_PERMISSIONS, Permission } from './permissions.js';
 
 /** Discord epoch (2015-01-01T00:00:00.000Z) in milliseconds. */
 export const DISCORD_EPOCH = 1_420_070_400_000;
@@ -63,24 +74,6 @@ export function discordLikeToken(): string {
   return `${randomToken(26)}.${randomToken(6)}.${randomToken(38)}`;
 }
 
-/** Permission bits used by the fixtures. */
-export const Permission = {
-  CreateInstantInvite: 1n << 0n,
-  Administrator: 1n << 3n,
-  AddReactions: 1n << 6n,
-  ViewChannel: 1n << 10n,
-  SendMessages: 1n << 11n,
-  EmbedLinks: 1n << 14n,
-  AttachFiles: 1n << 15n,
-  ReadMessageHistory: 1n << 16n,
-  UseExternalEmojis: 1n << 18n,
-  Connect: 1n << 20n,
-  Speak: 1n << 21n,
-  ChangeNickname: 1n << 26n,
-  UseApplicationCommands: 1n << 31n,
-  SendMessagesInThreads: 1n << 38n,
-} as const;
-
 /** What Discord gives @everyone in a new guild (a plausible subset). */
 export const DEFAULT_EVERYONE_PERMISSIONS = (
   Permission.CreateInstantInvite |
@@ -128,6 +121,12 @@ export interface UserFixture {
   avatar_decoration_data: null;
   collectibles: null;
   primary_guild: null;
+  /**
+   * The stand-in's own flag, never sent: the user does not take DMs from the bot (a post in their
+   * DM channel is refused with 50007). Not enumerable, so no payload carries it; read by the
+   * stand-in when the user is given to it (options.users, addUser).
+   */
+  readonly dmsClosed?: boolean;
 }
 
 export interface UserInput {
@@ -136,6 +135,8 @@ export interface UserInput {
   global_name?: string | null;
   avatar?: string | null;
   bot?: boolean;
+  /** The user does not take DMs from the bot (see UserFixture.dmsClosed). */
+  dmsClosed?: boolean;
 }
 
 export function makeUser(input: UserInput = {}): UserFixture {
@@ -156,6 +157,7 @@ export function makeUser(input: UserInput = {}): UserFixture {
     primary_guild: null,
   };
   if (input.bot) user.bot = true;
+  if (input.dmsClosed) Object.defineProperty(user, 'dmsClosed', { value: true, enumerable: false });
   return user;
 }
 
@@ -185,8 +187,11 @@ export interface RoleInput {
   name?: string;
   color?: number;
   position?: number;
-  permissions?: string;
+  /** Bits or Discord's decimal string (default none). */
+  permissions?: bigint | string;
   managed?: boolean;
+  /** Whether anyone may ping the role (default false: only members with Mention Everyone can). */
+  mentionable?: boolean;
   botId?: string;
 }
 
@@ -202,9 +207,9 @@ export function makeRole(input: RoleInput = {}): RoleFixture {
     icon: null,
     unicode_emoji: null,
     position: input.position ?? 1,
-    permissions: input.permissions ?? '0',
+    permissions: permissionString(input.permissions ?? 0n),
     managed: input.managed ?? input.botId !== undefined,
-    mentionable: false,
+    mentionable: input.mentionable ?? false,
     flags: 0,
   };
   if (input.botId !== undefined) role.tags = { bot_id: input.botId };
@@ -233,7 +238,7 @@ export interface ChannelFixture {
   parent_id: string | null;
   topic: string | null;
   nsfw: boolean;
-  permission_overwrites: unknown[];
+  permission_overwrites: OverwriteFixture[];
   rate_limit_per_user: number;
   last_message_id: string | null;
   flags: number;
@@ -249,6 +254,8 @@ export interface ChannelInput {
   parentId?: string | null;
   topic?: string | null;
   nsfw?: boolean;
+  /** Overwrites for roles (the guild id for @everyone) and members. */
+  permissionOverwrites?: OverwriteInput[];
 }
 
 export function makeTextChannel(input: ChannelInput = {}): ChannelFixture {
@@ -260,7 +267,7 @@ export function makeTextChannel(input: ChannelInput = {}): ChannelFixture {
     parent_id: input.parentId ?? null,
     topic: input.topic ?? null,
     nsfw: input.nsfw ?? false,
-    permission_overwrites: [],
+    permission_overwrites: (input.permissionOverwrites ?? []).map(makeOverwrite),
     rate_limit_per_user: 0,
     last_message_id: null,
     flags: 0,
@@ -575,9 +582,6 @@ export function memberPermissions(guild: GuildFixture, roleIds: readonly string[
   return (bits & Permission.Administrator) !== 0n ? ALL_PERMISSIONS : bits.toString();
 }
 
-/** Every permission bit Discord currently defines (what owners and administrators get). */
-export const ALL_PERMISSIONS = ((1n << 51n) - 1n).toString();
-
 // ---------------------------------------------------------------------------------------------
 // Messages and interactions
 
@@ -599,6 +603,8 @@ export interface MessagePayload {
   pinned: boolean;
   flags: number;
   position?: number;
+  /** Echoed from the request (Create Message). */
+  nonce?: string | number;
   webhook_id?: string;
   application_id?: string;
   interaction_metadata?: Record<string, unknown>;
@@ -671,6 +677,7 @@ export interface InteractionPayload {
   guild_id?: string;
   guild?: { id: string; locale: string; features: string[] };
   channel_id: string;
+  /** Guild: the channel's fields without its overwrites, plus the member's `permissions` there. */
   channel: ChannelFixture | Record<string, unknown>;
   member?: MemberFixture;
   user?: UserFixture;
@@ -696,6 +703,14 @@ export interface InteractionBaseInput {
   roles?: string[];
   locale?: string;
   botId?: string;
+  /**
+   * The member's permissions as the payload states them (`member.permissions`, and the
+   * `permissions` of resolved channels). Default: computed as Discord does, from the guild's roles
+   * and the channel's overwrites (everything for the owner).
+   */
+  permissions?: bigint | string;
+  /** `app_permissions`. Default: the bot member's permissions in the channel, computed likewise. */
+  appPermissions?: bigint | string;
 }
 
 function interactionBase(input: InteractionBaseInput, type: number, data: Record<string, unknown>) {
@@ -707,9 +722,14 @@ function interactionBase(input: InteractionBaseInput, type: number, data: Record
     token: input.token ?? `aW50ZXJhY3Rpb246${randomToken(120)}`,
     version: 1,
     channel_id: input.channel.id,
-    channel: guild ? channelPayload(input.channel, guild.id) : dmChannelPayload(input.channel.id, user),
+    channel: guild ? interactionChannel(input, guild) : dmChannelPayload(input.channel.id, user),
     locale: input.locale ?? 'en-US',
-    app_permissions: guild ? appPermissions(guild, input.botId) : DEFAULT_BOT_PERMISSIONS,
+    app_permissions:
+      input.appPermissions !== undefined
+        ? permissionString(input.appPermissions)
+        : guild
+          ? appPermissions(guild, input.channel, input.botId)
+          : DEFAULT_BOT_PERMISSIONS,
     entitlements: [],
     authorizing_integration_owners: guild ? { '0': guild.id } : { '1': user.id },
     context: guild ? 0 : 1,
@@ -720,7 +740,7 @@ function interactionBase(input: InteractionBaseInput, type: number, data: Record
     const roles = input.roles ?? [];
     const member: MemberFixture = {
       ...makeMember(user, { roles }),
-      permissions: guild.owner_id === user.id ? ALL_PERMISSIONS : memberPermissions(guild, roles),
+      permissions: invokerPermissions(input, guild, input.channel),
     };
     payload.guild_id = guild.id;
     payload.guild = { id: guild.id, locale: guild.preferred_locale, features: guild.features };
@@ -737,9 +757,32 @@ export function dmChannelPayload(id: string, recipient: UserFixture): Record<str
   return { id, type: ChannelKind.DM, last_message_id: null, flags: 0, recipients: [recipient] };
 }
 
-function appPermissions(guild: GuildFixture, botId: string | undefined): string {
-  const role = botId === undefined ? undefined : botRoleOf(guild, botId);
-  return memberPermissions(guild, role ? [role.id] : []);
+/** The bot's permissions in a channel: from its member's roles (its managed role when not a member). */
+function appPermissions(guild: GuildFixture, channel: ChannelFixture, botId: string | undefined): string {
+  if (botId === undefined) return memberPermissions(guild, []);
+  const member = guild.members.find((m) => m.user.id === botId);
+  const managed = botRoleOf(guild, botId);
+  const roles = member ? member.roles : managed ? [managed.id] : [];
+  return channelPermissions(guild, channel, { userId: botId, roles }).toString();
+}
+
+/**
+ * The channel an interaction comes from, as Discord sends it: its fields without the overwrites,
+ * with the invoking member's permissions there.
+ */
+function interactionChannel(input: InteractionBaseInput, guild: GuildFixture): Record<string, unknown> {
+  const { permission_overwrites: _o, ...fields } = input.channel;
+  return { ...fields, guild_id: guild.id, permissions: invokerPermissions(input, guild, input.channel) };
+}
+
+/** The invoking member's permissions in a channel, as the payload states them. */
+function invokerPermissions(
+  input: InteractionBaseInput,
+  guild: GuildFixture,
+  channel: ChannelFixture,
+): string {
+  if (input.permissions !== undefined) return permissionString(input.permissions);
+  return channelPermissions(guild, channel, { userId: input.user.id, roles: input.roles ?? [] }).toString();
 }
 
 export interface CommandInteractionInput extends InteractionBaseInput {
@@ -748,9 +791,12 @@ export interface CommandInteractionInput extends InteractionBaseInput {
   /** Application command type: 1 chat input (default), 2 user, 3 message. */
   commandType?: number;
   options?: APIApplicationCommandInteractionDataOption[];
+  /** Entries of `data.resolved`; those the options name and this lacks are filled in (resolveOptions). */
   resolved?: Record<string, unknown>;
   /** Set when the command is registered to a guild. */
   commandGuildId?: string;
+  /** Users the stand-in knows, for user and mentionable options (default: only `user`). */
+  lookupUser?: (id: string) => UserFixture | undefined;
 }
 
 export function makeCommandInteraction(input: CommandInteractionInput): InteractionPayload {
@@ -760,7 +806,8 @@ export function makeCommandInteraction(input: CommandInteractionInput): Interact
     type: input.commandType ?? 1,
   };
   if (input.options) data.options = input.options;
-  if (input.resolved) data.resolved = input.resolved;
+  const resolved = resolveOptions(input, input.options ?? [], input.resolved);
+  if (resolved) data.resolved = resolved;
   if (input.commandGuildId) data.guild_id = input.commandGuildId;
   return interactionBase(input, InteractionKind.ApplicationCommand, data);
 }
@@ -783,4 +830,103 @@ export function makeComponentInteraction(input: ComponentInteractionInput): Inte
   const payload = interactionBase(input, InteractionKind.MessageComponent, data);
   payload.message = input.message;
   return payload;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Command options and what Discord resolves for them
+
+type CommandOption = APIApplicationCommandInteractionDataOption;
+
+/** Options of a chat-input command as Discord sends them (types 1, 3, 4, 5, 6, 7, 8, 9, 10). */
+export const commandOption = {
+  subcommand: (name: string, options: CommandOption[] = []): CommandOption =>
+    ({ type: 1, name, options }) as CommandOption,
+  group: (name: string, options: CommandOption[]): CommandOption =>
+    ({ type: 2, name, options }) as CommandOption,
+  string: (name: string, value: string): CommandOption => ({ type: 3, name, value }),
+  integer: (name: string, value: number): CommandOption => ({ type: 4, name, value }),
+  boolean: (name: string, value: boolean): CommandOption => ({ type: 5, name, value }),
+  user: (name: string, id: string): CommandOption => ({ type: 6, name, value: id }),
+  channel: (name: string, id: string): CommandOption => ({ type: 7, name, value: id }),
+  role: (name: string, id: string): CommandOption => ({ type: 8, name, value: id }),
+  mentionable: (name: string, id: string): CommandOption => ({ type: 9, name, value: id }),
+  number: (name: string, value: number): CommandOption => ({ type: 10, name, value }),
+};
+
+type Resolved = Record<string, Record<string, unknown>>;
+
+/**
+ * `data.resolved` as Discord sends it for these options: every channel (id, name, type, the
+ * invoking member's `permissions` there, and the channel's other fields), role, user and member
+ * (with `permissions`) the options name, merged under `given` (whose entries win). An id the
+ * guild or the stand-in does not know throws: Discord never sends an option it cannot resolve.
+ * Undefined when there is nothing to resolve.
+ */
+export function resolveOptions(
+  input: CommandInteractionInput,
+  options: readonly CommandOption[],
+  given: Record<string, unknown> | undefined,
+): Record<string, unknown> | undefined {
+  const out: Resolved = {};
+  for (const [kind, entries] of Object.entries(given ?? {})) {
+    out[kind] = { ...(entries as Record<string, unknown>) };
+  }
+  const has = (kind: string, id: string) => out[kind]?.[id] !== undefined;
+  const put = (kind: string, id: string, value: unknown) => {
+    out[kind] ??= {};
+    (out[kind] as Record<string, unknown>)[id] = value;
+  };
+  const { guild } = input;
+  const findUser = (id: string) =>
+    id === input.user.id
+      ? input.user
+      : (input.lookupUser?.(id) ?? guild?.members.find((m) => m.user.id === id)?.user);
+  const addUser = (id: string, name: string): void => {
+    if (has('users', id)) return;
+    const user = findUser(id);
+    if (!user) throw new Error(`Discord stand-in: option ${name} names unknown user ${id}`);
+    put('users', id, user);
+    const member = guild?.members.find((m) => m.user.id === id);
+    if (guild && member && !has('members', id)) {
+      const { user: _u, deaf: _d, mute: _m, permissions: _p, ...partial } = member;
+      const channel = { permission_overwrites: input.channel.permission_overwrites };
+      put('members', id, {
+        ...partial,
+        permissions: channelPermissions(guild, channel, { userId: id, roles: member.roles }).toString(),
+      });
+    }
+  };
+  const addRole = (id: string, name: string): void => {
+    if (has('roles', id)) return;
+    const role = guild?.roles.find((r) => r.id === id);
+    if (!role) throw new Error(`Discord stand-in: option ${name} names unknown role ${id}`);
+    put('roles', id, { ...role });
+  };
+  const addChannel = (id: string, name: string): void => {
+    if (has('channels', id)) return;
+    const channel = guild?.channels.find((c) => c.id === id);
+    if (!guild || !channel) throw new Error(`Discord stand-in: option ${name} names unknown channel ${id}`);
+    const { permission_overwrites: _o, ...fields } = channel;
+    put('channels', id, {
+      ...fields,
+      guild_id: guild.id,
+      permissions: invokerPermissions(input, guild, channel),
+    });
+  };
+  const walk = (list: readonly CommandOption[]): void => {
+    for (const option of list) {
+      if ('options' in option && Array.isArray(option.options)) walk(option.options as CommandOption[]);
+      if (!('value' in option) || typeof option.value !== 'string') continue;
+      const id = option.value;
+      if (option.type === 6) addUser(id, option.name);
+      else if (option.type === 7) addChannel(id, option.name);
+      else if (option.type === 8) addRole(id, option.name);
+      else if (option.type === 9) {
+        if (guild?.roles.some((r) => r.id === id) || has('roles', id)) addRole(id, option.name);
+        else addUser(id, option.name);
+      }
+    }
+  };
+  walk(options);
+  return Object.keys(out).length > 0 ? out : undefined;
 }

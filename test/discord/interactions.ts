@@ -79,9 +79,14 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 // ---------------------------------------------------------------------------------------------
 // Validation (the limits Discord enforces on message bodies)
 
-type ErrorTree = Record<string, unknown>;
+export type ErrorTree = Record<string, unknown>;
 
-function fieldError(tree: ErrorTree, path: Array<string | number>, code: string, message: string): void {
+export function fieldError(
+  tree: ErrorTree,
+  path: Array<string | number>,
+  code: string,
+  message: string,
+): void {
   let node: ErrorTree = tree;
   for (const key of path) {
     const k = String(key);
@@ -209,6 +214,7 @@ function validateComponents(tree: ErrorTree, prefix: string[], components: unkno
 export function validateMessage(body: Record<string, unknown>, prefix: string[]): RouteResult | null {
   const tree: ErrorTree = {};
   checkLength(tree, [...prefix, 'content'], body.content, 2000);
+  validateAllowedMentions(tree, [...prefix, 'allowed_mentions'], body.allowed_mentions);
   const flags = typeof body.flags === 'number' ? body.flags : 0;
   validateEmbeds(tree, prefix, body.embeds);
   validateComponents(tree, prefix, body.components, flags);
@@ -224,7 +230,67 @@ export function validateMessage(body: Record<string, unknown>, prefix: string[])
   return errors.invalidForm(tree);
 }
 
-function hasVisibleContent(m: {
+const MENTION_TYPES = ['roles', 'users', 'everyone'];
+const SNOWFLAKE = /^\d{1,20}$/;
+
+/** The allowed mentions object: its fields' types and limits, and `parse` exclusive of the id lists. */
+function validateAllowedMentions(tree: ErrorTree, path: string[], value: unknown): void {
+  if (value === undefined || value === null) return;
+  if (!isRecord(value)) {
+    fieldError(tree, path, 'MODEL_TYPE_CONVERT', 'Only dictionaries may be used in a ModelType');
+    return;
+  }
+  const parse = value.parse;
+  if (parse !== undefined && parse !== null) {
+    if (!Array.isArray(parse)) fieldError(tree, [...path, 'parse'], 'BASE_TYPE_LIST', 'Must be a list.');
+    else {
+      parse.forEach((item, i) => {
+        if (typeof item !== 'string' || !MENTION_TYPES.includes(item)) {
+          fieldError(
+            tree,
+            [...path, 'parse', i],
+            'BASE_TYPE_CHOICES',
+            "Value must be one of {'roles', 'users', 'everyone'}.",
+          );
+        }
+      });
+    }
+  }
+  for (const kind of ['users', 'roles'] as const) {
+    const list = value[kind];
+    if (list === undefined || list === null) continue;
+    if (!Array.isArray(list)) {
+      fieldError(tree, [...path, kind], 'BASE_TYPE_LIST', 'Must be a list.');
+      continue;
+    }
+    if (list.length > 100) {
+      fieldError(tree, [...path, kind], 'BASE_TYPE_MAX_LENGTH', 'Must be 100 or fewer in length.');
+    }
+    list.forEach((id, i) => {
+      if (typeof id !== 'string' || !SNOWFLAKE.test(id)) {
+        fieldError(tree, [...path, kind, i], 'NUMBER_TYPE_COERCE', `Value "${String(id)}" is not snowflake.`);
+      }
+    });
+    // An empty (or null) list beside `parse` is allowed, as on Discord.
+    if (Array.isArray(parse) && parse.includes(kind) && list.length > 0) {
+      fieldError(
+        tree,
+        path,
+        'MESSAGE_ALLOWED_MENTIONS_PARSE_EXCLUSIVE',
+        `parse:["${kind}"] and ${kind}: [ids...] are mutually exclusive.`,
+      );
+    }
+  }
+  if (
+    value.replied_user !== undefined &&
+    value.replied_user !== null &&
+    typeof value.replied_user !== 'boolean'
+  ) {
+    fieldError(tree, [...path, 'replied_user'], 'BASE_TYPE_BOOLEAN', 'Must be either true or false.');
+  }
+}
+
+export function hasVisibleContent(m: {
   content?: unknown;
   embeds?: unknown;
   components?: unknown;
@@ -642,14 +708,14 @@ export function newInteractionRecord(
   };
 }
 
-function normalizeEmbed(embed: unknown): unknown {
+export function normalizeEmbed(embed: unknown): unknown {
   if (!isRecord(embed)) return embed;
   const out: Record<string, unknown> = { type: 'rich', ...structuredClone(embed) };
   if (typeof out.color === 'number' && !Number.isInteger(out.color)) out.color = Math.floor(out.color);
   return out;
 }
 
-function attachmentsFor(files: FileInfo[]): unknown[] {
+export function attachmentsFor(files: FileInfo[]): unknown[] {
   return files.map((f) => {
     const id = snowflake();
     return {

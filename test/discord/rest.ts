@@ -1,7 +1,9 @@
 // The Discord REST API (v10) subset discord.js needs: gateway discovery, users, applications, guilds,
-// channels, interaction callbacks, interaction webhooks and application commands.
+// channels, interaction callbacks, interaction webhooks, application commands, and the bot's own
+// messages in channels and DMs (channel-messages.ts), which a test may hold in flight (holds.ts).
 
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { ChannelMessages } from './channel-messages.js';
 import {
   channelPayload,
   type GuildFixture,
@@ -12,6 +14,7 @@ import {
   snowflake,
   type UserFixture,
 } from './fixtures.js';
+import type { HeldEntry, PostHolds } from './holds.js';
 import {
   errors,
   type FileInfo,
@@ -32,6 +35,9 @@ export interface RestHost {
   readonly guilds: Map<string, GuildFixture>;
   readonly users: Map<string, UserFixture>;
   readonly interactions: InteractionStore;
+  /** Messages posted in channels and DMs, DM channels. */
+  readonly messages: ChannelMessages;
+  readonly holds: PostHolds;
   gatewayUrl(): string;
   record(request: RecordedRestRequest, interaction: InteractionRecord | undefined): void;
   takeFault(method: string, path: string): RestFaultRule | undefined;
@@ -59,7 +65,7 @@ function addRateLimitHeaders(headers: OutgoingHttpHeaders, path: string): void {
 }
 
 /** The same bucket for every path of a route: ids (17 to 20 digits) and a webhook's token left out. */
-function bucketOf(path: string): string {
+export function bucketOf(path: string): string {
   let h = 0;
   const generic = path.replace(ID_RUN, ':id').replace(WEBHOOK_TOKEN, '/webhooks/:id/:token');
   for (let i = 0; i < generic.length; i += 1) h = (h * 31 + generic.charCodeAt(i)) >>> 0;
@@ -168,8 +174,22 @@ export function createRestHandler(host: RestHost): (req: IncomingMessage, res: S
   };
 }
 
+/** The channel of a Create Message path, when the test holds that channel's posts. */
+function heldChannel(host: RestHost, method: string, path: string): string | undefined {
+  if (method !== 'POST' || !host.holds.holding()) return undefined;
+  const match = CREATE_MESSAGE.exec(path);
+  return match && host.holds.isHeld(match[1]!) ? match[1] : undefined;
+}
+const CREATE_MESSAGE = /^\/channels\/(\d+)\/messages$/;
+
+/** The client is gone (its process killed, its request aborted): nothing can be written. */
+function clientGone(res: ServerResponse): boolean {
+  return res.destroyed || res.socket === null || res.socket.destroyed;
+}
+
 async function handle(host: RestHost, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const at = performance.now();
+  const receivedAt = Date.now();
   const target = splitTarget(req.url ?? '/');
   const method = (req.method ?? 'GET').toUpperCase();
   const raw = await readBody(req);
@@ -194,6 +214,19 @@ async function handle(host: RestHost, req: IncomingMessage, res: ServerResponse)
   let interaction: InteractionRecord | undefined;
   let result: RouteResult;
   const fault = host.takeFault(method, path);
+  let held: HeldEntry | undefined;
+  if (!fault && fullPath.startsWith(`${API_PREFIX}/`)) {
+    const channelId = heldChannel(host, method, path);
+    if (channelId !== undefined) {
+      held = host.holds.enter(channelId, parsed.body, at, res);
+      if ((await held.decision) === 'drop') {
+        if (!res.destroyed) res.destroy();
+        host.record(record, undefined);
+        held.finish(record);
+        return;
+      }
+    }
+  }
   if (fault) {
     interaction = findInteraction(host, path);
     result = { status: fault.status };
@@ -204,7 +237,7 @@ async function handle(host: RestHost, req: IncomingMessage, res: ServerResponse)
   } else if (parsed.invalidJson) {
     result = { status: 400, body: { message: 'The request body contains invalid JSON.', code: 50109 } };
   } else {
-    const routed = route(host, method, path, new URLSearchParams(target.search), parsed, req, at);
+    const routed = route(host, method, path, new URLSearchParams(target.search), parsed, req, at, receivedAt);
     result = routed.result;
     interaction = routed.interaction;
   }
@@ -229,10 +262,14 @@ async function handle(host: RestHost, req: IncomingMessage, res: ServerResponse)
   headers['x-stand-in'] = 'discord';
   if (!fault) addRateLimitHeaders(headers, path);
   if (result.headers) Object.assign(headers, result.headers);
-  res.writeHead(result.status, headers);
-  if (payload === undefined) res.end();
-  else res.end(payload);
+  // A held post completed after its client went away: Discord did the work, nobody hears of it.
+  if (!clientGone(res)) {
+    res.writeHead(result.status, headers);
+    if (payload === undefined) res.end();
+    else res.end(payload);
+  }
   host.record(record, interaction);
+  held?.finish(record);
 }
 
 function findInteraction(host: RestHost, path: string): InteractionRecord | undefined {
@@ -264,6 +301,7 @@ function route(
   parsed: ParsedBody,
   req: IncomingMessage,
   at: number,
+  receivedAt: number,
 ): Routed {
   const files: FileInfo[] = parsed.files.map((f) => ({
     filename: f.filename,
@@ -315,6 +353,10 @@ function route(
         },
       },
     };
+  }
+  if (first === 'users' && second === '@me' && third === 'channels' && segments.length === 3) {
+    if (method !== 'POST') return { result: methodNotAllowed() };
+    return { result: host.messages.createDm(parsed.body) };
   }
   if (first === 'users' && segments.length === 2 && method === 'GET') {
     if (second === '@me') {
@@ -375,11 +417,11 @@ function route(
   }
   if (first === 'channels' && second !== undefined && segments.length === 2) {
     if (method !== 'GET') return { result: missingAccess() };
-    for (const guild of host.guilds.values()) {
-      const channel = guild.channels.find((c) => c.id === second);
-      if (channel) return { result: { status: 200, body: channelPayload(channel, guild.id) } };
-    }
-    return { result: { status: 404, body: { message: 'Unknown Channel', code: 10003 } } };
+    return { result: host.messages.getChannel(second) };
+  }
+  if (first === 'channels' && second !== undefined && third === 'messages' && segments.length === 3) {
+    if (method !== 'POST') return { result: methodNotAllowed() };
+    return { result: host.messages.post(second, parsed.body, { at, receivedAt, files }) };
   }
   return { result: notFound() };
 }

@@ -5,48 +5,24 @@ import {
   ActionRowBuilder,
   ButtonBuilder,
   ButtonStyle,
-  Client,
-  type ClientOptions,
+  type Client,
   DiscordAPIError,
   EmbedBuilder,
   Events,
-  GatewayIntentBits,
   type Interaction,
   MessageFlags,
 } from 'discord.js';
 import { Agent, request } from 'undici';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import { sleep } from '../support/wait.js';
-import {
-  type DiscordStandIn,
-  type GuildFixture,
-  makeGuild,
-  makeGuilds,
-  type StandInOptions,
-  shardForGuild,
-  startDiscordStandIn,
-} from './index.js';
+import { type GuildFixture, makeGuild, makeGuilds, shardForGuild } from './index.js';
+import { standInSession } from './test-session.js';
 
-let standIn: DiscordStandIn | undefined;
-let client: Client | undefined;
+const session = standInSession();
+const start = session.start;
 
-afterEach(async () => {
-  await client?.destroy();
-  client = undefined;
-  await standIn?.close();
-  standIn = undefined;
-});
-
-async function start(options: StandInOptions = {}): Promise<DiscordStandIn> {
-  standIn = await startDiscordStandIn(options);
-  return standIn;
-}
-
-function newClient(si: DiscordStandIn, extra: Partial<ClientOptions> = {}): Client {
-  client = new Client({ intents: [GatewayIntentBits.Guilds], rest: { api: si.restUrl }, ...extra });
-  return client;
-}
+const newClient = session.client;
 
 async function ready(c: Client, token: string): Promise<void> {
   const isReady = once(c, Events.ClientReady);

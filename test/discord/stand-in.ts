@@ -1,37 +1,51 @@
 // A local Discord stand-in: a real HTTP + WebSocket server on 127.0.0.1 speaking enough of Discord API v10
-// for an unmodified discord.js Client to log in, become ready, receive interactions and answer them.
+// for an unmodified discord.js Client to log in, become ready, receive interactions and answer them,
+// and post messages of its own in channels and DMs; tests change channels, roles, permissions and
+// DMs under it (with the gateway events Discord sends) and fail or hold its posts.
 
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { LOCALHOST } from '../support/local.js';
+import { ChannelMessages, DEFAULT_NONCE_WINDOW_MS } from './channel-messages.js';
 import {
   buttonRow,
   type ChannelFixture,
+  type ChannelInput,
+  channelPayload,
   type GuildFixture,
   guildCreatePayload,
+  type MemberFixture,
   makeBotUser,
   makeCommandInteraction,
   makeComponentInteraction,
+  makeMember,
   makeMessage,
+  makeRole,
   makeTextChannel,
   makeUser,
+  type RoleFixture,
+  type RoleInput,
   shardForGuild,
   snowflake,
   type UserFixture,
   withBotMember,
 } from './fixtures.js';
 import { Gateway } from './gateway.js';
+import { PostHolds } from './holds.js';
 import { type InteractionRecord, InteractionStore, newInteractionRecord } from './interactions.js';
-import { APPLICATION_FLAGS, createRestHandler, type RestHost } from './rest.js';
+import { makeOverwrite, permissionString } from './permissions.js';
+import { APPLICATION_FLAGS, bucketOf, createRestHandler, type RestHost } from './rest.js';
 import type {
   DiscordStandIn,
   GatewayLogEntry,
   InteractionDelivery,
   InteractionHandle,
+  PostFailureOptions,
   RecordedRestRequest,
   RestFaultRule,
   SendButtonOptions,
   SendCommandOptions,
+  StandInMessaging,
   StandInOptions,
 } from './types.js';
 import { WaitList } from './waiters.js';
@@ -43,12 +57,73 @@ interface FaultState {
   remaining: number;
 }
 
-/** Copies a fixture (so the stand-in can update it) and makes sure the bot is a member. */
+/**
+ * Copies a fixture (so the stand-in can update its channels and roles without touching the
+ * test's objects) and makes sure the bot is a member.
+ */
 function normalizeGuild(guild: GuildFixture, bot: UserFixture): GuildFixture {
   return withBotMember(
-    { ...guild, roles: [...guild.roles], members: [...guild.members], unavailable: false },
+    {
+      ...guild,
+      roles: guild.roles.map((role) => ({ ...role })),
+      members: guild.members.map((member) => ({ ...member, roles: [...member.roles] })),
+      channels: guild.channels.map((channel) => ({
+        ...channel,
+        permission_overwrites: [...channel.permission_overwrites],
+      })),
+      unavailable: false,
+    },
     bot,
   );
+}
+
+const DEFAULT_FAILURE_MESSAGES: Record<number, string> = {
+  403: 'Missing Permissions',
+  404: 'Unknown Channel',
+  500: '500: Internal Server Error',
+  502: '502: Bad Gateway',
+  503: '503: Service Unavailable',
+  504: '504: Gateway Timeout',
+};
+
+/** The fault a failing Create Message answers with: Discord's error body, or a 429 discord.js waits out. */
+function postFailureRule(channelId: string, failure: PostFailureOptions): RestFaultRule {
+  const path = `/channels/${channelId}/messages`;
+  const rule: RestFaultRule = {
+    method: 'POST',
+    path: new RegExp(`^${path}$`),
+    status: failure.status,
+    times: failure.times ?? 1,
+  };
+  if (failure.status === 429) {
+    const retryAfter = failure.retryAfter ?? 0.2;
+    const global = failure.global ?? false;
+    rule.body = {
+      message: failure.message ?? 'You are being rate limited.',
+      retry_after: retryAfter,
+      global,
+      ...(failure.code === undefined ? {} : { code: failure.code }),
+    };
+    rule.headers = {
+      'retry-after': String(retryAfter),
+      'x-ratelimit-scope': global ? 'global' : 'user',
+      ...(global
+        ? { 'x-ratelimit-global': 'true' }
+        : {
+            'x-ratelimit-bucket': bucketOf(path),
+            'x-ratelimit-limit': '5',
+            'x-ratelimit-remaining': '0',
+            'x-ratelimit-reset': ((Date.now() + retryAfter * 1000) / 1000).toFixed(3),
+            'x-ratelimit-reset-after': retryAfter.toFixed(3),
+          }),
+    };
+  } else {
+    rule.body = {
+      message: failure.message ?? DEFAULT_FAILURE_MESSAGES[failure.status] ?? `${failure.status}`,
+      code: failure.code ?? 0,
+    };
+  }
+  return rule;
 }
 
 export async function startDiscordStandIn(options: StandInOptions = {}): Promise<DiscordStandIn> {
@@ -60,6 +135,7 @@ export async function startDiscordStandIn(options: StandInOptions = {}): Promise
   const heartbeatIntervalMs = options.heartbeatIntervalMs ?? 41_250;
   const deadlineMs = options.interactionDeadlineMs ?? 3000;
   const restLatencyMs = options.restLatencyMs ?? 0;
+  const nonceWindowMs = options.nonceWindowMs ?? DEFAULT_NONCE_WINDOW_MS;
   const defaultUser = makeUser({ id: snowflake(), username: 'stand_in_user', global_name: 'Stand-in User' });
 
   const guilds = new Map<string, GuildFixture>();
@@ -70,11 +146,14 @@ export async function startDiscordStandIn(options: StandInOptions = {}): Promise
   const faults: FaultState[] = [];
   const commands = new Map<string, Map<string, Record<string, unknown>>>();
   const store = new InteractionStore(applicationId, botUser, deadlineMs);
+  const messages = new ChannelMessages({ guilds, users, botUser, nonceWindowMs });
+  const holds = new PostHolds();
   let sessionStarts = 0;
   let port = 0;
 
   const addUser = (user: UserFixture): void => {
     users.set(user.id, user);
+    if (user.dmsClosed) messages.setDmsClosed(user.id, true);
   };
   const ensureOwner = (guild: GuildFixture): void => {
     if (!users.has(guild.owner_id)) {
@@ -83,6 +162,7 @@ export async function startDiscordStandIn(options: StandInOptions = {}): Promise
         makeUser({ id: guild.owner_id, username: `owner_${guild.owner_id.slice(-6)}` }),
       );
     }
+    for (const member of guild.members) if (!users.has(member.user.id)) addUser(member.user);
   };
   addUser(botUser);
   addUser(defaultUser);
@@ -142,6 +222,8 @@ export async function startDiscordStandIn(options: StandInOptions = {}): Promise
     guilds,
     users,
     interactions: store,
+    messages,
+    holds,
     commands,
     gatewayUrl: () => `ws://${LOCALHOST}:${port}/gateway`,
     sessionStarted: () => sessionStarts,
@@ -268,6 +350,10 @@ export async function startDiscordStandIn(options: StandInOptions = {}): Promise
     user,
     ...(opts.roles ? { roles: opts.roles } : {}),
     ...(opts.locale ? { locale: opts.locale } : {}),
+    ...('permissions' in opts && opts.permissions !== undefined ? { permissions: opts.permissions } : {}),
+    ...('appPermissions' in opts && opts.appPermissions !== undefined
+      ? { appPermissions: opts.appPermissions }
+      : {}),
   });
 
   const buildCommand = (opts: SendCommandOptions): InteractionRecord => {
@@ -280,6 +366,7 @@ export async function startDiscordStandIn(options: StandInOptions = {}): Promise
       ...origin(opts, target, user),
       name: opts.name,
       commandType,
+      lookupUser: (id) => users.get(id),
       ...(registered ? { commandId: registered } : {}),
       ...(opts.options ? { options: opts.options } : {}),
       ...(opts.resolved ? { resolved: opts.resolved } : {}),
@@ -348,7 +435,10 @@ export async function startDiscordStandIn(options: StandInOptions = {}): Promise
     const guild = guilds.get(id);
     if (!guild) return;
     if (unavailable) guild.unavailable = true;
-    else guilds.delete(id);
+    else {
+      guilds.delete(id);
+      messages.guildLeft(guild);
+    }
     gateway.dispatch(
       shardForGuild(id, shardCount),
       'GUILD_DELETE',
@@ -356,7 +446,17 @@ export async function startDiscordStandIn(options: StandInOptions = {}): Promise
     );
   };
 
+  const messaging = messagingControls({
+    guilds,
+    users,
+    messages,
+    holds,
+    dispatch: (guild, event, data) => gateway.dispatch(shardForGuild(guild.id, shardCount), event, data),
+    addFault: (rule) => faults.push({ rule, remaining: rule.times ?? 1 }),
+  });
+
   const standIn: DiscordStandIn = {
+    ...messaging,
     restUrl: `http://${LOCALHOST}:${port}/api`,
     gatewayUrl: `ws://${LOCALHOST}:${port}/gateway`,
     applicationId,
@@ -400,10 +500,146 @@ export async function startDiscordStandIn(options: StandInOptions = {}): Promise
     close: async () => {
       requestWaiters.close();
       store.close();
+      holds.close();
+      messages.close();
       await gateway.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
   return standIn;
+}
+
+// -- channels, roles, members, DMs and messages ------------------------------------------------------
+
+interface MessagingHost {
+  guilds: Map<string, GuildFixture>;
+  users: Map<string, UserFixture>;
+  messages: ChannelMessages;
+  holds: PostHolds;
+  /** Dispatches an event on the guild's shard. */
+  dispatch(guild: GuildFixture, event: string, data: unknown): void;
+  addFault(rule: RestFaultRule): void;
+}
+
+function messagingControls(host: MessagingHost): StandInMessaging {
+  const { guilds, messages, holds } = host;
+  const guildOf = (guildId: string): GuildFixture => {
+    const guild = guilds.get(guildId);
+    if (!guild) throw new Error(`Discord stand-in: unknown guild ${guildId}`);
+    return guild;
+  };
+  const channelOf = (channelId: string) => {
+    const found = messages.findGuildChannel(channelId);
+    if (!found) throw new Error(`Discord stand-in: unknown guild channel ${channelId}`);
+    return found;
+  };
+  const roleOf = (guild: GuildFixture, roleId: string): RoleFixture => {
+    const role = guild.roles.find((r) => r.id === roleId);
+    if (!role) throw new Error(`Discord stand-in: unknown role ${roleId} in guild ${guild.id}`);
+    return role;
+  };
+  const channelUpdate = (guild: GuildFixture, channel: ChannelFixture): void =>
+    host.dispatch(guild, 'CHANNEL_UPDATE', channelPayload(channel, guild.id));
+  const roleUpdate = (guild: GuildFixture, role: RoleFixture): void =>
+    host.dispatch(guild, 'GUILD_ROLE_UPDATE', { guild_id: guild.id, role: { ...role } });
+  const memberUpdate = (guild: GuildFixture, member: MemberFixture): void => {
+    const { permissions: _p, ...rest } = member;
+    host.dispatch(guild, 'GUILD_MEMBER_UPDATE', { ...rest, guild_id: guild.id });
+  };
+  const isChannelFixture = (c: ChannelFixture | ChannelInput): c is ChannelFixture =>
+    'permission_overwrites' in c;
+  const isRoleFixture = (r: RoleFixture | RoleInput): r is RoleFixture => 'colors' in r;
+
+  return {
+    addChannel: (guildId, input = {}) => {
+      const guild = guildOf(guildId);
+      const channel = isChannelFixture(input)
+        ? { ...input, permission_overwrites: [...input.permission_overwrites] }
+        : makeTextChannel({ position: guild.channels.length, ...input });
+      guild.channels.push(channel);
+      host.dispatch(guild, 'CHANNEL_CREATE', channelPayload(channel, guild.id));
+      return channel;
+    },
+    deleteChannel: (channelId) => {
+      const { guild, channel } = channelOf(channelId);
+      guild.channels.splice(guild.channels.indexOf(channel), 1);
+      host.dispatch(guild, 'CHANNEL_DELETE', channelPayload(channel, guild.id));
+    },
+    setChannelOverwrites: (channelId, overwrites) => {
+      const { guild, channel } = channelOf(channelId);
+      channel.permission_overwrites = overwrites.map(makeOverwrite);
+      channelUpdate(guild, channel);
+    },
+    addRole: (guildId, input = {}) => {
+      const guild = guildOf(guildId);
+      const role = isRoleFixture(input) ? { ...input } : makeRole({ position: guild.roles.length, ...input });
+      guild.roles.push(role);
+      host.dispatch(guild, 'GUILD_ROLE_CREATE', { guild_id: guild.id, role: { ...role } });
+      return role;
+    },
+    updateRole: (guildId, roleId, patch) => {
+      const guild = guildOf(guildId);
+      const role = roleOf(guild, roleId);
+      if (patch.permissions !== undefined) role.permissions = permissionString(patch.permissions);
+      if (patch.mentionable !== undefined) role.mentionable = patch.mentionable;
+      if (patch.name !== undefined) role.name = patch.name;
+      roleUpdate(guild, role);
+    },
+    setRolePermissions: (guildId, roleId, permissions) => {
+      const guild = guildOf(guildId);
+      const role = roleOf(guild, roleId);
+      role.permissions = permissionString(permissions);
+      roleUpdate(guild, role);
+    },
+    deleteRole: (guildId, roleId) => {
+      const guild = guildOf(guildId);
+      if (roleId === guild.id) throw new Error('Discord stand-in: @everyone cannot be deleted');
+      const role = roleOf(guild, roleId);
+      guild.roles.splice(guild.roles.indexOf(role), 1);
+      for (const member of guild.members) member.roles = member.roles.filter((id) => id !== roleId);
+      host.dispatch(guild, 'GUILD_ROLE_DELETE', { guild_id: guild.id, role_id: roleId });
+      for (const channel of guild.channels) {
+        const kept = channel.permission_overwrites.filter((o) => o.id !== roleId);
+        if (kept.length === channel.permission_overwrites.length) continue;
+        channel.permission_overwrites = kept;
+        channelUpdate(guild, channel);
+      }
+    },
+    setMemberRoles: (guildId, userId, roles) => {
+      const guild = guildOf(guildId);
+      let member = guild.members.find((m) => m.user.id === userId);
+      if (!member) {
+        const user = host.users.get(userId);
+        if (!user) throw new Error(`Discord stand-in: unknown user ${userId}`);
+        member = makeMember(user);
+        guild.members.push(member);
+      }
+      member.roles = [...roles];
+      memberUpdate(guild, member);
+    },
+    setDmsClosed: (userId, closed = true) => messages.setDmsClosed(userId, closed),
+    dmChannelId: (userId) => messages.dmChannelId(userId),
+    openDmChannel: (userId) => {
+      const id = messages.openDm(userId);
+      if (id === undefined) throw new Error(`Discord stand-in: unknown user ${userId}`);
+      return id;
+    },
+    failPosts: (channelId, failure) => host.addFault(postFailureRule(channelId, failure)),
+    holdPosts: (channelId) => holds.hold(channelId),
+    releasePosts: (channelId, how = 'complete') => holds.release(channelId, how),
+    heldPosts: (channelId) => holds.list(channelId),
+    waitForHeldPost: (channelId, timeoutMs = DEFAULT_TIMEOUT_MS) => holds.waitFor(channelId, timeoutMs),
+    postedMessages: () => [...messages.posted],
+    channelMessages: (channelId) => messages.inChannel(channelId),
+    dmMessages: (userId) => messages.toUser(userId),
+    waitForMessage: (channelId, pred = () => true, timeoutMs = DEFAULT_TIMEOUT_MS) =>
+      messages.waitFor(
+        (m) => m.channelId === channelId && pred(m),
+        timeoutMs,
+        `a message in channel ${channelId}`,
+      ),
+    waitForDm: (userId, pred = () => true, timeoutMs = DEFAULT_TIMEOUT_MS) =>
+      messages.waitFor((m) => m.recipientId === userId && pred(m), timeoutMs, `a DM to user ${userId}`),
+  };
 }

@@ -1,5 +1,14 @@
 import type { APIApplicationCommandInteractionDataOption } from 'discord.js';
-import type { GuildFixture, UserFixture } from './fixtures.js';
+import type {
+  ChannelFixture,
+  ChannelInput,
+  GuildFixture,
+  MessagePayload,
+  RoleFixture,
+  RoleInput,
+  UserFixture,
+} from './fixtures.js';
+import type { OverwriteInput } from './permissions.js';
 
 export interface StandInOptions {
   /** The bot token accepted on REST and gateway (default 'stand-in-token'). */
@@ -23,6 +32,11 @@ export interface StandInOptions {
   interactionDeadlineMs?: number;
   /** Artificial delay before every REST answer (default 0). */
   restLatencyMs?: number;
+  /**
+   * How long a message's nonce is remembered for `enforce_nonce` (per channel and author;
+   * Discord says "the past few minutes"). Default 300000 (5 min).
+   */
+  nonceWindowMs?: number;
 }
 
 export interface RecordedFile {
@@ -47,7 +61,7 @@ export interface RecordedRestRequest {
   at: number;
   /** The client's port: requests that share it came over the same connection. */
   connection?: number;
-  /** Status the stand-in answered with. */
+  /** Status the stand-in answered with (0: none, the connection was closed: a dropped held post). */
   status: number;
   /** The body the stand-in answered with (undefined for 204). */
   response?: unknown;
@@ -70,9 +84,21 @@ export interface SendCommandOptions {
   user?: { id: string; username: string; global_name?: string | null };
   /** Member role ids (guild interactions). */
   roles?: string[];
+  /**
+   * `member.permissions` (and resolved channels' `permissions`) instead of what the guild's roles
+   * and the channel's overwrites give the member: e.g. `PermissionFlagsBits.ManageGuild`.
+   */
+  permissions?: bigint | string;
+  /** `app_permissions` instead of the bot member's computed permissions in the channel. */
+  appPermissions?: bigint | string;
   locale?: string;
   name: string;
+  /** Options as Discord sends them; `commandOption` (fixtures.ts) builds them. */
   options?: APIApplicationCommandInteractionDataOption[];
+  /**
+   * Extra or replacement `data.resolved` entries. Channels, roles, users and members the options
+   * name are resolved by the stand-in from its guilds and users (resolveOptions in fixtures.ts).
+   */
   resolved?: Record<string, unknown>;
   /** Application command type (1 chat input, 2 user, 3 message). */
   type?: number;
@@ -83,6 +109,10 @@ export interface SendButtonOptions {
   channelId?: string;
   user?: { id: string; username: string; global_name?: string | null };
   roles?: string[];
+  /** `member.permissions` instead of the computed ones (see SendCommandOptions.permissions). */
+  permissions?: bigint | string;
+  /** `app_permissions` instead of the computed ones. */
+  appPermissions?: bigint | string;
   locale?: string;
   customId: string;
   /** The message carrying the button: a message the stand-in knows (e.g. an earlier reply) or a new id. */
@@ -145,7 +175,7 @@ export interface GatewayLogEntry {
   by?: 'server' | 'client';
 }
 
-export interface DiscordStandIn {
+export interface DiscordStandIn extends StandInMessaging {
   restUrl: string;
   gatewayUrl: string;
   applicationId: string;
@@ -185,4 +215,136 @@ export interface DiscordStandIn {
   /** Commands registered through PUT/POST (global: guildId undefined). */
   commands(guildId?: string): unknown[];
   close(): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Messages the bot posts on its own (POST /channels/{id}/messages, DMs)
+
+/** Whom a message notifies, as Discord would decide it: content mentions filtered by allowed_mentions and permissions. */
+export interface MessagePings {
+  /** @everyone or @here in the content, 'everyone' in parse, and the bot has Mention Everyone. */
+  everyone: boolean;
+  /** Users mentioned (<@id>) and allowed (whether or not the stand-in knows them). */
+  users: string[];
+  /** Roles of the guild mentioned (<@&id>), allowed, and mentionable or the bot has Mention Everyone. */
+  roles: string[];
+}
+
+export interface PostedMessage {
+  id: string;
+  channelId: string;
+  /** For a message in a guild channel. */
+  guildId?: string;
+  /** For a DM: the user it went to. */
+  recipientId?: string;
+  content: string;
+  embeds: unknown[];
+  /** The request's allowed_mentions as sent; undefined when absent (Discord then parses every mention). */
+  allowedMentions?: unknown;
+  nonce?: string | number;
+  enforceNonce: boolean;
+  /** The whole request body (JSON, or a multipart body's payload_json). */
+  body: Record<string, unknown>;
+  pings: MessagePings;
+  /** performance.now() when the request arrived (for a held post: when it first arrived). */
+  at: number;
+  /** Date.now() when the request arrived. */
+  receivedAt: number;
+  /** Later posts with the same nonce and enforce_nonce answered with this message instead of a new one. */
+  repeats: number;
+  /** The message object the stand-in answered with. */
+  message: MessagePayload;
+}
+
+export interface PostFailureOptions {
+  /** HTTP status (e.g. 500, 503, 429, 403). */
+  status: number;
+  /** Discord's JSON error code (default: 0; none for a 429). */
+  code?: number;
+  message?: string;
+  /** How many posts fail (default 1; Infinity for all until clearRestFaults). */
+  times?: number;
+  /** For a 429: seconds to wait (body retry_after and the Retry-After header; default 0.2). */
+  retryAfter?: number;
+  /** For a 429: a global rate limit (default false). */
+  global?: boolean;
+}
+
+export interface HeldPost {
+  channelId: string;
+  /** The request body as received. */
+  body: unknown;
+  /** performance.now() when it arrived. */
+  at: number;
+  /** True once the client's connection closed (its process killed, its request timed out). */
+  readonly clientGone: boolean;
+  /** True once complete() or drop() was called (or releasePosts settled it). */
+  readonly settled: boolean;
+  /**
+   * Lets it through now, as if it had just arrived: the message is created (or refused) and the
+   * client answered if still there. Resolves with the recorded request (status and response).
+   */
+  complete(): Promise<RecordedRestRequest>;
+  /** Loses it: no message, and the connection, if still open, is closed without an answer. */
+  drop(): Promise<RecordedRestRequest>;
+}
+
+/** Controls and views of guilds, channels, roles, users and messages for tests (part of DiscordStandIn). */
+export interface StandInMessaging {
+  /** Adds a channel to a guild (CHANNEL_CREATE). */
+  addChannel(guildId: string, channel?: ChannelFixture | ChannelInput): ChannelFixture;
+  /** Deletes a guild channel (CHANNEL_DELETE); later posts and reads get 404 Unknown Channel (10003). */
+  deleteChannel(channelId: string): void;
+  /** Replaces a guild channel's permission overwrites (CHANNEL_UPDATE). */
+  setChannelOverwrites(channelId: string, overwrites: OverwriteInput[]): void;
+  /** Adds a role to a guild (GUILD_ROLE_CREATE). */
+  addRole(guildId: string, role?: RoleFixture | RoleInput): RoleFixture;
+  /** Changes a role's permissions, mentionability or name (GUILD_ROLE_UPDATE). */
+  updateRole(
+    guildId: string,
+    roleId: string,
+    patch: { permissions?: bigint | string; mentionable?: boolean; name?: string },
+  ): void;
+  /** Shorthand for updateRole(guildId, roleId, { permissions }). */
+  setRolePermissions(guildId: string, roleId: string, permissions: bigint | string): void;
+  /**
+   * Deletes a role (GUILD_ROLE_DELETE): gone from members and from channel overwrites (CHANNEL_UPDATE
+   * for each channel that had one).
+   */
+  deleteRole(guildId: string, roleId: string): void;
+  /** Gives a member of a guild these roles (GUILD_MEMBER_UPDATE); the bot's own too. */
+  setMemberRoles(guildId: string, userId: string, roles: string[]): void;
+  /** Whether a user takes DMs from the bot (closed: posts to their DM channel get 403 50007). */
+  setDmsClosed(userId: string, closed?: boolean): void;
+  /** The DM channel the bot has opened with a user (POST /users/@me/channels), if any. */
+  dmChannelId(userId: string): string | undefined;
+  /**
+   * The user's DM channel, opened now if the bot has not yet (as if it had, earlier): its id, to
+   * fail or hold posts there before the bot's first DM. Throws for a user the stand-in does not know.
+   */
+  openDmChannel(userId: string): string;
+  /** The next `times` posts to a channel (guild or DM) fail with this status and code. */
+  failPosts(channelId: string, failure: PostFailureOptions): void;
+  /** Posts to the channel from now on stay unanswered until completed, dropped or released. */
+  holdPosts(channelId: string): void;
+  /** Stops holding the channel's posts and settles those held: 'complete' (default) or 'drop'. */
+  releasePosts(channelId: string, how?: 'complete' | 'drop'): Promise<void>;
+  /** Posts held and not yet settled (of one channel, or all). */
+  heldPosts(channelId?: string): HeldPost[];
+  /** The first unsettled held post of a channel, now or when it arrives. */
+  waitForHeldPost(channelId: string, timeoutMs?: number): Promise<HeldPost>;
+  /** Every message created, guild and DM, in order. */
+  postedMessages(): PostedMessage[];
+  /** Messages created in a channel (guild or DM). */
+  channelMessages(channelId: string): PostedMessage[];
+  /** Messages created in the user's DM channel. */
+  dmMessages(userId: string): PostedMessage[];
+  /** The first message of the channel matching `pred` (default: any): one already there, else the next. */
+  waitForMessage(
+    channelId: string,
+    pred?: (m: PostedMessage) => boolean,
+    timeoutMs?: number,
+  ): Promise<PostedMessage>;
+  /** The same for the user's DMs. */
+  waitForDm(userId: string, pred?: (m: PostedMessage) => boolean, timeoutMs?: number): Promise<PostedMessage>;
 }

@@ -127,14 +127,18 @@ describe('npm run deploy-commands', () => {
     const result = await run('deploy.js', { ...env(), DEV_GUILD_ID: '722424773233213460' });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(
-      'Deployed 4 commands to guild 722424773233213460: /up, /bot, /server, /profile',
+      'Deployed 5 commands to guild 722424773233213460: /up, /bot, /server, /profile, /settings',
     );
     const commands = discord.commands('722424773233213460') as Array<{
       name: string;
       name_localizations?: Record<string, string>;
+      default_member_permissions?: string | null;
     }>;
-    expect(commands.map((c) => c.name).sort()).toEqual(['bot', 'profile', 'server', 'up']);
+    expect(commands.map((c) => c.name).sort()).toEqual(['bot', 'profile', 'server', 'settings', 'up']);
     expect(commands.find((c) => c.name === 'up')?.name_localizations?.ru).toBe('ап');
+    // Manage Server (1 << 5) by default; admins can grant it further in Server Settings > Integrations.
+    expect(commands.find((c) => c.name === 'settings')?.default_member_permissions).toBe('32');
+    expect(commands.find((c) => c.name === 'up')?.default_member_permissions).toBeNull();
     const put = discord.requests.find((r) => r.method === 'PUT');
     expect(put?.path).toBe(`/applications/${discord.applicationId}/guilds/722424773233213460/commands`);
   });
@@ -143,7 +147,7 @@ describe('npm run deploy-commands', () => {
     const result = await run('deploy.js', env());
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('globally');
-    expect((discord.commands() as unknown[]).length).toBe(4);
+    expect((discord.commands() as unknown[]).length).toBe(5);
   });
 
   it('needs DISCORD_APPLICATION_ID', async () => {

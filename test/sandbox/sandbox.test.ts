@@ -91,11 +91,11 @@ describe('runSandbox', () => {
       setUp: ({ emulator }) => emulator.faults.add({ kind: 'status', status: 404, path: /^\/bot\/kerdoku$/ }),
     });
     await expect(run).rejects.toThrow(
-      /^step 3\/8 \(\/bot ref:kerdoku\): expected the outcome shown, got error:/,
+      new RegExp(`^step 3/${SCRIPT.length} \\(/bot ref:kerdoku\\): expected the outcome shown, got error:`),
     );
     const transcript = text();
     expect(stepText(transcript, 3)).toContain('This bot is not in the directory.');
-    expect(transcript).not.toContain('━━ 4/8');
+    expect(transcript).not.toContain(`━━ 4/${SCRIPT.length}`);
     expect(transcript).toContain(`✗ 2 of ${SCRIPT.length} steps as expected`);
   });
 
@@ -109,7 +109,7 @@ describe('runSandbox', () => {
       setUp: ({ emulator }) => emulator.faults.add({ kind: 'stall', ms: 20_000, path: /^\/bot\/kerdoku$/ }),
     });
     await expect(run).rejects.toThrow(
-      "step 3/8 (/bot ref:kerdoku): timed out after 1000 ms waiting for the bot's answer",
+      `step 3/${SCRIPT.length} (/bot ref:kerdoku): timed out after 1000 ms waiting for the bot's answer`,
     );
   });
 

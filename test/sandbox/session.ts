@@ -153,6 +153,14 @@ export const SCRIPT: readonly Step[] = [
     note: 'turns the page: the same message is edited',
     expect: { outcome: 'page:1', visibility: 'private' },
   },
+  {
+    kind: 'button',
+    label: 'Remind me',
+    on: 0,
+    where: 'the /up answer',
+    note: 'your own reminder, by DM, when the server can be raised again',
+    expect: { outcome: 'on', visibility: 'private' },
+  },
 ];
 
 function typedCommand(step: CommandStep): string {

@@ -3,8 +3,10 @@
  * JSON sent to Discord stays what it was when they were written into the definitions by hand
  * (a change here renames or re-describes a command for every server that has it).
  */
+
+import { ApplicationIntegrationType, InteractionContextType, PermissionFlagsBits } from 'discord.js';
 import { describe, expect, it } from 'vitest';
-import { commandDefinitions } from '../../commands/definitions.js';
+import { commandDefinitions, settingsCommand } from '../../commands/definitions.js';
 import { localizations } from '../../src/i18n/index.js';
 
 /** The definitions' JSON before names moved to the catalogs, key order included. */
@@ -105,6 +107,143 @@ const DEPLOYED = [
       },
     ],
   },
+  {
+    type: 1,
+    name: 'settings',
+    name_localizations: {
+      ru: 'настройки',
+    },
+    description: "This server's reminders and the language of the bot's public messages",
+    description_localizations: {
+      ru: 'Напоминания этого сервера и язык публичных сообщений бота',
+    },
+    default_member_permissions: '32',
+    contexts: [0],
+    integration_types: [0],
+    options: [
+      {
+        type: 1,
+        name: 'reminders',
+        name_localizations: {
+          ru: 'напоминания',
+        },
+        description: 'Remind this server when it can be raised again',
+        description_localizations: {
+          ru: 'Напоминать, когда сервер снова можно поднять',
+        },
+        options: [
+          {
+            type: 7,
+            name: 'channel',
+            name_localizations: {
+              ru: 'канал',
+            },
+            description: 'Where the reminders are posted',
+            description_localizations: {
+              ru: 'Куда присылать напоминания',
+            },
+            required: true,
+            channel_types: [0, 5],
+          },
+          {
+            type: 8,
+            name: 'role',
+            name_localizations: {
+              ru: 'роль',
+            },
+            description: 'The role the reminder pings (default: none)',
+            description_localizations: {
+              ru: 'Роль, которую упоминает напоминание (по умолчанию никакая)',
+            },
+            required: false,
+          },
+          {
+            type: 3,
+            name: 'message',
+            name_localizations: {
+              ru: 'текст',
+            },
+            description: 'Reminder text; placeholders {role} {command} {server} {time}',
+            description_localizations: {
+              ru: 'Текст напоминания; подстановки {role} {command} {server} {time}',
+            },
+            required: false,
+            max_length: 1000,
+          },
+        ],
+      },
+      {
+        type: 1,
+        name: 'reminders-off',
+        name_localizations: {
+          ru: 'без-напоминаний',
+        },
+        description: "Stop this server's reminders (personal reminders stay)",
+        description_localizations: {
+          ru: 'Выключить напоминания сервера (личные останутся)',
+        },
+      },
+      {
+        type: 1,
+        name: 'language',
+        name_localizations: {
+          ru: 'язык',
+        },
+        description: 'The language of what the bot posts publicly in this server',
+        description_localizations: {
+          ru: 'Язык того, что бот публикует на этом сервере',
+        },
+        options: [
+          {
+            type: 3,
+            name: 'language',
+            name_localizations: {
+              ru: 'язык',
+            },
+            description: "Language; auto follows the server's own",
+            description_localizations: {
+              ru: 'Язык; «Авто» — язык самого сервера',
+            },
+            required: true,
+            choices: [
+              {
+                name: "Auto (the server's language)",
+                name_localizations: {
+                  ru: 'Авто (язык сервера)',
+                },
+                value: 'auto',
+              },
+              {
+                name: 'English',
+                name_localizations: {
+                  ru: 'English (английский)',
+                },
+                value: 'en-US',
+              },
+              {
+                name: 'Russian',
+                name_localizations: {
+                  ru: 'Русский',
+                },
+                value: 'ru',
+              },
+            ],
+          },
+        ],
+      },
+      {
+        type: 1,
+        name: 'show',
+        name_localizations: {
+          ru: 'показать',
+        },
+        description: "This server's settings, the next reminder and any problem",
+        description_localizations: {
+          ru: 'Настройки сервера, следующее напоминание и проблемы',
+        },
+      },
+    ],
+  },
 ];
 
 describe('command definitions', () => {
@@ -115,9 +254,57 @@ describe('command definitions', () => {
   it('take every name the code uses from the en-US catalog', () => {
     for (const command of commandDefinitions) {
       expect(localizations(`commands.${command.name}.name`)['en-US']).toBe(command.name);
+      if (command.name === 'settings') continue;
       for (const option of command.options ?? []) {
         expect(localizations(`commands.options.${option.name}`)['en-US']).toBe(option.name);
       }
+    }
+    // /settings keeps its subcommands' and options' names under its own key.
+    const key = (name: string) => name.replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
+    for (const sub of settingsCommand.options) {
+      expect(localizations(`commands.settings.${key(sub.name)}.name`)['en-US']).toBe(sub.name);
+      for (const option of 'options' in sub ? sub.options : []) {
+        expect(localizations(`commands.settings.${key(sub.name)}.${option.name}.name`)['en-US']).toBe(
+          option.name,
+        );
+      }
+    }
+  });
+
+  it('are valid for Discord: names, lengths, a Russian name for everything', () => {
+    const NAME = /^[-_\p{L}\p{N}]{1,32}$/u;
+    type Named = { name: string; name_localizations?: { ru?: string } | null; description?: string };
+    const walk = (node: Named & { options?: readonly unknown[]; choices?: readonly unknown[] }): void => {
+      const ru = node.name_localizations?.ru ?? '';
+      if (node.description !== undefined) {
+        // An option's name: lower case, no spaces (a choice's name is free text up to 100).
+        expect(node.name, node.name).toMatch(NAME);
+        expect(node.name, node.name).toBe(node.name.toLowerCase());
+        expect(ru, node.name).toMatch(NAME);
+        expect(ru, node.name).toBe(ru.toLowerCase());
+        expect(node.description.length, node.name).toBeLessThanOrEqual(100);
+      } else {
+        expect(node.name.length, node.name).toBeLessThanOrEqual(100);
+        expect(ru.length, node.name).toBeGreaterThan(0);
+      }
+      for (const child of [...(node.options ?? []), ...(node.choices ?? [])]) walk(child as Named);
+    };
+    for (const command of commandDefinitions) walk(command as Named);
+  });
+
+  it('let only members with Manage Server use /settings, and only in servers', () => {
+    expect(settingsCommand.default_member_permissions).toBe(PermissionFlagsBits.ManageGuild.toString());
+    expect(settingsCommand.contexts).toEqual([InteractionContextType.Guild]);
+    expect(settingsCommand.integration_types).toEqual([ApplicationIntegrationType.GuildInstall]);
+    expect(settingsCommand.options.map((o) => o.name)).toEqual([
+      'reminders',
+      'reminders-off',
+      'language',
+      'show',
+    ]);
+    // No other command is restricted: /up and the look-ups are for everyone.
+    for (const command of commandDefinitions.filter((c) => c.name !== 'settings')) {
+      expect(command.default_member_permissions, command.name).toBeUndefined();
     }
   });
 });

@@ -16,6 +16,10 @@ import { describeFailure } from '../../src/interactions/error-message.js';
 import type { BotDeps, CommandContext } from '../../src/interactions/types.js';
 import { createLogger } from '../../src/log/logger.js';
 import type { RenderedMessage } from '../../src/render/message.js';
+import type { GuildSettings } from '../../src/store/settings.js';
+import { eventually } from '../support/wait.js';
+
+const settle = () => eventually(async () => true, 1_000, 'a tick');
 
 const NOW = 1_700_000_000_000;
 const GUILD = '722424773233213460';
@@ -46,7 +50,31 @@ function fakeDeps(answer: () => Promise<ServerUpResult>) {
     guildName: () => undefined,
     channelName: (id) => (id === '722424773233213461' ? 'general' : undefined),
   };
+  const scheduled: Array<{ guildId: string; dueAt: number }> = [];
+  /** What the journal held when each reminder was written. */
+  const journaledAtSchedule: string[][] = [];
+  const woken: number[] = [];
+  const settings: { current: Partial<GuildSettings> | undefined; fail: boolean } = {
+    current: undefined,
+    fail: false,
+  };
   const deps = {
+    settings: {
+      get: async () => {
+        if (settings.fail) throw new Error('store down');
+        return settings.current;
+      },
+    },
+    reminders: {
+      scheduleGuild: async (guildId: string, times: { dueAt: number }) => {
+        if (settings.fail) throw new Error('store down');
+        scheduled.push({ guildId, dueAt: times.dueAt });
+        journaledAtSchedule.push([...journal.entries.keys()]);
+        return 'scheduled';
+      },
+    },
+    wakeReminders: (at: number) => void woken.push(at),
+    commands: { learn: () => undefined },
     directory: {
       postServer: async (body: ServerUpdate) => {
         sent.push({ body, journaled: [...journal.entries.keys()] });
@@ -58,7 +86,7 @@ function fakeDeps(answer: () => Promise<ServerUpResult>) {
     now: () => NOW,
     journal,
   } as unknown as BotDeps;
-  return { deps, journal, sent };
+  return { deps, journal, sent, scheduled, woken, settings, journaledAtSchedule };
 }
 
 function context(deps: BotDeps) {
@@ -71,6 +99,8 @@ function context(deps: BotDeps) {
     channelId: '722424773233213461',
     user: { id: '525366699969478676' },
     locale: 'en-US',
+    guildLocale: 'en-US',
+    commandId: '900000000000000002',
     createdTimestamp: NOW,
   } as unknown as ChatInputCommandInteraction;
   const ctx: CommandContext = {
@@ -87,7 +117,75 @@ function context(deps: BotDeps) {
   return { ctx, answers };
 }
 
+function buttonIds(message: RenderedMessage): string[] {
+  return message.components.flatMap((row) =>
+    row.components.flatMap((c) => ('custom_id' in c ? [c.custom_id] : [])),
+  );
+}
+
 describe('/up through its deps', () => {
+  it('sets the server reminder at the next-up time and offers "Remind me", on a success and on "not yet"', async () => {
+    for (const upSuccessfully of [true, false]) {
+      const { deps, scheduled, woken } = fakeDeps(async () => result({ upSuccessfully }));
+      const { ctx, answers } = context(deps);
+      await up.execute(ctx);
+      await settle();
+      const next = NOW + 4 * 3_600_000;
+      expect(scheduled).toEqual([{ guildId: GUILD, dueAt: next }]);
+      expect(woken).toEqual([next]);
+      expect(buttonIds(answers[0]!.message)).toEqual([`remind:${next / 1000}`]);
+    }
+  });
+
+  it('writes the reminder before the journal lets go of the up (a kill in between loses neither)', async () => {
+    const { deps, journal, journaledAtSchedule } = fakeDeps(async () => result());
+    const { ctx, answers } = context(deps);
+    await up.execute(ctx);
+    // The reminder was written while the up was still journaled, and before the answer.
+    expect(journaledAtSchedule).toEqual([['900000000000000100']]);
+    expect(journal.entries.size).toBe(0);
+    expect(answers).toHaveLength(1);
+  });
+
+  it('sets nothing for an answer without a usable next-up time (not updated, past, years away)', async () => {
+    for (const overrides of [
+      { updated: false, upSuccessfully: false },
+      { nextUpAt: new Date(NOW - 1_000) },
+      { nextUpAt: new Date(NOW + 400 * 24 * 3_600_000) },
+      { nextUpAt: null },
+    ]) {
+      const { deps, scheduled } = fakeDeps(async () => result(overrides));
+      const { ctx, answers } = context(deps);
+      await up.execute(ctx);
+      await settle();
+      expect(scheduled).toEqual([]);
+      expect(buttonIds(answers[0]!.message)).toEqual([]);
+    }
+  });
+
+  it('answers even when the store is down: no reminder, no lost answer', async () => {
+    const { deps, settings } = fakeDeps(async () => result());
+    settings.fail = true;
+    const { ctx, answers } = context(deps);
+    expect(await up.execute(ctx)).toBe('success');
+    await settle();
+    expect(answers).toHaveLength(1);
+  });
+
+  it("words the public success in the server's language, and 'not yet' in the user's", async () => {
+    const ok = fakeDeps(async () => result());
+    ok.settings.current = { publicLanguage: 'ru' };
+    const pub = context(ok.deps);
+    await up.execute(pub.ctx);
+    expect(pub.answers[0]!.message.embeds[0]?.title).toContain(translator('ru')('up.title.success'));
+
+    const wait = fakeDeps(async () => result({ upSuccessfully: false }));
+    wait.settings.current = { publicLanguage: 'ru' };
+    const priv = context(wait.deps);
+    await up.execute(priv.ctx);
+    expect(priv.answers[0]!.message.embeds[0]?.title).toContain(t('up.title.cooldown'));
+  });
+
   it('journals the up while it is sent, with the statistics from deps.discord, and shows a success', async () => {
     const { deps, journal, sent } = fakeDeps(async () => result());
     const { ctx, answers } = context(deps);

@@ -13,7 +13,7 @@ import type { Logger } from '../../log/logger.js';
 import type { RenderedMessage } from '../../render/message.js';
 import { describeUpFailure } from './failure.js';
 import type { PendingUp, UpJournal } from './journal.js';
-import { sendUp, upAnswer } from './up.js';
+import { type ReminderDeps, scheduleReminder, sendUp, upAnswer } from './up.js';
 
 export interface RecoverOptions {
   journal: UpJournal;
@@ -21,6 +21,9 @@ export interface RecoverOptions {
   rest: REST;
   logger: Logger;
   now?: () => number;
+  /** Where the server's reminder follows the answer (as for an /up answered at once). */
+  reminders?: ReminderDeps['reminders'];
+  wakeReminders?: ReminderDeps['wakeReminders'];
 }
 
 function withNote(message: RenderedMessage, note: string): RenderedMessage {
@@ -55,6 +58,13 @@ export async function recoverPendingUps(options: RecoverOptions): Promise<number
       try {
         const answer = upAnswer(await sendUp(directory, entry, deadline), t, now());
         publicly = answer.publicly;
+        if (options.reminders) {
+          await scheduleReminder(
+            { reminders: options.reminders, wakeReminders: options.wakeReminders ?? (() => {}), logger, now },
+            entry.guildId,
+            answer.remindAt,
+          );
+        }
         message = withNote(answer.message, t('up.afterRestart'));
         logger.info({ ...log, outcome: answer.outcome }, 'answered an up from before the restart');
       } catch (err) {

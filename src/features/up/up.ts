@@ -10,10 +10,19 @@ import type { Translate } from '../../i18n/index.js';
 import type { Logger } from '../../log/logger.js';
 import type { RenderedMessage } from '../../render/message.js';
 import { renderUpResult, type UpOutcome, upOutcome } from '../../render/up.js';
+import type { ReminderRepository } from '../../store/reminders.js';
+import { remindableTime, remindRow } from '../reminders/remind-button.js';
 import type { PendingUp, UpJournal } from './journal.js';
 
+/** Where an answer's next-up time becomes the server's reminder. */
+export interface ReminderDeps {
+  reminders: Pick<ReminderRepository, 'scheduleGuild'>;
+  /** The scheduler of this process: look again before `dueAt` if need be. */
+  wakeReminders: (dueAt: number) => void;
+}
+
 /** What an up needs: a part of the handlers' deps (interactions/types.ts). */
-export interface UpDeps {
+export interface UpDeps extends ReminderDeps {
   directory: Pick<DirectoryClient, 'postServer'>;
   discord: Pick<DiscordLookups, 'guildStats'>;
   journal: UpJournal;
@@ -23,6 +32,10 @@ export interface UpDeps {
 
 export interface UpAnswer {
   outcome: UpOutcome;
+  /** The directory's answer, to word it again in another language (a public answer). */
+  result: ServerUpResult;
+  /** The next-up time a reminder can be set for (remind-button.ts), or null. */
+  remindAt: number | null;
   message: RenderedMessage;
   /** Only a success is shown to the channel; "not yet" and "not updated" are for the person. */
   publicly: boolean;
@@ -49,9 +62,34 @@ export function sendUp(
   );
 }
 
+/** The answer, with the "Remind me" button when it carries a next-up time (a success, "not yet"). */
 export function upAnswer(result: ServerUpResult, t: Translate, now: number): UpAnswer {
   const outcome = upOutcome(result);
-  return { outcome, message: renderUpResult(result, t, now), publicly: outcome === 'success' };
+  const remindAt = outcome === 'notUpdated' ? null : remindableTime(result.nextUpAt, now);
+  const message = renderUpResult(result, t, now);
+  if (remindAt !== null) message.components = [...message.components, remindRow(remindAt, t)];
+  return { outcome, result, remindAt, message, publicly: outcome === 'success' };
+}
+
+/**
+ * The server's reminder follows the directory's latest answer (the store's schedule; the latest
+ * wins). Written before the journal lets go of the up: a process killed at any moment either
+ * still has the up in its journal (the recovery asks the directory again and schedules from that
+ * answer) or has the reminder in the store. Never throws: a store that fails costs the reminder
+ * (one warn line), never the /up.
+ */
+export async function scheduleReminder(
+  deps: ReminderDeps & Pick<UpDeps, 'logger' | 'now'>,
+  guildId: string,
+  remindAt: number | null,
+): Promise<void> {
+  if (remindAt === null) return;
+  try {
+    await deps.reminders.scheduleGuild(guildId, { dueAt: remindAt, nextUpAt: remindAt }, deps.now());
+    deps.wakeReminders(remindAt);
+  } catch (err) {
+    deps.logger.warn({ err, guildId }, 'could not schedule the server reminder');
+  }
 }
 
 /**
@@ -68,18 +106,19 @@ export async function upNow(
   await deps.journal
     .add(up)
     .catch((err: unknown) => deps.logger.warn({ err }, 'could not journal the up; it goes on'));
-  let result: ServerUpResult;
+  let answer: UpAnswer;
   try {
     const stats = await deps.discord.guildStats(guildId, (err) =>
       deps.logger.debug({ err, guildId }, 'guild statistics not gathered; the up goes without them'),
     );
-    result = await sendUp(deps.directory, up, options.deadline, stats);
+    answer = upAnswer(await sendUp(deps.directory, up, options.deadline, stats), options.t, deps.now());
+    await scheduleReminder(deps, guildId, answer.remindAt);
   } finally {
     await deps.journal.remove(up.interactionId).catch((err: unknown) => {
       deps.logger.warn({ err }, 'could not update the journal of pending ups');
     });
   }
-  const answer = upAnswer(result, options.t, deps.now());
+  const { result } = answer;
   if (answer.outcome === 'notUpdated') {
     deps.logger.warn({ guildId, message: result.message }, 'the directory did not update the server');
   }

@@ -1,0 +1,62 @@
+/**
+ * /settings reminders | reminders-off | language | show: a server's reminder settings and public
+ * language (features/settings/settings.ts). Every answer is private, in the user's language.
+ * Discord lets only members with Manage Server (or a role an admin granted it to) use it.
+ */
+import {
+  isPublicLanguage,
+  type SettingsAnswer,
+  type SettingsContext,
+  setLanguage,
+  setReminders,
+  showSettings,
+  turnRemindersOff,
+} from '../src/features/settings/settings.js';
+import { GuildOnlyError, UserInputError } from '../src/interactions/error-message.js';
+import type { CommandContext, SlashCommand } from '../src/interactions/types.js';
+import { settingsCommand } from './definitions.js';
+
+function run({ interaction, deps, t }: CommandContext): Promise<SettingsAnswer> {
+  const guildId = interaction.guildId;
+  if (!guildId) throw new GuildOnlyError();
+  const context: SettingsContext = {
+    guildId,
+    guildLocale: interaction.guildLocale ?? null,
+    botId: interaction.client.user.id,
+    t,
+  };
+  const options = interaction.options;
+  switch (options.getSubcommand(true)) {
+    case 'reminders': {
+      const role = options.get('role')?.role;
+      return setReminders(deps, context, {
+        channelId: String(options.get('channel', true).value),
+        roleId: role?.id ?? null,
+        roleMentionable: role?.mentionable,
+        message: options.getString('message'),
+      });
+    }
+    case 'reminders-off':
+      return turnRemindersOff(deps, context);
+    case 'language': {
+      const language = options.getString('language', true);
+      if (!isPublicLanguage(language)) throw new UserInputError('generic');
+      return setLanguage(deps, context, language);
+    }
+    case 'show':
+      return showSettings(deps, context);
+    default:
+      throw new UserInputError('generic');
+  }
+}
+
+export const settings: SlashCommand = {
+  data: settingsCommand,
+  ephemeral: true,
+  guildOnly: true,
+  async execute(ctx) {
+    const answer = await run(ctx);
+    await ctx.reply.private(answer.message);
+    return answer.outcome;
+  },
+};

@@ -1,0 +1,118 @@
+/**
+ * Messages the bot posts on its own (not answers to an interaction): a reminder in a server's
+ * channel, a personal reminder by DM, the confirmation /settings posts. Through discord.js's REST
+ * client, which waits out Discord's 429s itself; each failure is sorted into what the caller can
+ * tell a server's admins (the channel is gone, a permission is missing, DMs are closed) and what
+ * trying again may fix.
+ */
+import {
+  type APIAllowedMentions,
+  type APIChannel,
+  type APIEmbed,
+  type APIMessage,
+  DiscordAPIError,
+  HTTPError,
+  type REST,
+  type RESTPostAPIChannelMessageJSONBody,
+  Routes,
+} from 'discord.js';
+
+/** Discord's JSON error codes the bot tells apart. */
+export const DiscordCode = {
+  UnknownChannel: 10003,
+  UnknownUser: 10013,
+  MissingAccess: 50001,
+  CannotMessageUser: 50007,
+  MissingPermissions: 50013,
+} as const;
+
+export interface OutgoingMessage {
+  content?: string;
+  embeds?: APIEmbed[];
+  /** Required: whom the message may ping, and no one else (an empty `parse` pings no one). */
+  allowedMentions: APIAllowedMentions;
+  /**
+   * Discord's `nonce`, sent with `enforce_nonce`: a second post with the same nonce (from a
+   * process that took over a reminder) returns the first message instead of a new one.
+   */
+  nonce?: string;
+}
+
+export type PostFailure =
+  /** The channel no longer exists (10003). */
+  | { kind: 'channel-deleted'; code: number }
+  /** The bot cannot see the channel (50001). */
+  | { kind: 'missing-access'; code: number }
+  /** The bot lacks a permission there (50013): Send Messages, or Embed Links for an embed. */
+  | { kind: 'missing-permission'; code: number }
+  /** The user does not take DMs from the bot (50007), or is unknown (10013). */
+  | { kind: 'dms-closed'; code: number }
+  /** Another refusal that sending again will not change (a 4xx with a code). */
+  | { kind: 'rejected'; code: number; status: number }
+  /** A 5xx, a timeout, a lost connection: may work if tried again later. */
+  | { kind: 'transient'; status?: number };
+
+export type PostResult = { ok: true; messageId: string } | { ok: false; failure: PostFailure };
+
+/** Sorts an error from discord.js's REST client (anything else is transient). */
+export function classifyPostError(err: unknown): PostFailure {
+  // A 5xx that outlasts discord.js's retries comes as an HTTPError, not a DiscordAPIError.
+  if (err instanceof HTTPError) return { kind: 'transient', status: err.status };
+  if (!(err instanceof DiscordAPIError)) return { kind: 'transient' };
+  const code = typeof err.code === 'number' ? err.code : 0;
+  switch (code) {
+    case DiscordCode.UnknownChannel:
+      return { kind: 'channel-deleted', code };
+    case DiscordCode.MissingAccess:
+      return { kind: 'missing-access', code };
+    case DiscordCode.MissingPermissions:
+      return { kind: 'missing-permission', code };
+    case DiscordCode.CannotMessageUser:
+    case DiscordCode.UnknownUser:
+      return { kind: 'dms-closed', code };
+  }
+  if (err.status >= 500 || err.status === 429 || err.status === 408) {
+    return { kind: 'transient', status: err.status };
+  }
+  return { kind: 'rejected', code, status: err.status };
+}
+
+function body(message: OutgoingMessage): RESTPostAPIChannelMessageJSONBody {
+  return {
+    ...(message.content === undefined ? {} : { content: message.content }),
+    ...(message.embeds === undefined ? {} : { embeds: message.embeds }),
+    allowed_mentions: message.allowedMentions,
+    ...(message.nonce === undefined ? {} : { nonce: message.nonce, enforce_nonce: true }),
+  };
+}
+
+/** Posts in a channel. Never throws: a failure comes back sorted. */
+export async function postMessage(
+  rest: REST,
+  channelId: string,
+  message: OutgoingMessage,
+): Promise<PostResult> {
+  try {
+    const posted = (await rest.post(Routes.channelMessages(channelId), {
+      body: body(message),
+    })) as APIMessage;
+    return { ok: true, messageId: posted.id };
+  } catch (err) {
+    return { ok: false, failure: classifyPostError(err) };
+  }
+}
+
+/** Sends a user a DM (opening the DM channel first). Never throws. */
+export async function sendDirectMessage(
+  rest: REST,
+  userId: string,
+  message: OutgoingMessage,
+): Promise<PostResult> {
+  let channel: APIChannel;
+  try {
+    channel = (await rest.post(Routes.userChannels(), { body: { recipient_id: userId } })) as APIChannel;
+  } catch (err) {
+    return { ok: false, failure: classifyPostError(err) };
+  }
+  return postMessage(rest, channel.id, message);
+}

@@ -1,0 +1,166 @@
+/**
+ * What a due reminder posts, and what a failure means for the server's settings.
+ *
+ * - The server's reminder: in its reminder channel, the admins' template or a localized default,
+ *   in the server's public language; `allowed_mentions` names the configured role and nothing
+ *   else, so `@everyone` in a template or a server's name pings no one.
+ * - A member's reminder: a DM; with DMs closed (50007), a mention of that member (and of no one
+ *   else) in the reminder channel; with no reminder channel, given up and recorded.
+ *
+ * Every post carries the claim's nonce with `enforce_nonce`: a reminder sent again after a crash
+ * is dropped by Discord. A channel deleted, access or a permission lost, the role deleted: the
+ * reminder is recorded as failed and the server's settings keep the problem for /settings show and
+ * the next /up of a manager.
+ */
+import type { REST } from 'discord.js';
+import type { CommandMentions } from '../../discord/command-mentions.js';
+import {
+  type OutgoingMessage,
+  type PostFailure,
+  postMessage,
+  sendDirectMessage,
+} from '../../discord/messages.js';
+import { translator } from '../../i18n/index.js';
+import type { Logger } from '../../log/logger.js';
+import type { Claim, Reminder } from '../../store/reminders.js';
+import type { GuildProblem } from '../../store/schema.js';
+import type { GuildSettings, SettingsRepository } from '../../store/settings.js';
+import { publicLocale } from '../settings/language.js';
+import type { ReminderSender, SendOutcome } from './scheduler.js';
+import { fillTemplate } from './template.js';
+
+/** What the sender reads of a guild from discord.js's guild cache. */
+export interface GuildFacts {
+  name: string;
+  preferredLocale: string | null;
+}
+
+export interface SenderOptions {
+  rest: REST;
+  settings: Pick<SettingsRepository, 'get' | 'update'>;
+  commands: Pick<CommandMentions, 'id'>;
+  guild: (guildId: string) => GuildFacts | undefined;
+  /** Whether the gateway told of the role's deletion (roles.ts). */
+  roleDeleted: (guildId: string, roleId: string) => boolean;
+  logger: Logger;
+  now?: () => number;
+}
+
+/** The problem to record for a failure that admins must fix, or undefined for one that may pass. */
+export function problemOf(failure: PostFailure): GuildProblem | undefined {
+  switch (failure.kind) {
+    case 'channel-deleted':
+      return 'channel-deleted';
+    case 'missing-access':
+      return 'missing-permission:ViewChannel';
+    case 'missing-permission':
+      return 'missing-permission:SendMessages';
+    default:
+      return undefined;
+  }
+}
+
+export class DiscordReminderSender implements ReminderSender {
+  readonly #o: SenderOptions;
+  readonly #now: () => number;
+
+  constructor(options: SenderOptions) {
+    this.#o = options;
+    this.#now = options.now ?? Date.now;
+  }
+
+  async send(reminder: Reminder, claim: Claim): Promise<SendOutcome> {
+    const { guildId } = reminder.key;
+    const settings = await this.#o.settings.get(guildId);
+    if (reminder.key.kind === 'personal')
+      return this.#personal(reminder.key.userId, guildId, settings, claim);
+    const channelId = settings?.reminderChannelId;
+    // Reminders off: nothing to post; the reminder is done for this next-up time.
+    if (!settings || !channelId) return { kind: 'sent' };
+    const roleId = settings.reminderRoleId;
+    if (roleId && this.#o.roleDeleted(guildId, roleId)) {
+      // Not posted: a reminder that pings no one looks sent while nobody is told. The admins are.
+      await this.#record(guildId, 'role-deleted');
+      return { kind: 'failed', reason: 'role-deleted' };
+    }
+    const content = await this.#serverText(guildId, settings, claim.dueAt);
+    const message: OutgoingMessage = {
+      content,
+      allowedMentions: roleId ? { parse: [], roles: [roleId] } : { parse: [] },
+      nonce: claim.nonce,
+    };
+    const posted = await postMessage(this.#o.rest, channelId, message);
+    return posted.ok ? { kind: 'sent' } : this.#failed(guildId, posted.failure);
+  }
+
+  async #personal(
+    userId: string,
+    guildId: string,
+    settings: GuildSettings | undefined,
+    claim: Claim,
+  ): Promise<SendOutcome> {
+    const facts = this.#o.guild(guildId);
+    const locale = publicLocale(settings?.publicLanguage ?? 'auto', facts?.preferredLocale);
+    const t = translator(locale);
+    const command = await this.#command();
+    const server = facts?.name ?? guildId;
+    const text = fillTemplate(t('reminders.personal'), {
+      roleId: null,
+      ...command,
+      server,
+      time: claim.dueAt,
+    });
+    const dm = await sendDirectMessage(this.#o.rest, userId, {
+      content: text,
+      allowedMentions: { parse: [] },
+      nonce: claim.nonce,
+    });
+    if (dm.ok) return { kind: 'sent' };
+    if (dm.failure.kind !== 'dms-closed') return this.#failed(undefined, dm.failure);
+    const channelId = settings?.reminderChannelId;
+    if (!channelId) {
+      this.#o.logger.info(
+        { guildId, userId },
+        'a personal reminder could not be sent: DMs closed, no reminder channel',
+      );
+      return { kind: 'failed', reason: 'dms-closed' };
+    }
+    const fallback = await postMessage(this.#o.rest, channelId, {
+      content: `<@${userId}> ${text}`,
+      allowedMentions: { parse: [], users: [userId] },
+      nonce: claim.nonce,
+    });
+    return fallback.ok ? { kind: 'sent' } : this.#failed(guildId, fallback.failure);
+  }
+
+  async #serverText(guildId: string, settings: GuildSettings, dueAt: number): Promise<string> {
+    const facts = this.#o.guild(guildId);
+    const t = translator(publicLocale(settings?.publicLanguage ?? 'auto', facts?.preferredLocale));
+    const template = settings.reminderTemplate ?? t('reminders.default');
+    return fillTemplate(template, {
+      roleId: settings.reminderRoleId,
+      ...(await this.#command()),
+      server: facts?.name ?? guildId,
+      time: dueAt,
+    });
+  }
+
+  async #command(): Promise<{ commandId: string | null; commandName: string }> {
+    return { commandId: await this.#o.commands.id('up'), commandName: 'up' };
+  }
+
+  /** A failure: recorded on the server when admins can fix it, else tried again or given up. */
+  async #failed(guildId: string | undefined, failure: PostFailure): Promise<SendOutcome> {
+    if (failure.kind === 'transient')
+      return { kind: 'retry', detail: `discord ${failure.status ?? 'unreachable'}` };
+    const problem = problemOf(failure);
+    if (problem && guildId) await this.#record(guildId, problem);
+    return { kind: 'failed', reason: problem ?? `${failure.kind}:${'code' in failure ? failure.code : ''}` };
+  }
+
+  async #record(guildId: string, problem: GuildProblem): Promise<void> {
+    await this.#o.settings.update(guildId, { problem }, this.#now()).catch((err: unknown) => {
+      this.#o.logger.warn({ err, guildId, problem }, 'could not record a reminder problem');
+    });
+  }
+}

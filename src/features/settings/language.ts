@@ -1,0 +1,24 @@
+/**
+ * The language of what the bot posts publicly in a server (reminders, the /settings
+ * confirmation, a public /up answer): the one /settings language chose, or with `auto` the
+ * server's own locale (Discord's `guild_locale`). Private answers follow each user's locale.
+ */
+import { resolveLocale, type SupportedLocale, type Translate } from '../../i18n/index.js';
+import type { PublicLanguage } from '../../store/schema.js';
+
+export function publicLocale(
+  language: PublicLanguage,
+  guildLocale: string | null | undefined,
+): SupportedLocale {
+  return language === 'auto' ? resolveLocale(guildLocale) : language;
+}
+
+/** The setting in words, in the reader's language: "Auto: the server's language (Russian)". */
+export function languageText(
+  language: PublicLanguage,
+  guildLocale: string | null | undefined,
+  t: Translate,
+): string {
+  if (language !== 'auto') return t(`settings.language.${language}`);
+  return t('settings.language.auto', { language: t(`settings.language.${resolveLocale(guildLocale)}`) });
+}

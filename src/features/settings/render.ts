@@ -1,0 +1,135 @@
+/**
+ * The answers of /settings (private, in the user's language) and the confirmation it posts in the
+ * reminder channel (public, in the server's language). Mentions in them render as names; no
+ * message of the bot's pings anyone it does not name in allowed_mentions, and these name no one.
+ */
+import { type APIEmbed, TimestampStyles } from 'discord.js';
+import type { Translate } from '../../i18n/index.js';
+import { COLORS } from '../../render/colors.js';
+import { fitEmbed, LIMITS } from '../../render/limits.js';
+import type { RenderedMessage } from '../../render/message.js';
+import { stripControl, timestamp, truncate } from '../../render/text.js';
+import type { GuildReminder } from '../../store/reminders.js';
+import type { GuildSettings } from '../../store/settings.js';
+import { languageText } from './language.js';
+import { channelMention, problemText, roleMention } from './problems.js';
+
+/** A template shown as typed, in a code block: nothing in it renders, nor can end the block. */
+export function codeBlock(text: string): string {
+  return `\`\`\`\n${truncate(stripControl(text).replace(/`/g, 'ˋ'), 2_100)}\n\`\`\``;
+}
+
+function message(embed: APIEmbed): RenderedMessage {
+  return { embeds: [fitEmbed(embed)], components: [] };
+}
+
+/** A refusal: nothing was changed, and why (the text says what to do). */
+export function renderRefusal(text: string, t: Translate): RenderedMessage {
+  return message({ color: COLORS.warning, title: t('settings.title.refused'), description: text });
+}
+
+/** A template refused: why, the placeholders, and the default text. */
+export function renderTemplateRefusal(reason: string, t: Translate): RenderedMessage {
+  const text = [
+    reason,
+    t('settings.template.placeholders'),
+    `${t('settings.template.defaultIs')}\n${codeBlock(t('reminders.default'))}`,
+  ].join('\n\n');
+  return renderRefusal(text, t);
+}
+
+/** The next reminder: `<t:…:R> (<t:…:f>)` while one waits, else why there is none. */
+function nextReminderText(reminder: GuildReminder | undefined, t: Translate): string {
+  if (reminder?.state === 'failed') return t('settings.value.nextFailed');
+  if (!reminder || reminder.state === 'sent') return t('settings.value.nextNone');
+  const due = new Date(reminder.dueAt);
+  const relative = timestamp(due, TimestampStyles.RelativeTime);
+  const absolute = timestamp(due, TimestampStyles.ShortDateTime);
+  return relative && absolute
+    ? t('settings.value.nextAt', { relative, absolute })
+    : t('settings.value.nextNone');
+}
+
+export interface Overview {
+  settings: GuildSettings;
+  reminder: GuildReminder | undefined;
+  guildLocale: string | null;
+}
+
+/**
+ * Every setting: the reminders (channel, role, text, the next one), the public language, and the
+ * problem last met, with how to fix it. `intro` opens the description (what just changed).
+ */
+export function renderOverview(
+  overview: Overview,
+  t: Translate,
+  look: { title: string; color: number; intro?: string },
+): RenderedMessage {
+  const { settings, reminder, guildLocale } = overview;
+  const on = settings.reminderChannelId !== null;
+  const parts: string[] = look.intro ? [look.intro] : [];
+  if (on) {
+    const text = settings.reminderTemplate;
+    parts.push(
+      text === null
+        ? `**${t('settings.field.message')}**: ${t('settings.value.defaultMessage')}\n${codeBlock(t('reminders.default'))}`
+        : `**${t('settings.field.message')}**\n${codeBlock(text)}`,
+    );
+  }
+  const fields: APIEmbed['fields'] = [
+    {
+      name: t('settings.field.reminders'),
+      value: on
+        ? t('settings.value.on', { channel: channelMention(settings.reminderChannelId, t) })
+        : t('settings.value.off'),
+      inline: true,
+    },
+  ];
+  if (on) {
+    fields.push(
+      {
+        name: t('settings.field.role'),
+        value: settings.reminderRoleId ? roleMention(settings.reminderRoleId, t) : t('settings.value.noRole'),
+        inline: true,
+      },
+      { name: t('settings.field.nextReminder'), value: nextReminderText(reminder, t), inline: true },
+    );
+  }
+  fields.push({
+    name: t('settings.field.language'),
+    value: languageText(settings.publicLanguage, guildLocale, t),
+    inline: false,
+  });
+  if (settings.problem) {
+    const since = timestamp(new Date(settings.problem.at), TimestampStyles.RelativeTime);
+    const text = problemText(settings.problem.reason, t, {
+      channelId: settings.reminderChannelId,
+      roleId: settings.reminderRoleId,
+    });
+    fields.push({
+      name: `⚠️ ${t('settings.field.problem')}`,
+      value: truncate(
+        since ? `${text} ${t('settings.problem.since', { relative: since })}` : text,
+        LIMITS.fieldValue,
+      ),
+      inline: false,
+    });
+  }
+  return message({
+    color: settings.problem ? COLORS.warning : look.color,
+    title: look.title,
+    ...(parts.length > 0 ? { description: parts.join('\n\n') } : {}),
+    fields,
+  });
+}
+
+/** What the bot posts in the reminder channel when it is chosen: short, in the server's language. */
+export function renderConfirmation(
+  input: { roleId: string | null; command: string },
+  t: Translate,
+): { embeds: APIEmbed[] } {
+  const description = input.roleId
+    ? t('settings.confirmation.withRole', { role: roleMention(input.roleId, t), command: input.command })
+    : t('settings.confirmation.withoutRole', { command: input.command });
+  return { embeds: [fitEmbed({ color: COLORS.info, title: t('settings.confirmation.title'), description })] };
+}

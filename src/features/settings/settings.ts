@@ -1,0 +1,271 @@
+/**
+ * /settings: where a server's next-up reminder goes, whom it pings and what it says, the language
+ * of the bot's public messages, and a look at all of it. Discord checks who may use the command
+ * (Manage Server by default, grantable in Server Settings > Integrations); the bot does not check
+ * again.
+ *
+ * Choosing a channel proves it works: the bot posts a short confirmation there first, and saves
+ * nothing if it cannot, telling the admin which permission to grant and where.
+ */
+import { PermissionFlagsBits, Routes } from 'discord.js';
+import { postMessage } from '../../discord/messages.js';
+import { fetchChannelPermissions } from '../../discord/permissions.js';
+import { type Translate, translator } from '../../i18n/index.js';
+import type { BotDeps } from '../../interactions/types.js';
+import { COLORS } from '../../render/colors.js';
+import type { RenderedMessage } from '../../render/message.js';
+import { safeCode } from '../../render/text.js';
+import type { PublicLanguage } from '../../store/schema.js';
+import { DEFAULT_PUBLIC_LANGUAGE, type GuildSettings } from '../../store/settings.js';
+import { checkTemplate, MAX_TEMPLATE_LENGTH, type TemplateCheck } from '../reminders/template.js';
+import { languageText, publicLocale } from './language.js';
+import {
+  channelMention,
+  type PermissionName,
+  permissionList,
+  REMINDER_PERMISSIONS,
+  roleMention,
+} from './problems.js';
+import { renderConfirmation, renderOverview, renderRefusal, renderTemplateRefusal } from './render.js';
+
+export type SettingsDeps = Pick<
+  BotDeps,
+  'settings' | 'reminders' | 'reminderRoleChosen' | 'rest' | 'commands' | 'now' | 'logger'
+>;
+
+/** Who asks, where: from the interaction. */
+export interface SettingsContext {
+  guildId: string;
+  /** The server's own locale (`guild_locale`), which the `auto` language follows. */
+  guildLocale: string | null;
+  /** The bot's user id: its permissions in a channel are what a failed post is explained by. */
+  botId: string;
+  /** The user's language: every answer is private. */
+  t: Translate;
+}
+
+export interface SettingsAnswer {
+  message: RenderedMessage;
+  /** For the log line: what happened. */
+  outcome: string;
+}
+
+export interface RemindersRequest {
+  channelId: string;
+  roleId: string | null;
+  /** Whether anyone may ping the role (Discord's resolved role); undefined when not known. */
+  roleMentionable?: boolean | undefined;
+  /** The admin's template, as typed; null for the default text. */
+  message: string | null;
+}
+
+/** How long the look at the bot's permissions may take before every permission is named instead. */
+const PERMISSIONS_TIMEOUT_MS = 5_000;
+
+function defaults(guildId: string, now: number): GuildSettings {
+  return {
+    guildId,
+    reminderChannelId: null,
+    reminderRoleId: null,
+    reminderTemplate: null,
+    publicLanguage: DEFAULT_PUBLIC_LANGUAGE,
+    problem: null,
+    updatedAt: now,
+  };
+}
+
+function templateRefusal(check: Exclude<TemplateCheck, { ok: true }>, t: Translate): string {
+  switch (check.reason) {
+    case 'empty':
+      return t('settings.template.empty');
+    case 'tooLong':
+      return t('settings.template.tooLong', { length: check.length, max: MAX_TEMPLATE_LENGTH });
+    case 'unknownPlaceholder':
+      return t('settings.template.unknownPlaceholder', { placeholder: safeCode(check.placeholder, 80) });
+  }
+}
+
+/** What the bot lacks of `needed` in the channel; null when its permissions cannot be had. */
+async function lacking(
+  deps: SettingsDeps,
+  context: SettingsContext,
+  channelId: string,
+  needed: readonly PermissionName[],
+): Promise<PermissionName[] | null> {
+  const have = await fetchChannelPermissions(
+    deps.rest,
+    { guildId: context.guildId, channelId, userId: context.botId },
+    PERMISSIONS_TIMEOUT_MS,
+  );
+  return have === null ? null : needed.filter((name) => (have & PermissionFlagsBits[name]) === 0n);
+}
+
+/** `/settings reminders`: check the text, post the confirmation, and only then save. */
+export async function setReminders(
+  deps: SettingsDeps,
+  context: SettingsContext,
+  request: RemindersRequest,
+): Promise<SettingsAnswer> {
+  const { t, guildId } = context;
+  let template: string | null = null;
+  if (request.message !== null) {
+    const check = checkTemplate(request.message);
+    if (!check.ok) {
+      return {
+        message: renderTemplateRefusal(templateRefusal(check, t), t),
+        outcome: `refused:template-${check.reason}`,
+      };
+    }
+    template = check.template;
+  }
+  // `<@&guild id>` shows "@@everyone" and pings no one: it cannot stand for everyone.
+  if (request.roleId === guildId) {
+    return { message: renderRefusal(t('settings.everyoneRole'), t), outcome: 'refused:everyone' };
+  }
+
+  const current = (await deps.settings.get(guildId)) ?? defaults(guildId, deps.now());
+  const publicT = translator(publicLocale(current.publicLanguage, context.guildLocale));
+  const command = await deps.commands.mention('up');
+  const posted = await postMessage(deps.rest, request.channelId, {
+    ...renderConfirmation({ roleId: request.roleId, command }, publicT),
+    allowedMentions: { parse: [] },
+  });
+  const channel = channelMention(request.channelId, t);
+  if (!posted.ok) {
+    const { failure } = posted;
+    deps.logger.info({ guildId, channelId: request.channelId, failure }, 'reminder channel refused');
+    switch (failure.kind) {
+      case 'missing-access':
+      case 'missing-permission': {
+        const found = await lacking(deps, context, request.channelId, REMINDER_PERMISSIONS);
+        // Not known, or Discord refused while every one looks granted (changed meanwhile?): name them all.
+        const missing = found && found.length > 0 ? found : REMINDER_PERMISSIONS;
+        const text = t('settings.post.missingPermissions', {
+          channel,
+          permissions: permissionList(missing, t),
+        });
+        return { message: renderRefusal(text, t), outcome: `refused:${failure.kind}` };
+      }
+      case 'channel-deleted':
+        return {
+          message: renderRefusal(t('settings.post.channelDeleted'), t),
+          outcome: 'refused:channel-deleted',
+        };
+      case 'transient':
+        return {
+          message: renderRefusal(t('settings.post.transient', { channel }), t),
+          outcome: 'failed:transient',
+        };
+      case 'rejected':
+      case 'dms-closed':
+        return {
+          message: renderRefusal(t('settings.post.rejected', { channel, code: failure.code }), t),
+          outcome: 'refused:rejected',
+        };
+    }
+  }
+
+  let settings: GuildSettings;
+  try {
+    settings = await deps.settings.update(
+      guildId,
+      {
+        reminderChannelId: request.channelId,
+        reminderRoleId: request.roleId,
+        reminderTemplate: template,
+        problem: null,
+      },
+      deps.now(),
+    );
+  } catch (err) {
+    // Not saved (the store went away meanwhile): the confirmation would say otherwise in the
+    // channel. It goes; the admin is told to try again (the router words the store's error).
+    await deps.rest.delete(Routes.channelMessage(request.channelId, posted.messageId)).catch((e: unknown) => {
+      deps.logger.warn({ err: e, guildId }, 'could not delete the confirmation of settings not saved');
+    });
+    throw err;
+  }
+  deps.reminderRoleChosen(guildId, request.roleId);
+  const reminder = await deps.reminders.getGuild(guildId);
+  const intro = [t('settings.remindersOn', { channel })];
+  if (request.roleId !== null && request.roleMentionable === false) {
+    const missing = await lacking(deps, context, request.channelId, ['MentionEveryone']);
+    if (missing === null || missing.length > 0) {
+      intro.push(`⚠️ ${t('settings.roleNotPingable', { role: roleMention(request.roleId, t), channel })}`);
+    }
+  }
+  return {
+    message: renderOverview({ settings, reminder, guildLocale: context.guildLocale }, t, {
+      title: t('settings.title.remindersOn'),
+      color: COLORS.success,
+      intro: intro.join('\n\n'),
+    }),
+    outcome: 'reminders-on',
+  };
+}
+
+/** `/settings reminders-off`: no channel, no role, no server reminder; members' own reminders stay. */
+export async function turnRemindersOff(
+  deps: SettingsDeps,
+  context: SettingsContext,
+): Promise<SettingsAnswer> {
+  const { t, guildId } = context;
+  const settings = await deps.settings.update(
+    guildId,
+    { reminderChannelId: null, reminderRoleId: null, reminderTemplate: null, problem: null },
+    deps.now(),
+  );
+  deps.reminderRoleChosen(guildId, null);
+  await deps.reminders.cancel({ kind: 'guild', guildId });
+  return {
+    message: renderOverview({ settings, reminder: undefined, guildLocale: context.guildLocale }, t, {
+      title: t('settings.title.remindersOff'),
+      color: COLORS.info,
+      intro: t('settings.remindersOff'),
+    }),
+    outcome: 'reminders-off',
+  };
+}
+
+/** `/settings language`: the language of the bot's public messages in this server. */
+export async function setLanguage(
+  deps: SettingsDeps,
+  context: SettingsContext,
+  language: PublicLanguage,
+): Promise<SettingsAnswer> {
+  const { t, guildId } = context;
+  const settings = await deps.settings.update(guildId, { publicLanguage: language }, deps.now());
+  const reminder = await deps.reminders.getGuild(guildId);
+  return {
+    message: renderOverview({ settings, reminder, guildLocale: context.guildLocale }, t, {
+      title: t('settings.title.language'),
+      color: COLORS.success,
+      intro: t('settings.languageSet', { language: `**${languageText(language, context.guildLocale, t)}**` }),
+    }),
+    outcome: `language:${language}`,
+  };
+}
+
+/** `/settings show`: every setting, the next reminder and the problem last met. */
+export async function showSettings(deps: SettingsDeps, context: SettingsContext): Promise<SettingsAnswer> {
+  const { t, guildId } = context;
+  const [stored, reminder] = await Promise.all([
+    deps.settings.get(guildId),
+    deps.reminders.getGuild(guildId),
+  ]);
+  const settings = stored ?? defaults(guildId, deps.now());
+  return {
+    message: renderOverview({ settings, reminder, guildLocale: context.guildLocale }, t, {
+      title: t('settings.title.show'),
+      color: COLORS.info,
+    }),
+    outcome: settings.problem ? 'shown:problem' : 'shown',
+  };
+}
+
+/** The languages /settings language offers (its option's choices). */
+export const PUBLIC_LANGUAGES: readonly PublicLanguage[] = ['auto', 'en-US', 'ru'];
+
+export function isPublicLanguage(value: unknown): value is PublicLanguage {
+  return typeof value === 'string' && (PUBLIC_LANGUAGES as readonly string[]).includes(value);
+}

@@ -1,0 +1,170 @@
+/**
+ * A reminder is posted once across `kill -9`, on SQLite and on PostgreSQL: the built bot is killed
+ * while Discord holds its post, the post then goes through (Discord got it before the crash), and
+ * a new process takes the claim over and sends the reminder again with the same nonce: Discord
+ * answers with the first message, so the channel has one. A reminder that fell due while no bot
+ * ran goes out when one starts. And the bot killed right after an /up (while the directory raises
+ * the server, or once the answer is shown) still reminds the server once, at the next-up time.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { openStore, ReminderRepository, SettingsRepository, type Store } from '../../src/store/index.js';
+import { isFinalAnswer } from '../discord/index.js';
+import { IDS } from '../emulator/index.js';
+import { childEnv, freshGuild, newUserRef, startWorld, type World } from '../faults/fixtures.js';
+import { startBot } from '../faults/helpers.js';
+import { ENGINES } from '../store/places.js';
+import type { BotProcess } from '../support/bot-process.js';
+import { eventually, withTimeout } from '../support/wait.js';
+
+const CLAIM_MS = 1_500;
+/** The directory's cooldown: long enough for a bot to die and another to start before it ends. */
+const COOLDOWN_MS = 7_000;
+
+describe.each(ENGINES)('a reminder across kill -9 (%s)', (engine) => {
+  let world: World | undefined;
+  let store: Store | undefined;
+  const procs: BotProcess[] = [];
+
+  afterEach(async () => {
+    for (const p of procs.splice(0)) p.kill('SIGKILL');
+    await store?.close();
+    await world?.close();
+    world = undefined;
+    store = undefined;
+  });
+
+  /** A server with reminders on; a reminder due in `dueInMs` unless null (an /up will set it). */
+  async function setUp(dueInMs: number | null) {
+    world = await startWorld(engine);
+    store = await openStore(world.store.options);
+    const channelId = freshGuild.channels[0]!.id;
+    const now = Date.now();
+    await new SettingsRepository(store).update(freshGuild.id, { reminderChannelId: channelId }, now);
+    const reminders = new ReminderRepository(store);
+    if (dueInMs !== null) {
+      await reminders.scheduleGuild(freshGuild.id, { dueAt: now + dueInMs, nextUpAt: now + dueInMs }, now);
+    }
+    return { world, channelId, reminders };
+  }
+
+  /** The directory's next-up time for the fresh server, once it has been raised. */
+  function nextUpAt(w: World): number {
+    const last = w.emu.state.ups.get(IDS.serverFresh);
+    if (last === undefined) throw new Error('the server was not raised');
+    return last + COOLDOWN_MS;
+  }
+
+  /** The reminder, due at the directory's next-up time (as the bot read it: within a second). */
+  async function reminderAtNextUp(w: World, reminders: ReminderRepository): Promise<number> {
+    const reminder = await eventually(() => reminders.getGuild(freshGuild.id), 5_000, 'the reminder');
+    expect(reminder.state).toBe('scheduled');
+    expect(Math.abs(reminder.dueAt - nextUpAt(w))).toBeLessThan(1_000);
+    return reminder.dueAt;
+  }
+
+  /** One message in the channel at the next-up time (not before), and still one a moment later. */
+  async function expectOneReminder(w: World, channelId: string, reminders: ReminderRepository, at: number) {
+    const message = await w.discord.waitForMessage(channelId, undefined, 20_000);
+    expect(message.receivedAt).toBeGreaterThanOrEqual(at);
+    await eventually(
+      async () => ((await reminders.getGuild(freshGuild.id))?.state === 'sent' ? true : undefined),
+      5_000,
+      'the reminder to be recorded as sent',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(w.discord.channelMessages(channelId)).toHaveLength(1);
+  }
+
+  function start(name: string, w: World): BotProcess {
+    const proc = startBot(name, { ...childEnv(w), REMINDER_CLAIM_MS: String(CLAIM_MS) });
+    procs.push(proc);
+    return proc;
+  }
+
+  it('killed while the post is on its way: one message in the end', async () => {
+    const { world: w, channelId, reminders } = await setUp(500);
+    w.discord.holdPosts(channelId);
+    const first = start('reminder-1', w);
+    await first.ready(15_000);
+    const held = await w.discord.waitForHeldPost(channelId, 10_000);
+    first.kill('SIGKILL');
+    await withTimeout(first.exited, 5_000, 'the first bot to die');
+    // Discord had the post: it creates the message although nobody reads the answer.
+    await held.complete();
+    await w.discord.releasePosts(channelId);
+    expect(w.discord.channelMessages(channelId)).toHaveLength(1);
+    expect((await reminders.getGuild(freshGuild.id))?.state).toBe('claimed');
+
+    const second = start('reminder-2', w);
+    await second.ready(15_000);
+    const done = await eventually(
+      async () => ((await reminders.getGuild(freshGuild.id))?.state === 'sent' ? true : undefined),
+      15_000,
+      'the second process to record the reminder',
+    );
+    expect(done).toBe(true);
+    const messages = w.discord.channelMessages(channelId);
+    expect(messages).toHaveLength(1);
+    // The second post carried the same nonce and got the first message back.
+    expect(messages[0]?.repeats).toBe(1);
+  }, 60_000);
+
+  it('fell due while no bot ran: sent when one starts', async () => {
+    const { world: w, channelId, reminders } = await setUp(-60_000);
+    const started = Date.now();
+    start('reminder-late', w);
+    const message = await w.discord.waitForMessage(channelId, undefined, 20_000);
+    expect(message.receivedAt).toBeGreaterThanOrEqual(started);
+    await eventually(
+      async () => ((await reminders.getGuild(freshGuild.id))?.state === 'sent' ? true : undefined),
+      5_000,
+      'the reminder to be recorded',
+    );
+    expect(w.discord.channelMessages(channelId)).toHaveLength(1);
+  }, 60_000);
+
+  it('killed while the directory raises the server: the next process sets the reminder and posts it once', async () => {
+    const { world: w, channelId, reminders } = await setUp(null);
+    w.emu.setCooldownMs(COOLDOWN_MS);
+    // The directory takes its time with the up: the bot dies while it is there.
+    w.emu.faults.add({ kind: 'latency', ms: 2_000, method: 'POST', path: /^\/server$/, times: 1 });
+    const first = start('up-1', w);
+    await first.ready(15_000);
+    const handle = w.discord.sendCommand({ guildId: freshGuild.id, name: 'up', user: newUserRef('kill') });
+    await eventually(
+      () => w.emu.requests.find((r) => r.method === 'POST' && r.path === '/v2/server' && r.body !== ''),
+      10_000,
+      'the directory to receive the up',
+    );
+    first.kill('SIGKILL');
+    await withTimeout(first.exited, 5_000, 'the first bot to die');
+    // Nothing in the store yet: the reminder comes from the directory's answer.
+    expect(await reminders.getGuild(freshGuild.id)).toBeUndefined();
+
+    start('up-2', w);
+    // The restarted bot sends the journaled up again; the directory says "not yet" until the
+    // next-up time of the first up, which the reminder takes.
+    await handle.waitFor(isFinalAnswer, 15_000);
+    const at = await reminderAtNextUp(w, reminders);
+    await expectOneReminder(w, channelId, reminders, at);
+  }, 60_000);
+
+  it('killed right after the /up was answered: the reminder is in the store and the next process posts it once', async () => {
+    const { world: w, channelId, reminders } = await setUp(null);
+    w.emu.setCooldownMs(COOLDOWN_MS);
+    const first = start('answered-1', w);
+    await first.ready(15_000);
+    const handle = w.discord.sendCommand({
+      guildId: freshGuild.id,
+      name: 'up',
+      user: newUserRef('answered'),
+    });
+    await handle.waitFor(isFinalAnswer, 10_000);
+    first.kill('SIGKILL');
+    await withTimeout(first.exited, 5_000, 'the first bot to die');
+    const at = await reminderAtNextUp(w, reminders);
+
+    start('answered-2', w);
+    await expectOneReminder(w, channelId, reminders, at);
+  }, 60_000);
+});

@@ -1,0 +1,248 @@
+/**
+ * Reminders end to end, on SQLite and on PostgreSQL: the real bot (discord.js, the scheduler, the
+ * store) posts to the Discord stand-in at the next-up time. What a server sees: the reminder in
+ * its channel on time, pinging exactly the role it chose and no one else, in its language; a
+ * member's own reminder by DM or, with DMs closed, by a mention; and every failure recorded for
+ * the admins rather than lost.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ReminderRepository, SettingsRepository } from '../../src/store/index.js';
+import {
+  botRoleOf,
+  DEFAULT_BOT_PERMISSIONS,
+  makeGuild,
+  makeRole,
+  makeTextChannel,
+  makeUser,
+  Permission,
+  type PostedMessage,
+} from '../discord/index.js';
+import { ENGINES, freshPlace, type Place } from '../store/places.js';
+import { eventually } from '../support/wait.js';
+import { type Harness, startHarness } from './harness.js';
+
+const HOSTILE = [
+  '@everyone',
+  '@here',
+  '<@&{role}>',
+  '<@1234567890123456789>',
+  '<@&1234567890123456789>',
+  '@\u200beveryone',
+  '**{server}** ||@everyone|| `@here`',
+  '> @everyone\n# {command} {time}',
+  '{server}{server}{server}',
+  '\u202e@everyone\u202c',
+  '[@everyone](https://example.com)',
+  '<@!1234567890123456789> {role}',
+];
+
+function hostileTemplate(i: number): string {
+  return `${HOSTILE[i % HOSTILE.length]} ${i} ${HOSTILE[(i * 7 + 3) % HOSTILE.length]}`.slice(0, 1_000);
+}
+
+describe.each(ENGINES)('reminders (%s)', (engine) => {
+  const pingRole = makeRole({ name: 'Bumpers', mentionable: true });
+  const quietRole = makeRole({ name: 'Others', mentionable: true });
+  const member = makeUser({ username: 'member' });
+  const closed = makeUser({ username: 'closed', dmsClosed: true });
+  const channel = makeTextChannel({ name: 'bumps' });
+  // The bot may mention everyone here: only allowed_mentions keeps @everyone quiet.
+  const guild = makeGuild({
+    name: 'Reminder Guild @everyone <@&1>',
+    channels: [channel],
+    roles: [pingRole, quietRole],
+    preferredLocale: 'en-US',
+  });
+  const ruGuild = makeGuild({ name: 'Русский сервер', channels: ['bumps'], preferredLocale: 'ru' });
+  const spares = Array.from({ length: 4 }, (_, i) => makeGuild({ name: `Spare ${i}`, channels: ['bumps'] }));
+  let place: Place;
+  let h: Harness;
+  let settings: SettingsRepository;
+  let reminders: ReminderRepository;
+
+  beforeAll(async () => {
+    place = await freshPlace(engine);
+    h = await startHarness({
+      guilds: [guild, ruGuild, ...spares],
+      users: [member, closed],
+      env: place.env,
+    });
+    const botRole = botRoleOf(h.discord.guilds.get(guild.id)!, h.discord.botUser.id)!;
+    h.discord.setRolePermissions(
+      guild.id,
+      botRole.id,
+      BigInt(DEFAULT_BOT_PERMISSIONS) | Permission.MentionEveryone,
+    );
+    settings = new SettingsRepository(h.bot.store);
+    reminders = new ReminderRepository(h.bot.store);
+  }, 60_000);
+  afterAll(async () => {
+    await h?.close();
+    await place?.remove();
+  });
+
+  function channelOf(g: { channels: Array<{ id: string }> }): string {
+    return g.channels[0]!.id;
+  }
+
+  /** A server reminder due `inMs` from now, with the scheduler told as an /up would tell it. */
+  async function due(guildId: string, inMs = 300): Promise<number> {
+    const dueAt = Date.now() + inMs;
+    await reminders.scheduleGuild(guildId, { dueAt, nextUpAt: dueAt }, Date.now());
+    h.bot.reminders.wake(dueAt);
+    return dueAt;
+  }
+
+  function postedSince(t: number) {
+    return (m: PostedMessage) => m.receivedAt >= t;
+  }
+
+  it('posts at the next-up time in the chosen channel, pinging exactly the chosen role', async () => {
+    await settings.update(
+      guild.id,
+      { reminderChannelId: channel.id, reminderRoleId: pingRole.id },
+      Date.now(),
+    );
+    const dueAt = await due(guild.id, 800);
+    const message = await h.discord.waitForMessage(channel.id, postedSince(dueAt - 800), 5_000);
+    const lateness = message.receivedAt - dueAt;
+    expect(lateness).toBeGreaterThanOrEqual(-5);
+    expect(lateness).toBeLessThan(1_000);
+    expect(message.content).toContain(`<@&${pingRole.id}>`);
+    expect(message.content).toContain('can be raised again');
+    expect(message.allowedMentions).toEqual({ parse: [], roles: [pingRole.id] });
+    expect(message.pings).toEqual({ everyone: false, users: [], roles: [pingRole.id] });
+    // The server's name is shown, never as a mention.
+    expect(message.content).not.toContain('@everyone');
+    expect(message.nonce).toEqual(expect.any(String));
+    expect(message.enforceNonce).toBe(true);
+    await eventually(
+      async () => ((await reminders.getGuild(guild.id))?.state === 'sent' ? true : undefined),
+      3_000,
+      'sent',
+    );
+  });
+
+  it("uses the admins' template, and the server's language for the default", async () => {
+    await settings.update(
+      guild.id,
+      {
+        reminderChannelId: channel.id,
+        reminderRoleId: null,
+        reminderTemplate: 'Time! {command} for {server} at {time}',
+      },
+      Date.now(),
+    );
+    const dueAt = await due(guild.id);
+    const message = await h.discord.waitForMessage(channel.id, postedSince(dueAt - 300), 5_000);
+    expect(message.content).toMatch(/^Time! (<\/up:\d+>|\/up) for .+ at <t:\d+:t>$/);
+    expect(message.allowedMentions).toEqual({ parse: [] });
+
+    const ruChannel = channelOf(ruGuild);
+    await settings.update(ruGuild.id, { reminderChannelId: ruChannel }, Date.now());
+    const ruDue = await due(ruGuild.id);
+    const ru = await h.discord.waitForMessage(ruChannel, postedSince(ruDue - 300), 5_000);
+    expect(ru.content).toContain('снова можно поднять');
+
+    await settings.update(ruGuild.id, { publicLanguage: 'en-US' }, Date.now());
+    const enDue = await due(ruGuild.id, 400);
+    const en = await h.discord.waitForMessage(ruChannel, postedSince(enDue - 400), 5_000);
+    expect(en.content).toContain('can be raised again');
+  });
+
+  it("sends a member's own reminder by DM, or mentions them in the channel when DMs are closed", async () => {
+    await settings.update(
+      guild.id,
+      { reminderChannelId: channel.id, reminderRoleId: null, reminderTemplate: null },
+      Date.now(),
+    );
+    const dueAt = Date.now() + 300;
+    expect(await reminders.togglePersonal(guild.id, member.id, dueAt, Date.now())).toBe('on');
+    expect(await reminders.togglePersonal(guild.id, closed.id, dueAt, Date.now())).toBe('on');
+    h.bot.reminders.wake(dueAt);
+    const dm = await h.discord.waitForDm(member.id, undefined, 5_000);
+    expect(dm.content).toContain('can be raised again');
+    expect(dm.allowedMentions).toEqual({ parse: [] });
+    const fallback = await h.discord.waitForMessage(
+      channel.id,
+      (m) => m.content.includes(`<@${closed.id}>`),
+      5_000,
+    );
+    expect(fallback.allowedMentions).toEqual({ parse: [], users: [closed.id] });
+    expect(fallback.pings).toEqual({ everyone: false, users: [closed.id], roles: [] });
+    expect(h.discord.dmMessages(closed.id)).toEqual([]);
+  });
+
+  it('records a deleted channel, a lost permission and a deleted role for the admins, posting nothing', async () => {
+    const [gone, denied, noRole] = spares;
+    // Channel deleted (10003).
+    await settings.update(gone!.id, { reminderChannelId: channelOf(gone!) }, Date.now());
+    h.discord.deleteChannel(channelOf(gone!));
+    await due(gone!.id);
+    // Send Messages denied to the bot's role and @everyone (50013).
+    await settings.update(denied!.id, { reminderChannelId: channelOf(denied!) }, Date.now());
+    h.discord.setChannelOverwrites(channelOf(denied!), [
+      { id: denied!.id, type: 'role', deny: Permission.SendMessages },
+      ...denied!.roles
+        .filter((r) => r.managed)
+        .map((r) => ({ id: r.id, type: 'role' as const, deny: Permission.SendMessages })),
+    ]);
+    await due(denied!.id);
+    // The role the reminders mention is deleted.
+    const role = h.discord.addRole(noRole!.id, { name: 'gone soon', mentionable: true });
+    await settings.update(
+      noRole!.id,
+      { reminderChannelId: channelOf(noRole!), reminderRoleId: role.id },
+      Date.now(),
+    );
+    h.discord.deleteRole(noRole!.id, role.id);
+    await eventually(
+      async () => ((await settings.get(noRole!.id))?.problem ? true : undefined),
+      5_000,
+      'the role problem',
+    );
+    await due(noRole!.id);
+
+    const problem = async (id: string) => (await settings.get(id))?.problem?.reason;
+    const failure = async (id: string) => (await reminders.getGuild(id))?.failure;
+    await eventually(async () => ((await failure(noRole!.id)) ? true : undefined), 5_000, 'the failures');
+    await eventually(
+      async () => ((await failure(gone!.id)) && (await failure(denied!.id)) ? true : undefined),
+      5_000,
+      'the failures',
+    );
+    expect(await problem(gone!.id)).toBe('channel-deleted');
+    expect(await failure(gone!.id)).toBe('channel-deleted');
+    expect(await problem(denied!.id)).toBe('missing-permission:SendMessages');
+    expect(await problem(noRole!.id)).toBe('role-deleted');
+    expect(await failure(noRole!.id)).toBe('role-deleted');
+    expect(h.discord.channelMessages(channelOf(noRole!))).toEqual([]);
+    expect(h.discord.channelMessages(channelOf(denied!))).toEqual([]);
+  });
+
+  it('1,000 hostile templates and server names: nothing pinged beyond the role, nothing crashed', async () => {
+    const targets = [guild, ruGuild];
+    await settings.update(ruGuild.id, { reminderRoleId: null }, Date.now());
+    await settings.update(guild.id, { reminderRoleId: quietRole.id }, Date.now());
+    const seen: PostedMessage[] = [];
+    for (let i = 0; i < 1_000; i += targets.length) {
+      const started = Date.now();
+      await Promise.all(
+        targets.map(async (g, j) => {
+          await settings.update(g.id, { reminderTemplate: hostileTemplate(i + j) }, Date.now());
+          await due(g.id, 0);
+        }),
+      );
+      for (const g of targets) {
+        seen.push(await h.discord.waitForMessage(channelOf(g), postedSince(started), 5_000));
+      }
+    }
+    expect(seen).toHaveLength(1_000);
+    for (const m of seen) {
+      expect(m.pings.everyone).toBe(false);
+      expect(m.pings.users).toEqual([]);
+      expect(m.pings.roles.every((r) => r === quietRole.id)).toBe(true);
+    }
+    expect(h.unhandled).toEqual([]);
+  }, 120_000);
+});

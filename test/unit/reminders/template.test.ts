@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import {
+  checkTemplate,
+  fillTemplate,
+  MAX_TEMPLATE_LENGTH,
+} from '../../../src/features/reminders/template.js';
+
+const values = {
+  roleId: '123456789012345678',
+  commandId: '223456789012345678',
+  commandName: 'up',
+  server: 'My *server* @everyone <@1>',
+  time: 1_700_000_000_000,
+};
+
+describe('reminder templates', () => {
+  it('accepts the four placeholders and fills each', () => {
+    const check = checkTemplate('  {role} {server} can go up at {time}: {command}  ');
+    expect(check).toEqual({ ok: true, template: '{role} {server} can go up at {time}: {command}' });
+    if (!check.ok) return;
+    const filled = fillTemplate(check.template, values);
+    expect(filled).toMatch(
+      /^<@&123456789012345678> My \\\*server\\\* .+ can go up at <t:1700000000:t>: <\/up:223456789012345678>$/,
+    );
+    // The server's name can neither ping nor show as a mention.
+    expect(filled).not.toContain('@everyone');
+    expect(filled).not.toContain('<@1>');
+  });
+
+  it('refuses an unknown placeholder and names it', () => {
+    expect(checkTemplate('{rol} go')).toEqual({
+      ok: false,
+      reason: 'unknownPlaceholder',
+      placeholder: '{rol}',
+    });
+    expect(checkTemplate('{ROLE}')).toMatchObject({ ok: false, reason: 'unknownPlaceholder' });
+  });
+
+  it('leaves braces that are not placeholders alone', () => {
+    expect(checkTemplate('{ not one } and {}')).toMatchObject({ ok: true });
+  });
+
+  it('refuses more than 1,000 characters, counted as Discord counts them', () => {
+    expect(checkTemplate('a'.repeat(MAX_TEMPLATE_LENGTH))).toMatchObject({ ok: true });
+    expect(checkTemplate('😀'.repeat(MAX_TEMPLATE_LENGTH))).toMatchObject({ ok: true });
+    expect(checkTemplate('a'.repeat(MAX_TEMPLATE_LENGTH + 1))).toEqual({
+      ok: false,
+      reason: 'tooLong',
+      length: MAX_TEMPLATE_LENGTH + 1,
+    });
+  });
+
+  it('refuses an empty template', () => {
+    expect(checkTemplate('   ')).toEqual({ ok: false, reason: 'empty' });
+  });
+
+  it('without a role or a command id: no mention, a plain command name', () => {
+    expect(fillTemplate('{role} Time to {command}', { ...values, roleId: null, commandId: null })).toBe(
+      'Time to /up',
+    );
+  });
+
+  it('does not fill a placeholder that a value brought in', () => {
+    expect(fillTemplate('{server}', { ...values, server: '{role}' })).toBe('{role}');
+  });
+});
