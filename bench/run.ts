@@ -13,6 +13,7 @@ import { memoryScenario } from './scenarios/memory.js';
 import { rateLimitScenario } from './scenarios/rate-limit.js';
 import { readyScenario } from './scenarios/ready.js';
 import { remindersScenario } from './scenarios/reminders.js';
+import { sharedLimitsScenario } from './scenarios/shared-limits.js';
 import { upEndToEndScenario } from './scenarios/up-e2e.js';
 
 /** The whole run must stay under 10 minutes; the memory scenario drops its largest size to fit. */
@@ -38,6 +39,7 @@ const SCENARIOS: Scenario[] = [
   },
   { id: 5, name: '5. Time to ready', run: (budget) => readyScenario(budget) },
   { id: 6, name: '6. Reminders at scale', run: () => remindersScenario() },
+  { id: 7, name: '7. Shared rate limits', run: () => sharedLimitsScenario() },
 ];
 
 function selected(): Scenario[] {

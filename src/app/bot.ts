@@ -118,6 +118,8 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
     metrics,
     directory: options.directory,
     shards: localShards(client),
+    // A shard process of start:sharded shares the directory's limits with the others.
+    sharedLimits: config.sharding.isChild,
     tasks: {
       stats: options.postStats !== false,
       // Server reports need the directory token; without one they would only fill the log with refusals.

@@ -11,7 +11,7 @@ import type { ShardView } from '../discord/shard-stats.js';
 import type { Logger } from '../log/logger.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { Readiness } from '../ops/server.js';
-import { openStore, type Store } from '../store/index.js';
+import { openStore, PostgresRateLimitLedger, type Store } from '../store/index.js';
 import { ServerReporter } from '../tasks/server-reports.js';
 import { StatsPoster, type StatsPosterOptions } from '../tasks/stats-poster.js';
 import { doneWithin } from './shutdown.js';
@@ -29,6 +29,11 @@ export interface ServicesOptions {
    * process, or the manager); the server reports where guilds join and leave (never the manager).
    */
   tasks: { stats: boolean; reports: boolean };
+  /**
+   * This process is one of several of the bot (the sharding manager, a shard process): the
+   * directory's rate limits are kept with the others, in the store (PostgreSQL), not in memory.
+   */
+  sharedLimits?: boolean | undefined;
   /** Overrides for the poster (tests shorten its delays). */
   stats?: Partial<Omit<StatsPosterOptions, 'directory' | 'logger' | 'snapshot' | 'onOutcome'>> | undefined;
 }
@@ -54,6 +59,25 @@ const TASK_STOP_MS = 1_500;
 /** A PostgreSQL pool waits for its queries to end before it closes; one that hangs is left. */
 const STORE_CLOSE_MS = 1_000;
 
+/** A ledger failure is logged at most this often: a turn is tried again every 250 ms. */
+const LEDGER_WARN_EVERY_MS = 10_000;
+
+function sharedLimits(store: Store, logger: Logger) {
+  let warnedAt = Number.NEGATIVE_INFINITY;
+  return {
+    ledger: new PostgresRateLimitLedger(store),
+    onLedgerError(err: unknown, what: string) {
+      const now = Date.now();
+      if (now - warnedAt < LEDGER_WARN_EVERY_MS) return;
+      warnedAt = now;
+      logger.warn(
+        { err: err instanceof Error ? err.message : String(err), what },
+        "the directory's shared rate limits cannot be read from the store; directory requests wait for it",
+      );
+    },
+  };
+}
+
 /**
  * Opens the store first, and builds the rest only once it is open: a store that cannot be opened
  * or migrated (a StoreError, one line) leaves nothing running behind it.
@@ -67,6 +91,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
     new DirectoryClient({
       ...config.directory,
       ...(metrics ? { onRequest: metrics.directoryRequest, onRateLimitGrant: metrics.rateLimitGrant } : {}),
+      ...(options.sharedLimits ? { sharedRateLimits: sharedLimits(store, logger) } : {}),
     });
   const reporter = options.tasks.reports
     ? new ServerReporter({ directory, logger, stopTimeoutMs: TASK_STOP_MS, onResult: metrics?.serverReport })

@@ -74,6 +74,7 @@ const services = await openOrExit(() =>
     logger,
     metrics,
     shards,
+    sharedLimits: true,
     tasks: { stats: config.directory.token !== undefined, reports: false },
   }),
 );

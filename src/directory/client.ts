@@ -18,7 +18,13 @@ import {
   UnauthorizedError,
   UnavailableError,
 } from './errors.js';
-import { type BucketLimit, type GrantInfo, type Priority, RateLimiter } from './rate-limiter.js';
+import {
+  type BucketLimit,
+  type GrantInfo,
+  type Limiter,
+  type Priority,
+  RateLimiter,
+} from './rate-limiter.js';
 import { assertRef, assertSnowflake, buildPath, SHORT_CODE_PATTERN } from './refs.js';
 import {
   botReferenceListSchema,
@@ -35,6 +41,7 @@ import {
   tokenInfoSchema,
   validateBotSchema,
 } from './schemas.js';
+import { type RateLimitLedger, SharedRateLimiter } from './shared-rate-limiter.js';
 import { Transport, type TransportResponse } from './transport.js';
 import type {
   ApiVersion,
@@ -92,6 +99,15 @@ export interface DirectoryClientOptions {
   connections?: number;
   /** Client-side rate limits; false turns them off (only for tests of the server's own limits). */
   rateLimits?: false | { global?: BucketLimit; routes?: BucketLimit; marginMs?: number };
+  /**
+   * Keep the rate limits with every other process using the same token, in a ledger they share
+   * (a database), instead of in this process only. See shared-rate-limiter.ts.
+   */
+  sharedRateLimits?: {
+    ledger: RateLimitLedger;
+    /** The ledger failed (it is retried until the request's deadline); for logs. */
+    onLedgerError?: (err: unknown, what: 'turn' | 'settle' | 'hold' | 'leave') => void;
+  };
   userAgent?: string;
   now?: () => number;
   random?: () => number;
@@ -123,7 +139,7 @@ export class DirectoryClient {
   readonly version: ApiVersion;
   readonly tokenKind: TokenKind;
   readonly baseUrl: URL;
-  readonly #limiter: RateLimiter | undefined;
+  readonly #limiter: Limiter | undefined;
   readonly #token: string | undefined;
   readonly #transport: Transport;
   readonly #now: () => number;
@@ -153,20 +169,33 @@ export class DirectoryClient {
     this.#maxWaitMs = maxWaitMs;
     const limits =
       options.rateLimits === false ? undefined : { ...DEFAULT_RATE_LIMITS, ...options.rateLimits };
-    this.#limiter = limits
-      ? new RateLimiter({
-          global: limits.global,
-          routes: limits.routes,
-          marginMs: limits.marginMs,
-          now: this.#now,
-        })
-      : undefined;
+    const timeoutMs = options.timeoutMs ?? 10_000;
+    const shared = options.sharedRateLimits;
+    this.#limiter = !limits
+      ? undefined
+      : shared
+        ? new SharedRateLimiter({
+            ledger: shared.ledger,
+            global: limits.global,
+            routes: limits.routes,
+            ...(limits.marginMs === undefined ? {} : { marginMs: limits.marginMs }),
+            // An attempt lasts timeoutMs at most: a grant unsettled longer belongs to a dead process.
+            inFlightCapMs: timeoutMs + 5_000,
+            ...(shared.onLedgerError ? { onLedgerError: shared.onLedgerError } : {}),
+            now: this.#now,
+          })
+        : new RateLimiter({
+            global: limits.global,
+            routes: limits.routes,
+            marginMs: limits.marginMs,
+            now: this.#now,
+          });
     if (this.#limiter) this.#limiter.onGrant = options.onRateLimitGrant;
     const routeWindow = limits?.routes.windowMs ?? DEFAULT_RATE_LIMITS.routes.windowMs;
     const globalWindow = limits?.global.windowMs ?? DEFAULT_RATE_LIMITS.global.windowMs;
     this.#transport = new Transport({
       baseUrl,
-      timeoutMs: options.timeoutMs ?? 10_000,
+      timeoutMs,
       maxRetries: options.maxRetries ?? 2,
       connections: options.connections ?? 8,
       limiter: this.#limiter,

@@ -31,6 +31,14 @@ export {
 } from './errors.js';
 export type { BucketLimit, GrantInfo, Priority } from './rate-limiter.js';
 export { isShortCode, isSnowflake, parseReference, type RefKind } from './refs.js';
+// The shared limits' storage contract, for whoever keeps the ledger (the bot: src/store).
+export type {
+  LedgerDecision,
+  LedgerGrant,
+  LedgerState,
+  LedgerWaiter,
+  RateLimitLedger,
+} from './shared-rate-limiter.js';
 export {
   type ApiVersion,
   type AttachedRef,

@@ -63,6 +63,15 @@ export interface Grant extends GrantInfo {
   settle(at?: number): void;
 }
 
+/** What the client asks of a limiter: this in-process one, or the shared one (shared-rate-limiter.ts). */
+export interface Limiter {
+  readonly pending: number;
+  onGrant: ((info: GrantInfo) => void) | undefined;
+  acquire(options?: AcquireOptions): Promise<Grant>;
+  penalize(bucket: string, untilMs: number): void;
+  close(reason?: unknown): void;
+}
+
 interface Entry {
   at: number;
   /** Sent and not answered yet: it counts as happening now until `settle` gives it a time. */
@@ -116,7 +125,85 @@ interface BucketState {
 
 const GLOBAL = 'global';
 
-export class RateLimiter {
+/** A bucket as the projection sees it: its limit, its window with the margin, a 429's hold. */
+export interface ProjectedBucket {
+  max: number;
+  windowMs: number;
+  blockedUntil: number;
+}
+
+export interface ProjectedMember {
+  buckets: readonly string[];
+  priority: Priority;
+}
+
+/** Earliest time >= from at which one more entry fits in every bucket, given the simulated logs. */
+function earliest(
+  logs: Map<string, number[]>,
+  bucketOf: (name: string) => ProjectedBucket,
+  buckets: readonly string[],
+  from: number,
+): number {
+  let t = from;
+  for (let guard = 0; guard < 1000; guard++) {
+    let next = t;
+    for (const name of buckets) {
+      const { max, windowMs, blockedUntil } = bucketOf(name);
+      if (blockedUntil > next) next = blockedUntil;
+      // The simulated log is kept sorted: the window (t - window, t] is a slice found by bisection.
+      const log = logs.get(name) ?? [];
+      const end = upperBound(log, t);
+      const count = end - upperBound(log, t - windowMs);
+      if (count >= max) {
+        const freeing = log[end - max];
+        if (freeing !== undefined && freeing + windowMs > next) next = freeing + windowMs;
+      }
+    }
+    if (next === t) return t;
+    t = next;
+  }
+  return t;
+}
+
+/**
+ * The scheduling rule, pure: a start time for each member, taken by priority class and then in
+ * the members' order, each reserving a simulated slot in `logs` (per bucket, the times its
+ * current entries count at, ascending; changed in place). A lower class never starts before the
+ * projected start of a higher class in a shared bucket. Used by this limiter over its own logs
+ * and by the shared one (shared-rate-limiter.ts) over a ledger several processes keep.
+ */
+export function projectStarts<M extends ProjectedMember & object>(
+  now: number,
+  logs: Map<string, number[]>,
+  members: readonly M[],
+  bucketOf: (name: string) => ProjectedBucket,
+): Map<M, number> {
+  const floor = new Map<string, number>();
+  const result = new Map<M, number>();
+  for (const priority of PRIORITY_ORDER) {
+    const levelFloor = new Map<string, number>();
+    for (const member of members) {
+      if (member.priority !== priority) continue;
+      let from = now;
+      for (const b of member.buckets) from = Math.max(from, floor.get(b) ?? now);
+      const t = earliest(logs, bucketOf, member.buckets, from);
+      result.set(member, t);
+      for (const b of member.buckets) {
+        let log = logs.get(b);
+        if (!log) {
+          log = [];
+          logs.set(b, log);
+        }
+        insertSorted(log, t);
+        levelFloor.set(b, Math.max(levelFloor.get(b) ?? now, t));
+      }
+    }
+    for (const [b, t] of levelFloor) floor.set(b, Math.max(floor.get(b) ?? now, t));
+  }
+  return result;
+}
+
+export class RateLimiter implements Limiter {
   readonly #options: Required<Omit<RateLimiterOptions, 'now'>>;
   readonly #now: () => number;
   readonly #buckets = new Map<string, BucketState>();
@@ -215,67 +302,26 @@ export class RateLimiter {
     return state.limit.windowMs + this.#options.marginMs;
   }
 
-  /** Earliest time >= from at which one more entry fits in every bucket, given the simulated logs. */
-  #earliest(sim: Map<string, number[]>, buckets: readonly string[], from: number): number {
-    let t = from;
-    for (let guard = 0; guard < 1000; guard++) {
-      let next = t;
-      for (const name of buckets) {
-        const state = this.#bucket(name);
-        const window = this.#window(state);
-        if (state.blockedUntil > next) next = state.blockedUntil;
-        // The simulated log is kept sorted: the window (t - window, t] is a slice found by bisection.
-        const log = sim.get(name) ?? [];
-        const end = upperBound(log, t);
-        const count = end - upperBound(log, t - window);
-        if (count >= state.limit.max) {
-          const freeing = log[end - state.limit.max];
-          if (freeing !== undefined && freeing + window > next) next = freeing + window;
-        }
-      }
-      if (next === t) return t;
-      t = next;
-    }
-    return t;
-  }
-
   /**
    * Projects a start time for every waiter (and an optional probe placed last in its class),
    * reserving simulated slots in priority order.
    */
   #project(now: number, probe?: { buckets: string[]; priority: Priority }): Map<object, number> {
-    const sim = new Map<string, number[]>();
+    const logs = new Map<string, number[]>();
     for (const [name, state] of this.#buckets) {
       const window = this.#window(state);
       state.log = state.log.filter((e) => countsAt(e, now) > now - window);
-      sim.set(
+      logs.set(
         name,
         state.log.map((e) => countsAt(e, now)).sort((a, b) => a - b),
       );
     }
-    const floor = new Map<string, number>();
-    const result = new Map<object, number>();
-    for (const priority of PRIORITY_ORDER) {
-      const levelFloor = new Map<string, number>();
-      const members: Array<{ buckets: string[] } & object> = this.#queue.filter(
-        (w) => w.priority === priority,
-      );
-      if (probe && probe.priority === priority) members.push(probe);
-      for (const member of members) {
-        let from = now;
-        for (const b of member.buckets) from = Math.max(from, floor.get(b) ?? now);
-        const t = this.#earliest(sim, member.buckets, from);
-        result.set(member, t);
-        for (const b of member.buckets) {
-          const log = sim.get(b) ?? [];
-          insertSorted(log, t);
-          sim.set(b, log);
-          levelFloor.set(b, Math.max(levelFloor.get(b) ?? now, t));
-        }
-      }
-      for (const [b, t] of levelFloor) floor.set(b, Math.max(floor.get(b) ?? now, t));
-    }
-    return result;
+    const members: Array<ProjectedMember & object> = [...this.#queue];
+    if (probe) members.push(probe);
+    return projectStarts(now, logs, members, (name) => {
+      const state = this.#bucket(name);
+      return { max: state.limit.max, windowMs: this.#window(state), blockedUntil: state.blockedUntil };
+    });
   }
 
   #pump(): void {

@@ -25,7 +25,7 @@ import { header, retryAfterFromHeaders } from '../http/retry-after.js';
 import { DeadlineTimer } from './deadline-timer.js';
 import type { RouteBucket } from './endpoints.js';
 import { UnavailableError } from './errors.js';
-import type { Grant, Priority, RateLimiter } from './rate-limiter.js';
+import type { Grant, Limiter, Priority } from './rate-limiter.js';
 
 export interface TransportOptions {
   baseUrl: URL;
@@ -33,7 +33,7 @@ export interface TransportOptions {
   timeoutMs: number;
   maxRetries: number;
   connections: number;
-  limiter: RateLimiter | undefined;
+  limiter: Limiter | undefined;
   /** Fallback wait for a 429 that names none, per bucket. */
   fallbackRetryAfterMs: (bucket: RouteBucket | undefined) => number;
   userAgent: string;

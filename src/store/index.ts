@@ -5,6 +5,7 @@
 export { StoreError, StoreUnavailableError } from './errors.js';
 export { StoreUpJournal, type StoreUpJournalOptions, TOKEN_LIFETIME_MS } from './journal.js';
 export { openStore, SQLITE_FILE_NAME, type StoreOptions } from './open.js';
+export { PostgresRateLimitLedger } from './rate-limit-ledger.js';
 export {
   type Claim,
   type GuildReminder,

@@ -74,9 +74,43 @@ export interface PersonalRemindersTable extends ReminderColumns {
   user_id: string;
 }
 
+/**
+ * The directory's rate limits shared by several processes (rate-limit-ledger.ts): a request let
+ * go. Times on the database's clock.
+ */
+export interface DirectoryGrantsTable {
+  id: string;
+  /** The limiter's buckets it counts in, comma-separated ('global', 'global,server'). */
+  buckets: string;
+  granted_at: number;
+  /** When its answer came; null while in flight. */
+  settled_at: number | null;
+  /** Deleted after: it counts in no window any more. */
+  kept_until: number;
+}
+
+/** A request waiting for the shared limits, in some process. */
+export interface DirectoryWaitersTable {
+  id: string;
+  priority: 'interactive' | 'background';
+  buckets: string;
+  enqueued_at: number;
+  /** Its process refreshes this at every turn; past it, the waiter is taken for dead. */
+  expires_at: number;
+}
+
+/** A bucket the directory answered 429 for, held until `until_at`. */
+export interface DirectoryHoldsTable {
+  bucket: string;
+  until_at: number;
+}
+
 export interface Database {
   pending_ups: PendingUpsTable;
   guild_settings: GuildSettingsTable;
   reminders: RemindersTable;
   personal_reminders: PersonalRemindersTable;
+  directory_grants: DirectoryGrantsTable;
+  directory_waiters: DirectoryWaitersTable;
+  directory_holds: DirectoryHoldsTable;
 }

@@ -10,7 +10,7 @@
  * the sharded mode, which needs PostgreSQL, a schema of the test's own, dropped after.
  */
 import { describe, it, type onTestFinished } from 'vitest';
-import { type DiscordStandIn, snowflake, startDiscordStandIn } from '../discord/index.js';
+import { type DiscordStandIn, shardForGuild, snowflake, startDiscordStandIn } from '../discord/index.js';
 import { type Emulator, type EmulatorOptions, IDS, startEmulator, TOKENS } from '../emulator/index.js';
 import { freshPlace } from '../store/places.js';
 import {
@@ -39,6 +39,7 @@ interface World {
   /** Sum of the member counts of every guild. */
   users: number;
   guilds: number;
+  guildIds: string[];
   /** A child process, destroyed (with its whole tree) when the test ends. */
   spawn(script: 'main.js' | 'sharded.js', env: Record<string, string>): BotProcess;
 }
@@ -93,6 +94,7 @@ async function world(
     discord,
     users: set.users,
     guilds: options.guilds,
+    guildIds: set.guilds.map((g) => g.id),
     spawn(script, env) {
       const child = new BotProcess(script, {
         DISCORD_TOKEN: discord.token,
@@ -253,6 +255,52 @@ describe.concurrent('built entry points as child processes', () => {
       const opened = bot.entries().filter((e) => e.msg === 'store open');
       expect(opened.map((e) => e.engine)).toEqual(Array(SHARDS + 2).fill('postgres'));
     }, 75_000);
+
+    // The defect of issue 15: each shard process kept the directory's limits on its own, and six
+    // /up within 0.6 s across both shard processes got 3 × 429 of 9 requests. They share them now.
+    const limitsTitle = "keeps the directory's limits across shard processes: /up from both, 0 × 429";
+    it(limitsTitle, async ({ expect, onTestFinished }) => {
+      const w = await world(onTestFinished, {
+        shards: SHARDS,
+        guilds: 20,
+        // The published limits, enforced: 5 per 5 s, 1 POST /server per 2 s.
+        emulator: {},
+        maxConcurrency: 16,
+        postgres: true,
+      });
+      const bot = w.spawn('sharded.js', { ...shardedEnv, STATS_FIRST_DELAY: '60s' });
+      const port = await bot.opsPort(10_000);
+      await readyzBecomes(port, 200, 20_000, 100);
+      const onShard = (shard: number) => w.guildIds.filter((id) => shardForGuild(id, SHARDS) === shard);
+      const [zero, one] = [onShard(0), onShard(1)];
+      expect(zero.length).toBeGreaterThanOrEqual(3);
+      expect(one.length).toBeGreaterThanOrEqual(3);
+      const guilds = [zero[0], one[0], zero[1], one[1], zero[2], one[2]] as string[];
+      const sentAt = performance.now();
+      const ups = [];
+      for (const guildId of guilds) {
+        ups.push(w.discord.sendCommand({ guildId, name: 'up', user: someone() }));
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(new Set(ups.map((up) => up.shardId))).toEqual(new Set([0, 1]));
+      // Every /up gets its final answer: the deferred reply edited (POST /server 1 per 2 s: ~10 s).
+      const edited = (r: { method: string; path: string; status: number }) =>
+        r.method === 'PATCH' && r.path.endsWith('/messages/@original') && r.status === 200;
+      await Promise.all(ups.map((up) => up.waitFor(edited, 25_000)));
+      const posts = w.emu.requests.filter((r) => r.method === 'POST' && r.path.startsWith('/v2/server'));
+      const tooMany = w.emu.requests.filter((r) => r.status === 429);
+      console.log(
+        `sharded: 6 /up over 2 shard processes: ${posts.length} POST /server, ${tooMany.length} × 429, ` +
+          `last answer ${Math.max(...ups.map((up) => up.requests().filter(edited).at(-1)?.at ?? 0)) - sentAt} ms after the first /up`,
+      );
+      expect(tooMany.map((r) => `${r.method} ${r.path}`)).toEqual([]);
+      expect(posts).toHaveLength(6);
+      expect(posts.every((r) => r.status === 200)).toBe(true);
+      // The route's limit held across the processes: POST /server at least 2 s apart.
+      const gaps = posts.slice(1).map((r, i) => r.at - (posts[i] as { at: number }).at);
+      expect(Math.min(...gaps)).toBeGreaterThanOrEqual(2_000);
+      for (const up of ups) expect(up.view().original?.embeds?.length ?? 0).toBeGreaterThan(0);
+    }, 60_000);
 
     // BUG (reported): a shard process does not notice that its manager is gone. It stays connected to
     // Discord (answering interactions next to the shards of a restarted manager) until its gateway

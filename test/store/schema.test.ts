@@ -29,7 +29,15 @@ describe('one schema on both engines', () => {
 
   it('is the schema the code expects', () => {
     const shape = shapes.get('sqlite')!;
-    expect(Object.keys(shape)).toEqual(['guild_settings', 'pending_ups', 'personal_reminders', 'reminders']);
+    expect(Object.keys(shape)).toEqual([
+      'directory_grants',
+      'directory_holds',
+      'directory_waiters',
+      'guild_settings',
+      'pending_ups',
+      'personal_reminders',
+      'reminders',
+    ]);
     expect(shape.reminders?.primaryKey).toEqual(['guild_id']);
     expect(shape.reminders?.indexes).toEqual([
       { name: 'reminders_state_due_at', columns: ['state', 'due_at'], unique: false },

@@ -4,9 +4,11 @@
  */
 import type { Migration, MigrationProvider } from 'kysely';
 import { initial } from './001-initial.js';
+import { directoryLimits } from './002-directory-limits.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '001-initial': initial,
+  '002-directory-limits': directoryLimits,
 };
 
 export const migrationProvider: MigrationProvider = {
