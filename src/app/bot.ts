@@ -21,7 +21,9 @@ import { watchShards } from '../events/shards.js';
 import { ReminderRoles } from '../features/reminders/roles.js';
 import { ReminderScheduler } from '../features/reminders/scheduler.js';
 import { DiscordReminderSender } from '../features/reminders/send.js';
+import type { PendingUp } from '../features/up/journal.js';
 import { recoverPendingUps } from '../features/up/recover.js';
+import { adoptOrphanedUps, hostJournalOwner } from '../hosts/adopt.js';
 import { createRouter, type Router, type RouterHooks } from '../interactions/router.js';
 import type { BotDeps, Registry } from '../interactions/types.js';
 import type { Logger } from '../log/logger.js';
@@ -81,19 +83,33 @@ const DESTROY_BOUND_MS = 2_000;
 function guildOwnership(
   client: Client,
   sharding: Config['sharding'],
+  orphans: () => ReadonlySet<number>,
 ): ((guildId: string) => boolean) | undefined {
-  if (!sharding.isChild) return undefined;
-  const mine = new Set(sharding.childShards);
+  const ids = ownShards(sharding);
+  if (!ids) return undefined;
+  const mine = new Set(ids);
   return (guildId) => {
     const count = client.options.shardCount ?? 1;
     if (!/^\d{1,20}$/.test(guildId)) return false;
-    return mine.has(Number((BigInt(guildId) >> 22n) % BigInt(count)));
+    const shard = Number((BigInt(guildId) >> 22n) % BigInt(count));
+    // And a gone host's (hosts/adopt.ts): any live host may send them, each once (claims).
+    return mine.has(shard) || orphans().has(shard);
   };
 }
 
-/** The journal's owner: each shard process recovers the ups of its own shards, whatever it shares. */
+/** The shards this process runs when it does not run them all: a shard process's, or a host's. */
+function ownShards(sharding: Config['sharding']): readonly number[] | undefined {
+  return sharding.isChild ? sharding.childShards : sharding.hostShards;
+}
+
+/**
+ * The journal's owner: each shard process recovers the ups of its own shards, whatever it
+ * shares; a host, its own (and another's once that one is gone: hosts/adopt.ts).
+ */
 function journalOwner(sharding: Config['sharding']): string {
-  return sharding.isChild ? `shards-${sharding.childShards.join('-')}` : 'main';
+  if (sharding.hostShards) return hostJournalOwner(sharding.hostId);
+  const ids = ownShards(sharding);
+  return ids ? `shards-${ids.join('-')}` : 'main';
 }
 
 /** Opens the store (services.ts) before anything connects: throws its StoreError when it cannot. */
@@ -105,7 +121,11 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
   const { client, channels, interactions } = createDiscordClient({
     apiUrl: config.discord.apiUrl,
     // A shard process takes its shards from the manager (discord.js reads them itself).
-    shards: sharding.isChild ? 'managed' : sharding.shardCount,
+    shards: sharding.isChild
+      ? 'managed'
+      : sharding.hostShards && typeof sharding.shardCount === 'number'
+        ? { ids: sharding.hostShards, count: sharding.shardCount }
+        : sharding.shardCount,
     onChannelNamesError: (err, event) => logger.warn({ err, event }, 'gateway dispatch not understood'),
     restAgent,
     ...options.discord,
@@ -118,8 +138,11 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
     metrics,
     directory: options.directory,
     shards: localShards(client),
-    // A shard process of start:sharded shares the directory's limits with the others.
-    sharedLimits: config.sharding.isChild,
+    // A shard process of start:sharded, or a host of several, shares the directory's limits.
+    sharedLimits: sharding.isChild || sharding.hostShards !== undefined,
+    ...(sharding.hostShards && typeof sharding.shardCount === 'number'
+      ? { host: { id: sharding.hostId, shardIds: sharding.hostShards, shardCount: sharding.shardCount } }
+      : {}),
     tasks: {
       stats: options.postStats !== false,
       // Server reports need the directory token; without one they would only fill the log with refusals.
@@ -154,7 +177,7 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
   const scheduler = new ReminderScheduler({
     reminders: deps.reminders,
     owner: `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
-    ownsGuild: guildOwnership(client, sharding),
+    ownsGuild: guildOwnership(client, sharding, () => orphanShards),
     leaseMs: config.reminderClaimMs,
     logger,
     now: deps.now,
@@ -201,16 +224,35 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
     services.start();
     // Reminders that fell due while the bot was down go out now.
     scheduler.start();
-    void recoverPendingUps({
-      journal,
-      directory,
-      rest: client.rest,
-      logger,
-      now: deps.now,
-      reminders: deps.reminders,
-      wakeReminders: deps.wakeReminders,
-    }).then((answered) => logger.debug({ answered }, 'the ups from before the restart are dealt with'));
+    const recover = (entries?: PendingUp[]) =>
+      recoverPendingUps({
+        journal,
+        directory,
+        rest: client.rest,
+        logger,
+        now: deps.now,
+        reminders: deps.reminders,
+        wakeReminders: deps.wakeReminders,
+        ...(entries ? { entries } : {}),
+      });
+    void recover().then((answered) =>
+      logger.debug({ answered }, 'the ups from before the restart are dealt with'),
+    );
+    if (services.host) {
+      adoption ??= adoptOrphanedUps({
+        hosts: services.host,
+        journal,
+        answer: recover,
+        logger,
+        onOrphans: (shards) => {
+          orphanShards = new Set(shards);
+        },
+      });
+    }
   });
+  let adoption: { stop(): void } | undefined;
+  /** Shards of hosts that are gone: their guilds' reminders are sent from here too. */
+  let orphanShards: ReadonlySet<number> = new Set();
   watchGuilds({
     client,
     channels,
@@ -241,6 +283,7 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
         router.close();
         const drained = await router.drain(drainMs);
         if (!drained) logger.warn({ inFlight: router.inFlight }, 'interactions still running at shutdown');
+        adoption?.stop();
         await Promise.all([services.stop(), scheduler.stop()]);
         // @discordjs/ws 1.2 can leave destroy() pending forever when a shard waits for READY
         // (its abort handler starts a second destroy): never let that hold the shutdown.

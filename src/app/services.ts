@@ -8,6 +8,7 @@
 import type { Config } from '../config/env.js';
 import { DirectoryClient } from '../directory/index.js';
 import type { ShardView } from '../discord/shard-stats.js';
+import { Host } from '../hosts/hosts.js';
 import type { Logger } from '../log/logger.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { Readiness } from '../ops/server.js';
@@ -34,6 +35,12 @@ export interface ServicesOptions {
    * directory's rate limits are kept with the others, in the store (PostgreSQL), not in memory.
    */
   sharedLimits?: boolean | undefined;
+  /**
+   * One host of several (SHARD_IDS): its shards are claimed in the store before anything
+   * connects, the statistics read every shard's numbers from the store, and the host that
+   * leads posts them.
+   */
+  host?: { id: string; shardIds: readonly number[]; shardCount: number } | undefined;
   /** Overrides for the poster (tests shorten its delays). */
   stats?: Partial<Omit<StatsPosterOptions, 'directory' | 'logger' | 'snapshot' | 'onOutcome'>> | undefined;
 }
@@ -41,6 +48,8 @@ export interface ServicesOptions {
 export interface Services {
   /** Open from the start: the SQLite file in DATA_DIR, or PostgreSQL at DATABASE_URL. */
   store: Store;
+  /** One host of several: what it shares with the others. */
+  host: Host | undefined;
   directory: DirectoryClient;
   poster: StatsPoster | undefined;
   reporter: ServerReporter | undefined;
@@ -83,9 +92,29 @@ function sharedLimits(store: Store, logger: Logger) {
  * or migrated (a StoreError, one line) leaves nothing running behind it.
  */
 export async function createServices(options: ServicesOptions): Promise<Services> {
-  const { config, logger, metrics, shards } = options;
+  const { config, logger, metrics } = options;
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
   logger.info({ engine: store.engine, location: store.location }, 'store open');
+  let host: Host | undefined;
+  if (options.host) {
+    try {
+      host = new Host({
+        store,
+        host: options.host.id,
+        shardIds: options.host.shardIds,
+        shardCount: options.host.shardCount,
+        local: options.shards,
+        logger,
+        statsIntervalMs: config.stats.intervalMs,
+      });
+      await host.claim();
+    } catch (err) {
+      await store.close();
+      throw err;
+    }
+  }
+  // The statistics see every shard: from the store on one host of several, else from here.
+  const shards = host ? host.view() : options.shards;
   const directory =
     options.directory ??
     new DirectoryClient({
@@ -105,9 +134,15 @@ export async function createServices(options: ServicesOptions): Promise<Services
         firstDelayMs: config.stats.firstDelayMs,
         stopTimeoutMs: TASK_STOP_MS,
         ...options.stats,
+        ...(host ? { gate: host.gate } : {}),
         onOutcome: metrics ? (outcome) => metrics.statsPost(outcome) : undefined,
       })
     : undefined;
+  if (host && options.host) {
+    const { id, shardIds } = options.host;
+    const leading = host;
+    metrics?.setHost({ id, shardIds, leading: () => leading.leading });
+  }
   metrics?.setDiscordSource(() => {
     const latest = shards.latest();
     return { guilds: latest.guilds, shards: latest.snapshot.shards };
@@ -115,6 +150,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
 
   return {
     store,
+    host,
     directory,
     poster,
     reporter,
@@ -122,17 +158,23 @@ export async function createServices(options: ServicesOptions): Promise<Services
       const { snapshot, connected } = shards.latest();
       const notReady = snapshot.shards.filter((s) => !s.ready).map((s) => s.id);
       const ready = connected && notReady.length === 0 && snapshot.shards.length >= snapshot.expectedShards;
+      const detail = { shards: snapshot.shards.length, expected: snapshot.expectedShards, notReady };
+      // One host of several names itself and the shards it runs.
       return {
         ready,
-        detail: { shards: snapshot.shards.length, expected: snapshot.expectedShards, notReady },
+        detail: options.host
+          ? { ...detail, host: options.host.id, shardIds: [...options.host.shardIds] }
+          : detail,
       };
     },
     start() {
+      host?.start();
       // The poster checks itself that every shard is ready before it posts.
       poster?.start();
     },
     async stop() {
       await Promise.all([poster?.stop(), reporter?.stop()]);
+      await host?.stop();
     },
     async close() {
       const storeClosed = doneWithin(store.close(), STORE_CLOSE_MS).then((closed) => {

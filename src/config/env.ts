@@ -4,6 +4,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { hostname } from 'node:os';
 import { parseEnv } from 'node:util';
 import { z } from 'zod';
 import { describeUrl, passwordsOf } from '../store/url.js';
@@ -178,6 +179,32 @@ function shardCount() {
   });
 }
 
+/** SHARD_IDS: `0-3`, `0,1,2,3`, or both (`0-1,4`); ascending, no repeats. */
+function shardIds() {
+  return variable(undefined, (value, fail): number[] => {
+    const ids: number[] = [];
+    for (const part of value.split(',')) {
+      const match = /^\s*(\d{1,5})\s*(?:-\s*(\d{1,5})\s*)?$/.exec(part);
+      if (!match) return fail('expected shard ids such as 0-3 or 0,1,2,3');
+      const from = Number(match[1]);
+      const to = match[2] === undefined ? from : Number(match[2]);
+      if (to < from) return fail(`the range ${from}-${to} runs backwards`);
+      for (let id = from; id <= to; id++) ids.push(id);
+    }
+    const sorted = [...new Set(ids)].sort((a, b) => a - b);
+    if (sorted.length !== ids.length) return fail('a shard id is named twice');
+    if (sorted.length > 1_000) return fail('more than 1000 shards on one host');
+    return sorted;
+  });
+}
+
+/** HOST_ID: how this host is named in the store and the logs; letters, digits, . _ - : */
+const hostId = variable(undefined, (value, fail) =>
+  /^[A-Za-z0-9._:-]{1,100}$/.test(value)
+    ? value
+    : fail('expected 1 to 100 letters, digits, ".", "_", "-" or ":"'),
+);
+
 function optionalPort() {
   return variable(undefined, (value, fail) => {
     const n = Number(value);
@@ -247,6 +274,14 @@ export const SCHEMA = z
     STATS_INTERVAL: duration(30 * 60_000),
     STATS_ALLOW_SHORT_INTERVAL: flag(),
     SHARD_COUNT: shardCount(),
+    SHARD_IDS: shardIds(),
+    HOST_INDEX: variable(undefined, (value, fail) =>
+      /^\d{1,4}$/.test(value) ? Number(value) : fail('expected a whole number from 0 (a pod ordinal)'),
+    ),
+    SHARDS_PER_HOST: variable(undefined, (value, fail) =>
+      /^\d{1,4}$/.test(value) && Number(value) >= 1 ? Number(value) : fail('expected a whole number from 1'),
+    ),
+    HOST_ID: hostId,
     HTTP_PORT: optionalPort(),
     HTTP_HOST: host('0.0.0.0'),
     STATS_FIRST_DELAY: duration(30_000),
@@ -265,7 +300,86 @@ export const SCHEMA = z
     },
     // Reported with every other bad variable, unless one of its own two is bad already.
     { when: (payload) => !payload.issues.some((issue) => INTERVAL_VARIABLES.has(issue.path?.[0] ?? '')) },
+  )
+  .superRefine(
+    (e, ctx) => {
+      for (const [path, message] of hostProblems(e)) ctx.addIssue({ code: 'custom', path: [path], message });
+    },
+    { when: (payload) => !payload.issues.some((issue) => HOST_VARIABLES.has(issue.path?.[0] ?? '')) },
   );
+
+/**
+ * This host's shards: SHARD_IDS, or HOST_INDEX × SHARDS_PER_HOST (a StatefulSet's pod ordinal);
+ * either needs a fixed SHARD_COUNT that every id is below.
+ */
+function hostShards(e: {
+  SHARD_IDS: number[] | undefined;
+  HOST_INDEX: number | undefined;
+  SHARDS_PER_HOST: number | undefined;
+}): number[] | undefined {
+  if (e.SHARD_IDS !== undefined) return e.SHARD_IDS;
+  if (e.HOST_INDEX === undefined || e.SHARDS_PER_HOST === undefined) return undefined;
+  const first = e.HOST_INDEX * e.SHARDS_PER_HOST;
+  return Array.from({ length: e.SHARDS_PER_HOST }, (_, i) => first + i);
+}
+
+const HOST_VARIABLES: ReadonlySet<PropertyKey> = new Set([
+  'SHARD_COUNT',
+  'SHARD_IDS',
+  'HOST_INDEX',
+  'SHARDS_PER_HOST',
+  'DATABASE_URL',
+  'SHARDING_MANAGER',
+]);
+
+function hostProblems(e: {
+  SHARD_COUNT: number | 'auto';
+  SHARD_IDS: number[] | undefined;
+  HOST_INDEX: number | undefined;
+  SHARDS_PER_HOST: number | undefined;
+  DATABASE_URL: string | undefined;
+  SHARDING_MANAGER: boolean;
+}): Array<[string, string]> {
+  const problems: Array<[string, string]> = [];
+  if (e.SHARD_IDS !== undefined && (e.HOST_INDEX !== undefined || e.SHARDS_PER_HOST !== undefined)) {
+    problems.push(['SHARD_IDS', 'set either SHARD_IDS or HOST_INDEX with SHARDS_PER_HOST, not both']);
+    return problems;
+  }
+  if ((e.HOST_INDEX === undefined) !== (e.SHARDS_PER_HOST === undefined)) {
+    const missing = e.HOST_INDEX === undefined ? 'HOST_INDEX' : 'SHARDS_PER_HOST';
+    problems.push([
+      missing,
+      'HOST_INDEX and SHARDS_PER_HOST go together (this host runs shards index × per host onwards)',
+    ]);
+    return problems;
+  }
+  const ids = hostShards(e);
+  if (ids === undefined) return problems;
+  const name = e.SHARD_IDS !== undefined ? 'SHARD_IDS' : 'HOST_INDEX';
+  if (e.SHARD_COUNT === 'auto') {
+    problems.push([
+      'SHARD_COUNT',
+      `a fixed number of shards is needed with ${name}: every host must count the same`,
+    ]);
+  } else {
+    const beyond = ids.filter((id) => id >= (e.SHARD_COUNT as number));
+    if (beyond.length > 0) {
+      problems.push([
+        name,
+        `shard ${beyond[0]} does not exist: ids go from 0 to SHARD_COUNT - 1 (${e.SHARD_COUNT - 1})`,
+      ]);
+    }
+  }
+  if (e.SHARDING_MANAGER)
+    problems.push([name, 'start:sharded spawns every shard itself; run npm start on each host']);
+  if (e.DATABASE_URL === undefined) {
+    problems.push([
+      'DATABASE_URL',
+      `hosts running shard ranges (${name}) share PostgreSQL; set DATABASE_URL`,
+    ]);
+  }
+  return problems;
+}
 
 export interface Config {
   directory: {
@@ -302,6 +416,13 @@ export interface Config {
     isChild: boolean;
     /** In such a process, the shards it runs (from SHARDS). */
     childShards: number[];
+    /**
+     * One host of several: the shards it runs (SHARD_IDS, or HOST_INDEX × SHARDS_PER_HOST) of a
+     * fixed shard count; undefined when this process runs every shard (or is one of start:sharded).
+     */
+    hostShards: number[] | undefined;
+    /** How this host is named in the store and the logs: HOST_ID, else the machine's host name. */
+    hostId: string;
   };
   /** Operations endpoint (/healthz, /readyz, /metrics); off when undefined. */
   httpPort: number | undefined;
@@ -385,6 +506,8 @@ export function loadConfig(env: Environment): Config {
       shardCount: e.SHARD_COUNT,
       isChild: e.SHARDING_MANAGER && e.SHARDS !== undefined,
       childShards: parseShardList(e.SHARDS),
+      hostShards: hostShards(e),
+      hostId: e.HOST_ID ?? hostname(),
     },
     httpPort: e.HTTP_PORT,
     httpHost: e.HTTP_HOST,

@@ -19,9 +19,10 @@ export interface DiscordClientOptions {
   apiUrl?: string | undefined;
   /**
    * 'auto' (default): as many shards as Discord recommends, all in this process; a number: that
-   * many; 'managed': a process spawned by the ShardingManager, which tells discord.js its shards.
+   * many; 'managed': a process spawned by the ShardingManager, which tells discord.js its shards;
+   * ids and a count: one host of several (SHARD_IDS of SHARD_COUNT).
    */
-  shards?: 'auto' | 'managed' | number;
+  shards?: 'auto' | 'managed' | number | { ids: readonly number[]; count: number };
   /** Where a gateway dispatch ChannelNames could not read is reported. */
   onChannelNamesError?: ChannelNamesOptions['onError'];
   /** Where REST requests go (default: a new createDiscordRestAgent(), left open). */
@@ -134,7 +135,10 @@ export function createDiscordClient(options: DiscordClientOptions = {}): Discord
       ? {}
       : typeof options.shards === 'number'
         ? { shardCount: options.shards }
-        : { shards: 'auto' as const }),
+        : typeof options.shards === 'object'
+          ? // Both, always: an id list without the count routes guilds to the wrong shards.
+            { shards: [...options.shards.ids], shardCount: options.shards.count }
+          : { shards: 'auto' as const }),
     rest: {
       ...(options.apiUrl ? { api: options.apiUrl } : {}),
       // Our undici (7) serves @discordjs/rest's own copy (6): undici 7 takes the handlers undici 6's

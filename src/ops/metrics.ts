@@ -76,6 +76,14 @@ export interface Metrics {
   reminder(event: ReminderEvent): void;
   /** Where the guild and shard gauges come from; undefined: not connected, the gauges are left out. */
   setDiscordSource(source: DiscordSource | undefined): void;
+  /** One host of several: its name and shards, and whether it leads the statistics posts now. */
+  setHost(source: HostSource | undefined): void;
+}
+
+export interface HostSource {
+  id: string;
+  shardIds: readonly number[];
+  leading(): boolean;
 }
 
 export interface ReminderEvent {
@@ -260,6 +268,28 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     },
   });
 
+  let host: HostSource | undefined;
+  new Gauge({
+    name: 'bot_host_info',
+    help: 'One host of several: 1, labelled with its HOST_ID and its shards (SHARD_IDS).',
+    labelNames: ['host', 'shards'] as const,
+    registers,
+    collect() {
+      this.reset();
+      if (host) this.set({ host: host.id, shards: host.shardIds.join(',') }, 1);
+    },
+  });
+  new Gauge({
+    name: 'bot_stats_leader',
+    help: 'One host of several: 1 while this host leads the statistics posts, else 0.',
+    labelNames: ['host'] as const,
+    registers,
+    collect() {
+      this.reset();
+      if (host) this.set({ host: host.id }, host.leading() ? 1 : 0);
+    },
+  });
+
   if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
 
   /** A hook that throws would break the caller (the limiter's pump, the client): never. */
@@ -316,6 +346,9 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     setDiscordSource(next: DiscordSource | undefined): void {
       source = next;
       snapshot = undefined;
+    },
+    setHost(next: HostSource | undefined): void {
+      host = next;
     },
   };
 }

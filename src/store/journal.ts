@@ -11,7 +11,7 @@
  * Entries hold interaction tokens, which answer as the bot for 15 minutes: every write also
  * deletes the entries older than that (of every process), and nothing here logs an entry.
  */
-import type { Insertable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import type { PendingUp, UpJournal } from '../features/up/journal.js';
 import type { PendingUpsTable } from './schema.js';
 import type { Store } from './store.js';
@@ -59,6 +59,23 @@ export class StoreUpJournal implements UpJournal {
     return this.#update(interactionId, undefined);
   }
 
+  /**
+   * Takes over the live entries of another owner (a host that died and did not come back), in one
+   * conditional UPDATE: of several hosts adopting at once, each entry goes to exactly one.
+   */
+  async adopt(fromOwner: string): Promise<PendingUp[]> {
+    const rows = await this.#store.run((db) =>
+      db
+        .updateTable('pending_ups')
+        .set({ owner: this.owner })
+        .where('owner', '=', fromOwner)
+        .where('created_at', '>', this.#deadBefore())
+        .returningAll()
+        .execute(),
+    );
+    return rows.map((row) => this.#entry(row));
+  }
+
   /** This process's entries, once the changes made before the call are written. */
   async list(): Promise<PendingUp[]> {
     await this.#chain;
@@ -66,7 +83,11 @@ export class StoreUpJournal implements UpJournal {
       await trx.deleteFrom('pending_ups').where('created_at', '<=', this.#deadBefore()).execute();
       return trx.selectFrom('pending_ups').selectAll().where('owner', '=', this.owner).execute();
     });
-    return rows.map((row) => ({
+    return rows.map((row) => this.#entry(row));
+  }
+
+  #entry(row: Selectable<PendingUpsTable>): PendingUp {
+    return {
       interactionId: row.interaction_id,
       token: row.token,
       applicationId: row.application_id,
@@ -76,7 +97,7 @@ export class StoreUpJournal implements UpJournal {
       userId: row.user_id,
       locale: row.locale,
       createdAt: row.created_at,
-    }));
+    };
   }
 
   #update(interactionId: string, entry: PendingUp | undefined): Promise<void> {

@@ -105,6 +105,37 @@ export interface DirectoryHoldsTable {
   until_at: number;
 }
 
+/** A shard's numbers as the host running it last wrote them (several hosts). */
+export interface ShardStatesTable {
+  shard_id: number;
+  /** HOST_ID of the host running it. */
+  host: string;
+  /** SHARD_COUNT of that host: a host that disagrees is refused at start. */
+  shard_count: number;
+  /** 1 when ready, 0 otherwise. */
+  ready: number;
+  guilds: number;
+  members: number;
+  updated_at: number;
+}
+
+/** A lease (the statistics leader): who holds it, until when, and its fencing token. */
+export interface LeasesTable {
+  name: string;
+  holder: string;
+  /** Grows by one each time the lease changes hands; what a holder's writes are checked against. */
+  token: number;
+  expires_at: number;
+  /** When the work the lease guards was last done (a stats post: its tick's start). */
+  last_done_at: number | null;
+}
+
+/** The next time a shard of this max_concurrency bucket may IDENTIFY (shard id % max_concurrency). */
+export interface IdentifyTurnsTable {
+  bucket: number;
+  next_at: number;
+}
+
 export interface Database {
   pending_ups: PendingUpsTable;
   guild_settings: GuildSettingsTable;
@@ -113,4 +144,7 @@ export interface Database {
   directory_grants: DirectoryGrantsTable;
   directory_waiters: DirectoryWaitersTable;
   directory_holds: DirectoryHoldsTable;
+  shard_states: ShardStatesTable;
+  leases: LeasesTable;
+  identify_turns: IdentifyTurnsTable;
 }

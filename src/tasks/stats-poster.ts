@@ -66,11 +66,27 @@ export interface StatsPosterOptions extends TaskOptions {
   attemptTimeoutMs?: number;
   /** Metrics hook: one call per tick. One that throws is logged and the posts go on. */
   onOutcome?: (outcome: StatsOutcome, info: StatsOutcomeInfo) => void;
+  /**
+   * Several hosts: asked once the snapshot is complete whether this host posts this tick (it
+   * leads, and no host posted within the interval); `startedAgoMs` is how long ago the tick
+   * began. Without it, this poster is the only one.
+   */
+  gate?: (startedAgoMs: number) => Promise<StatsGate>;
 }
+
+/**
+ * What the gate answers: go (and `stillValid`, asked right before each attempt: false when this
+ * host lost the lead meanwhile, frozen or cut off), or not now and why; `retryInMs` when the
+ * next turn is known (the interval since the last post, by any host, not over yet).
+ */
+export type StatsGate =
+  | { go: true; stillValid: () => Promise<boolean> }
+  | { go: false; reason: 'not-leader' | 'too-soon' | 'unknown'; retryInMs?: number };
 
 export type StatsOutcome =
   | 'posted'
   | 'skipped-not-ready'
+  | 'skipped-not-leader'
   | 'skipped-snapshot-failed'
   | 'unauthorized'
   | 'forbidden'
@@ -136,6 +152,8 @@ type Inspected = SnapshotCheck | { kind: 'failed'; code: string; message: string
 
 interface TickResult {
   outcome: StatsOutcome;
+  /** A gate's "not now" that knows when the next turn is. */
+  retryInMs?: number;
   code?: string;
   body?: StatsBody;
   attempts?: number;
@@ -143,7 +161,11 @@ interface TickResult {
   notBefore?: number;
 }
 
-const SKIPPED: ReadonlySet<StatsOutcome> = new Set(['skipped-not-ready', 'skipped-snapshot-failed']);
+const SKIPPED: ReadonlySet<StatsOutcome> = new Set([
+  'skipped-not-ready',
+  'skipped-snapshot-failed',
+  'skipped-not-leader',
+]);
 
 export class StatsPoster {
   readonly #directory: Pick<DirectoryClient, 'postBotStats'>;
@@ -160,6 +182,7 @@ export class StatsPoster {
   readonly #startDelayMs: number;
   readonly #snapshotTimeoutMs: number;
   readonly #attemptTimeoutMs: number;
+  readonly #gate: StatsPosterOptions['gate'];
 
   /** The tick running, which a tick() meanwhile returns. */
   #ticking: Promise<StatsOutcome> | undefined;
@@ -182,6 +205,7 @@ export class StatsPoster {
     this.#log = options.logger.child({ task: 'stats-poster' });
     this.#snapshot = options.snapshot;
     this.#onOutcome = options.onOutcome;
+    this.#gate = options.gate;
     this.#intervalMs = duration('intervalMs', options.intervalMs, Number.NaN, 1);
     this.#firstDelayMs = duration('firstDelayMs', options.firstDelayMs, DEFAULT_FIRST_DELAY_MS);
     this.#notReadyRetryMs = duration(
@@ -257,7 +281,7 @@ export class StatsPoster {
     const ticking = this.#loop.run(async () => {
       let result: TickResult;
       try {
-        result = await this.#run();
+        result = await this.#run(started);
       } catch (err) {
         this.#loop.internalError(err, 'tick');
         result = { outcome: 'failed', code: 'Unexpected' };
@@ -272,7 +296,7 @@ export class StatsPoster {
 
   // ---- one tick ----
 
-  async #run(): Promise<TickResult> {
+  async #run(started: number): Promise<TickResult> {
     const check = await this.#inspect();
     if (check.kind === 'failed') {
       if (check.code !== 'Stopped') {
@@ -291,12 +315,39 @@ export class StatsPoster {
       this.#log.info(notReadyFields(check), 'not every shard is ready; stats post skipped');
       return { outcome: 'skipped-not-ready' };
     }
-    return this.#post(check.totals);
+    let gate: StatsGate | undefined;
+    if (this.#gate) {
+      gate = await this.#askGate(started);
+      if (!gate.go) {
+        this.#log.debug({ reason: gate.reason }, 'another host posts the stats this time');
+        return {
+          outcome: 'skipped-not-leader',
+          code: gate.reason,
+          ...(gate.retryInMs === undefined ? {} : { retryInMs: gate.retryInMs }),
+        };
+      }
+    }
+    return this.#post(check.totals, gate);
   }
 
-  async #post(body: StatsBody): Promise<TickResult> {
+  /** The gate's answer; one that fails counts as "not now" (nothing is posted on a doubt). */
+  async #askGate(started: number): Promise<StatsGate> {
+    try {
+      return await (this.#gate as NonNullable<StatsPosterOptions['gate']>)(this.#now() - started);
+    } catch (err) {
+      this.#log.warn({ err: failureOf(err).message }, 'could not ask who posts the stats; skipped');
+      return { go: false, reason: 'unknown' };
+    }
+  }
+
+  async #post(body: StatsBody, gate?: StatsGate): Promise<TickResult> {
     const { attempts, capMs } = this.#retry;
     for (let attempt = 1; ; attempt += 1) {
+      // Right before sending: a host that lost the lead meanwhile (frozen, cut off) sends nothing.
+      if (gate?.go && !(await gate.stillValid().catch(() => false))) {
+        this.#log.warn({ attempt }, 'this host no longer leads the stats posts; nothing sent');
+        return { outcome: 'skipped-not-leader', code: 'fenced', attempts: attempt - 1 };
+      }
       const answer = await this.#loop.attempt(
         (signal) =>
           this.#directory.postBotStats(
@@ -436,6 +487,12 @@ export class StatsPoster {
 
   #scheduleAfter(result: TickResult, started: number): void {
     const now = this.#now();
+    if (result.outcome === 'skipped-not-leader') {
+      // Another host leads: ask again soon (it may die), or when the interval since its last post ends.
+      const soon = Math.min(this.#notReadyRetryMs, this.#intervalMs);
+      this.#scheduleTick(Math.min(result.retryInMs ?? soon, soon));
+      return;
+    }
     if (SKIPPED.has(result.outcome)) {
       if (this.#lastPostStartedAt === undefined) {
         // Readiness was lost before the first post: counts may be settling again, so wait for it anew.

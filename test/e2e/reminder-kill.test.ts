@@ -6,7 +6,7 @@
  * ran goes out when one starts. And the bot killed right after an /up (while the directory raises
  * the server, or once the answer is shown) still reminds the server once, at the next-up time.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, type onTestFinished } from 'vitest';
 import { openStore, ReminderRepository, SettingsRepository, type Store } from '../../src/store/index.js';
 import { isFinalAnswer } from '../discord/index.js';
 import { IDS } from '../emulator/index.js';
@@ -20,31 +20,43 @@ const CLAIM_MS = 1_500;
 /** The directory's cooldown: long enough for a bot to die and another to start before it ends. */
 const COOLDOWN_MS = 7_000;
 
+// The four kills of an engine run at once (each in a world of its own): most of their time is
+// waiting for a cooldown or a claim to run out.
 describe.each(ENGINES)('a reminder across kill -9 (%s)', (engine) => {
-  let world: World | undefined;
-  let store: Store | undefined;
-  const procs: BotProcess[] = [];
-
-  afterEach(async () => {
-    for (const p of procs.splice(0)) p.kill('SIGKILL');
-    await store?.close();
-    await world?.close();
-    world = undefined;
-    store = undefined;
-  });
-
-  /** A server with reminders on; a reminder due in `dueInMs` unless null (an /up will set it). */
-  async function setUp(dueInMs: number | null) {
-    world = await startWorld(engine);
-    store = await openStore(world.store.options);
-    const channelId = freshGuild.channels[0]!.id;
-    const now = Date.now();
-    await new SettingsRepository(store).update(freshGuild.id, { reminderChannelId: channelId }, now);
-    const reminders = new ReminderRepository(store);
-    if (dueInMs !== null) {
-      await reminders.scheduleGuild(freshGuild.id, { dueAt: now + dueInMs, nextUpAt: now + dueInMs }, now);
-    }
-    return { world, channelId, reminders };
+  /** A world of the test's own, closed with its processes when the test ends. */
+  function scope(finished: typeof onTestFinished) {
+    let world: World | undefined;
+    let store: Store | undefined;
+    const procs: BotProcess[] = [];
+    finished(async () => {
+      for (const p of procs.splice(0)) p.kill('SIGKILL');
+      await store?.close();
+      await world?.close();
+    });
+    return {
+      /** A server with reminders on; a reminder due in `dueInMs` unless null (an /up will set it). */
+      async setUp(dueInMs: number | null) {
+        world = await startWorld(engine);
+        store = await openStore(world.store.options);
+        const channelId = freshGuild.channels[0]!.id;
+        const now = Date.now();
+        await new SettingsRepository(store).update(freshGuild.id, { reminderChannelId: channelId }, now);
+        const reminders = new ReminderRepository(store);
+        if (dueInMs !== null) {
+          await reminders.scheduleGuild(
+            freshGuild.id,
+            { dueAt: now + dueInMs, nextUpAt: now + dueInMs },
+            now,
+          );
+        }
+        return { world, channelId, reminders };
+      },
+      start(name: string, w: World): BotProcess {
+        const proc = startBot(name, { ...childEnv(w), REMINDER_CLAIM_MS: String(CLAIM_MS) });
+        procs.push(proc);
+        return proc;
+      },
+    };
   }
 
   /** The directory's next-up time for the fresh server, once it has been raised. */
@@ -75,13 +87,8 @@ describe.each(ENGINES)('a reminder across kill -9 (%s)', (engine) => {
     expect(w.discord.channelMessages(channelId)).toHaveLength(1);
   }
 
-  function start(name: string, w: World): BotProcess {
-    const proc = startBot(name, { ...childEnv(w), REMINDER_CLAIM_MS: String(CLAIM_MS) });
-    procs.push(proc);
-    return proc;
-  }
-
-  it('killed while the post is on its way: one message in the end', async () => {
+  it.concurrent('killed while the post is on its way: one message in the end', async ({ onTestFinished }) => {
+    const { setUp, start } = scope(onTestFinished);
     const { world: w, channelId, reminders } = await setUp(500);
     w.discord.holdPosts(channelId);
     const first = start('reminder-1', w);
@@ -109,7 +116,8 @@ describe.each(ENGINES)('a reminder across kill -9 (%s)', (engine) => {
     expect(messages[0]?.repeats).toBe(1);
   }, 60_000);
 
-  it('fell due while no bot ran: sent when one starts', async () => {
+  it.concurrent('fell due while no bot ran: sent when one starts', async ({ onTestFinished }) => {
+    const { setUp, start } = scope(onTestFinished);
     const { world: w, channelId, reminders } = await setUp(-60_000);
     const started = Date.now();
     start('reminder-late', w);
@@ -123,11 +131,15 @@ describe.each(ENGINES)('a reminder across kill -9 (%s)', (engine) => {
     expect(w.discord.channelMessages(channelId)).toHaveLength(1);
   }, 60_000);
 
-  it('killed while the directory raises the server: the next process sets the reminder and posts it once', async () => {
+  it.concurrent('killed while the directory raises the server: the next process sets the reminder and posts it once', async ({
+    onTestFinished,
+  }) => {
+    const { setUp, start } = scope(onTestFinished);
     const { world: w, channelId, reminders } = await setUp(null);
     w.emu.setCooldownMs(COOLDOWN_MS);
-    // The directory takes its time with the up: the bot dies while it is there.
-    w.emu.faults.add({ kind: 'latency', ms: 2_000, method: 'POST', path: /^\/server$/, times: 1 });
+    // The directory takes its time with the up: the bot dies while it is there (long enough for
+    // that on a busy machine).
+    w.emu.faults.add({ kind: 'latency', ms: 4_000, method: 'POST', path: /^\/server$/, times: 1 });
     const first = start('up-1', w);
     await first.ready(15_000);
     const handle = w.discord.sendCommand({ guildId: freshGuild.id, name: 'up', user: newUserRef('kill') });
@@ -149,7 +161,10 @@ describe.each(ENGINES)('a reminder across kill -9 (%s)', (engine) => {
     await expectOneReminder(w, channelId, reminders, at);
   }, 60_000);
 
-  it('killed right after the /up was answered: the reminder is in the store and the next process posts it once', async () => {
+  it.concurrent('killed right after the /up was answered: the reminder is in the store and the next process posts it once', async ({
+    onTestFinished,
+  }) => {
+    const { setUp, start } = scope(onTestFinished);
     const { world: w, channelId, reminders } = await setUp(null);
     w.emu.setCooldownMs(COOLDOWN_MS);
     const first = start('answered-1', w);

@@ -230,7 +230,9 @@ describe.concurrent('built entry points as child processes', () => {
       expect(bodyOf(second)).toEqual(expected);
       const gap = second.at - first.at;
       console.log(`sharded: second POST /stats ${gap} ms after the first`);
-      expect(gap).toBeGreaterThanOrEqual(INTERVAL_MS - 50);
+      // The interval is kept from tick to tick; on the way, each post takes its turn at the limits
+      // the processes share (a database transaction), whose time varies on a busy machine.
+      expect(gap).toBeGreaterThanOrEqual(INTERVAL_MS - 250);
       expect(gap).toBeLessThan(INTERVAL_MS + 1_500);
       // One request per interval, none refused.
       expect(statsRequests(w.emu).map((r) => r.status)).toEqual([200, 200]);

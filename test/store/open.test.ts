@@ -101,7 +101,7 @@ describe.each(ENGINES)('opening the store (%s)', (engine) => {
     await new SettingsRepository(first).update('1', { publicLanguage: 'ru' }, 1);
     await first.close();
     const second = await open(where.options);
-    expect(await migrationsRun(second)).toEqual(['001-initial', '002-directory-limits']);
+    expect(await migrationsRun(second)).toEqual(['001-initial', '002-directory-limits', '003-hosts']);
     expect((await new SettingsRepository(second).get('1'))?.publicLanguage).toBe('ru');
   });
 
@@ -115,7 +115,11 @@ describe.each(ENGINES)('opening the store (%s)', (engine) => {
         Array.from({ length: 4 }, () => openInChild(where.options, startAt)),
       );
       expect(outcomes).toEqual(['opened', 'opened', 'opened', 'opened']);
-      expect(await migrationsRun(await open(where.options))).toEqual(['001-initial', '002-directory-limits']);
+      expect(await migrationsRun(await open(where.options))).toEqual([
+        '001-initial',
+        '002-directory-limits',
+        '003-hosts',
+      ]);
     }
   });
 

@@ -34,9 +34,12 @@ describe('one schema on both engines', () => {
       'directory_holds',
       'directory_waiters',
       'guild_settings',
+      'identify_turns',
+      'leases',
       'pending_ups',
       'personal_reminders',
       'reminders',
+      'shard_states',
     ]);
     expect(shape.reminders?.primaryKey).toEqual(['guild_id']);
     expect(shape.reminders?.indexes).toEqual([

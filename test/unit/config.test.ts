@@ -71,7 +71,85 @@ describe('configuration', () => {
 describe('shard processes', () => {
   it('knows it is a shard process and which shards it runs from what the ShardingManager sets', () => {
     const config = loadConfig({ SHARDING_MANAGER: 'true', SHARDS: '[2,3]', SHARD_COUNT: '4' });
-    expect(config.sharding).toEqual({ shardCount: 4, isChild: true, childShards: [2, 3] });
-    expect(loadConfig({}).sharding).toEqual({ shardCount: 'auto', isChild: false, childShards: [] });
+    expect(config.sharding).toMatchObject({
+      shardCount: 4,
+      isChild: true,
+      childShards: [2, 3],
+      hostShards: undefined,
+    });
+    expect(loadConfig({}).sharding).toMatchObject({
+      shardCount: 'auto',
+      isChild: false,
+      childShards: [],
+      hostShards: undefined,
+    });
+  });
+});
+
+describe('one host of several (SHARD_IDS, HOST_INDEX × SHARDS_PER_HOST)', () => {
+  const DB = 'postgres://bot@127.0.0.1:5432/bot';
+  const problemsOf = (env: Record<string, string>): string[] => {
+    try {
+      loadConfig(env);
+    } catch (err) {
+      if (err instanceof ConfigError) return err.problems;
+      throw err;
+    }
+    return [];
+  };
+
+  it('reads a range, a list, or both, and the host name', () => {
+    const base = { SHARD_COUNT: '12', DATABASE_URL: DB };
+    expect(loadConfig({ ...base, SHARD_IDS: '0-3' }).sharding.hostShards).toEqual([0, 1, 2, 3]);
+    expect(loadConfig({ ...base, SHARD_IDS: '4,5, 6' }).sharding.hostShards).toEqual([4, 5, 6]);
+    expect(loadConfig({ ...base, SHARD_IDS: '9-10,2' }).sharding.hostShards).toEqual([2, 9, 10]);
+    expect(loadConfig({ ...base, SHARD_IDS: '7', HOST_ID: 'bot-2' }).sharding).toMatchObject({
+      hostShards: [7],
+      hostId: 'bot-2',
+    });
+  });
+
+  it("takes a StatefulSet pod's ordinal: HOST_INDEX 2 with 2 shards per host runs shards 4 and 5", () => {
+    const config = loadConfig({ SHARD_COUNT: '6', HOST_INDEX: '2', SHARDS_PER_HOST: '2', DATABASE_URL: DB });
+    expect(config.sharding.hostShards).toEqual([4, 5]);
+  });
+
+  it('refuses what cannot work, each in one line naming the variable', () => {
+    expect(problemsOf({ SHARD_IDS: '0-1', DATABASE_URL: DB })).toEqual([
+      'SHARD_COUNT: a fixed number of shards is needed with SHARD_IDS: every host must count the same',
+    ]);
+    expect(problemsOf({ SHARD_COUNT: '4', SHARD_IDS: '2-5', DATABASE_URL: DB })).toEqual([
+      'SHARD_IDS: shard 4 does not exist: ids go from 0 to SHARD_COUNT - 1 (3) (got "2-5")',
+    ]);
+    expect(problemsOf({ SHARD_COUNT: '6', HOST_INDEX: '3', SHARDS_PER_HOST: '2', DATABASE_URL: DB })).toEqual(
+      ['HOST_INDEX: shard 6 does not exist: ids go from 0 to SHARD_COUNT - 1 (5) (got "3")'],
+    );
+    expect(problemsOf({ SHARD_COUNT: '4', SHARD_IDS: '0-1' })).toEqual([
+      'DATABASE_URL: hosts running shard ranges (SHARD_IDS) share PostgreSQL; set DATABASE_URL',
+    ]);
+    expect(problemsOf({ SHARD_COUNT: '4', SHARD_IDS: '3-1', DATABASE_URL: DB })).toEqual([
+      'SHARD_IDS: the range 3-1 runs backwards (got "3-1")',
+    ]);
+    expect(problemsOf({ SHARD_COUNT: '4', SHARD_IDS: '0-2,1', DATABASE_URL: DB })).toEqual([
+      'SHARD_IDS: a shard id is named twice (got "0-2,1")',
+    ]);
+    expect(problemsOf({ SHARD_COUNT: '4', SHARD_IDS: 'all', DATABASE_URL: DB })).toEqual([
+      'SHARD_IDS: expected shard ids such as 0-3 or 0,1,2,3 (got "all")',
+    ]);
+    expect(problemsOf({ SHARD_COUNT: '4', HOST_INDEX: '1', DATABASE_URL: DB })).toEqual([
+      'SHARDS_PER_HOST: HOST_INDEX and SHARDS_PER_HOST go together (this host runs shards index × per host onwards)',
+    ]);
+    expect(
+      problemsOf({
+        SHARD_COUNT: '4',
+        SHARD_IDS: '0',
+        HOST_INDEX: '0',
+        SHARDS_PER_HOST: '1',
+        DATABASE_URL: DB,
+      }),
+    ).toEqual(['SHARD_IDS: set either SHARD_IDS or HOST_INDEX with SHARDS_PER_HOST, not both (got "0")']);
+    expect(problemsOf({ SHARD_COUNT: '4', SHARD_IDS: '0', HOST_ID: 'a b', DATABASE_URL: DB })).toEqual([
+      'HOST_ID: expected 1 to 100 letters, digits, ".", "_", "-" or ":" (got "a b")',
+    ]);
   });
 });

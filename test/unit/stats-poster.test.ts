@@ -11,6 +11,7 @@ import {
 } from '../../src/directory/errors.js';
 import type { BotStatsUpdate, OkResult } from '../../src/directory/types.js';
 import {
+  type StatsGate,
   type StatsOutcome,
   type StatsOutcomeInfo,
   StatsPoster,
@@ -207,6 +208,47 @@ describe('StatsPoster', () => {
   });
   afterEach(() => {
     vi.useRealTimers();
+  });
+
+  it('with a gate (one host of several): posts only when it says go, asks again soon, and sends nothing once fenced', async () => {
+    const answers: Array<StatsGate> = [];
+    const asked: number[] = [];
+    let valid = true;
+    let broken = false;
+    const { calls, poster, outcomes } = setup(ok, {
+      intervalMs: 20_000,
+      notReadyRetryMs: 15_000,
+      gate: async (startedAgoMs) => {
+        asked.push(startedAgoMs);
+        if (broken) throw new Error('the database is gone');
+        return answers.shift() ?? { go: true, stillValid: async () => valid };
+      },
+    });
+    answers.push({ go: false, reason: 'not-leader' }, { go: false, reason: 'too-soon', retryInMs: 4_000 });
+    poster.start();
+    await vi.advanceTimersByTimeAsync(FIRST_POST_AT);
+    // Another host leads: nothing sent; asked again after min(notReadyRetryMs, interval) = 15 s.
+    expect(calls).toHaveLength(0);
+    expect(outcomes.map((o) => o.outcome)).toEqual(['skipped-not-leader']);
+    expect(asked).toEqual([0]);
+    await vi.advanceTimersByTimeAsync(15_000);
+    // This host leads now, but the last post (by another host) was too recent: again in 4 s.
+    expect(outcomes.map((o) => o.outcome)).toEqual(['skipped-not-leader', 'skipped-not-leader']);
+    await vi.advanceTimersByTimeAsync(4_000);
+    expect(calls).toHaveLength(1);
+    await flush();
+    expect(outcomes.at(-1)?.outcome).toBe('posted');
+    // The next tick: the lead moved on between the claim and the send (a freeze): nothing sent.
+    valid = false;
+    await vi.advanceTimersByTimeAsync(20_000);
+    expect(calls).toHaveLength(1);
+    expect(outcomes.at(-1)).toMatchObject({ outcome: 'skipped-not-leader', info: { code: 'fenced' } });
+    // A gate that fails is "not now", never a post on a doubt.
+    broken = true;
+    await vi.advanceTimersByTimeAsync(15_000);
+    expect(calls).toHaveLength(1);
+    expect(outcomes.at(-1)).toMatchObject({ outcome: 'skipped-not-leader', info: { code: 'unknown' } });
+    await poster.stop();
   });
 
   it('refuses options that cannot work', () => {

@@ -24,6 +24,8 @@ export interface RecoverOptions {
   /** Where the server's reminder follows the answer (as for an /up answered at once). */
   reminders?: ReminderDeps['reminders'];
   wakeReminders?: ReminderDeps['wakeReminders'];
+  /** These entries (taken over from a host that died) instead of the journal's own list. */
+  entries?: PendingUp[];
 }
 
 function withNote(message: RenderedMessage, note: string): RenderedMessage {
@@ -38,7 +40,7 @@ export async function recoverPendingUps(options: RecoverOptions): Promise<number
   const now = options.now ?? Date.now;
   let entries: PendingUp[];
   try {
-    entries = await journal.list();
+    entries = options.entries ?? (await journal.list());
   } catch (err) {
     logger.error({ err }, 'could not read the journal of pending ups');
     return 0;

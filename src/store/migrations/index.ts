@@ -5,10 +5,12 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import { initial } from './001-initial.js';
 import { directoryLimits } from './002-directory-limits.js';
+import { hosts } from './003-hosts.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '001-initial': initial,
   '002-directory-limits': directoryLimits,
+  '003-hosts': hosts,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -206,7 +206,8 @@ const killPlans: KillPlan[] = [
     expected: 'B repeats, the cooldown refuses, private "Not yet" + note; bumps +1',
     answer: 'cooldown',
     prepare: async (world) => {
-      world.emu.faults.add({ kind: 'latency', ms: 2_500, method: 'POST', path: /^\/server$/, times: 1 });
+      // Long enough that A is surely killed while the directory holds its up, even on a busy machine.
+      world.emu.faults.add({ kind: 'latency', ms: 5_000, method: 'POST', path: /^\/server$/, times: 1 });
       return {};
     },
     reached: async (world) => {
@@ -221,7 +222,7 @@ const killPlans: KillPlan[] = [
       const post = postsToServer(world.emu)[0];
       await eventually(
         () => (post && post.status !== 0 ? true : undefined),
-        5_000,
+        10_000,
         'the directory to finish the up',
       );
       c.equal(post?.status, 200, 'status of the up A sent');

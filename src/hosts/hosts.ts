@@ -1,0 +1,225 @@
+/**
+ * One host of several (SHARD_IDS): what it shares with the others through PostgreSQL.
+ *
+ * - Its shards: claimed at start (refused when another live host runs any of them, or counts
+ *   the shards differently), their numbers written every few seconds (WRITE_EVERY_MS), given
+ *   up at shutdown so that another host may take them at once.
+ * - The statistics: every host's poster reads the numbers of all SHARD_COUNT shards from the
+ *   store (a shard whose host has not written it for STALE_MS counts as missing, so nothing is
+ *   posted on old numbers), and asks the leadership whether it posts this time.
+ * - The leadership: a lease on the database's clock (LEASE_MS), renewed every third of it, with
+ *   a fencing token. A post is claimed in a transaction that checks the token and that no host
+ *   posted within the interval; right before sending, a host that was frozen or cut off past a
+ *   short grace checks its token again. A period is posted once or, when a leader dies between
+ *   its claim and its post, not at all; never twice.
+ */
+
+import type { ShardState, ShardView } from '../discord/shard-stats.js';
+import type { Logger } from '../log/logger.js';
+import { HostRepository, LeaseRepository, type ShardConflict } from '../store/hosts.js';
+import { StoreError } from '../store/index.js';
+import type { Store } from '../store/store.js';
+import type { StatsGate } from '../tasks/stats-poster.js';
+
+/** How often a host writes its shards' numbers. */
+export const WRITE_EVERY_MS = 5_000;
+/** A shard not written for this long is stale: its host is taken for gone. */
+export const STALE_MS = 20_000;
+/** The statistics lease: renewed every third of it. */
+export const LEASE_MS = 15_000;
+/** A claim older than this (the process froze, or its connection stalled) is checked again before posting. */
+const FRESH_CLAIM_MS = 2_000;
+const STATS_LEASE = 'stats';
+
+export interface HostOptions {
+  store: Store;
+  host: string;
+  shardIds: readonly number[];
+  shardCount: number;
+  /** This host's own shards, as its Discord client sees them. */
+  local: ShardView;
+  logger: Logger;
+  /** STATS_INTERVAL: the least time between two posts, whichever hosts post them. */
+  statsIntervalMs: number;
+  writeEveryMs?: number;
+  staleMs?: number;
+  leaseMs?: number;
+}
+
+function describeConflict(c: ShardConflict): string {
+  const ago = `seen ${Math.round(c.seenAgoMs / 1000)} s ago`;
+  return c.shardCount !== undefined
+    ? `host ${c.host} runs shard ${c.shard} of SHARD_COUNT=${c.shardCount} (${ago})`
+    : `shard ${c.shard} is run by host ${c.host} (${ago})`;
+}
+
+export class Host {
+  readonly #options: Required<HostOptions>;
+  readonly #shards: HostRepository;
+  readonly #leases: LeaseRepository;
+  readonly #log: Logger;
+  #writer: NodeJS.Timeout | undefined;
+  #renewer: NodeJS.Timeout | undefined;
+  /** The lease as this host holds it: its token, and until when (performance.now()) it surely holds. */
+  #lead: { token: number; until: number } | undefined;
+  #lostShards = new Set<number>();
+
+  constructor(options: HostOptions) {
+    this.#options = {
+      writeEveryMs: WRITE_EVERY_MS,
+      staleMs: STALE_MS,
+      leaseMs: LEASE_MS,
+      ...options,
+    };
+    this.#shards = new HostRepository(options.store);
+    this.#leases = new LeaseRepository(options.store);
+    this.#log = options.logger.child({ host: options.host, hostShards: options.shardIds });
+  }
+
+  /** Claims this host's shards; a StoreError (one line, exit 1) when it may not run them. */
+  async claim(): Promise<void> {
+    const { host, shardIds, shardCount, staleMs } = this.#options;
+    const conflicts = await this.#shards.claim(host, shardIds, shardCount, staleMs);
+    if (conflicts.length > 0) {
+      throw new StoreError(
+        `This host (${host}) may not run shards ${shardIds.join(',')}: ${conflicts.map(describeConflict).join('; ')}. ` +
+          `Give each host its own SHARD_IDS and the same SHARD_COUNT (a stopped host's shards are free at once, a killed one's after ${Math.round(staleMs / 1000)} s)`,
+      );
+    }
+    this.#log.info({ shardCount }, "this host's shards claimed");
+  }
+
+  /** Starts writing the shards' numbers and taking part in the statistics leadership. */
+  start(): void {
+    if (this.#writer) return;
+    void this.write();
+    this.#writer = setInterval(() => void this.write(), this.#options.writeEveryMs);
+    this.#writer.unref();
+    void this.renew();
+    this.#renewer = setInterval(() => void this.renew(), Math.round(this.#options.leaseMs / 3));
+    this.#renewer.unref();
+  }
+
+  /** Stops both, gives the lease and the shards up (another host takes them at once). */
+  async stop(): Promise<void> {
+    clearInterval(this.#writer);
+    clearInterval(this.#renewer);
+    this.#writer = undefined;
+    this.#renewer = undefined;
+    const lead = this.#lead;
+    this.#lead = undefined;
+    const { host, shardIds } = this.#options;
+    await Promise.all([
+      lead ? this.#leases.release(STATS_LEASE, host, lead.token) : undefined,
+      this.#shards.release(host, shardIds),
+    ]).catch((err: unknown) =>
+      this.#log.warn({ err: String(err) }, 'could not hand the shards and the lead over'),
+    );
+  }
+
+  /** Other hosts silent for `silentMs` (their shards not written): gone, and not back; and their shards. */
+  silent(silentMs: number): Promise<{ hosts: string[]; shards: number[] }> {
+    return this.#shards.silent(this.#options.host, silentMs);
+  }
+
+  get leading(): boolean {
+    return this.#lead !== undefined && performance.now() < this.#lead.until;
+  }
+
+  /** Every shard of the bot for the statistics (from the store); this host's own for /readyz and /metrics. */
+  view(): ShardView {
+    const { shardCount, staleMs, local } = this.#options;
+    return {
+      snapshot: async () => {
+        const stored = await this.#shards.read();
+        const shards: ShardState[] = stored
+          .filter((s) => s.ageMs <= staleMs && s.id < shardCount)
+          .map((s) => ({ id: s.id, ready: s.ready, guilds: s.guilds, members: s.members, ping: -1 }));
+        return { expectedShards: shardCount, shards };
+      },
+      // Readiness and metrics are this host's: its own shards, all of which it expects.
+      latest: () => {
+        const latest = local.latest();
+        const mine = new Set(this.#options.shardIds);
+        const shards = (latest.snapshot.shards as ShardState[]).filter((s) => mine.has(s.id));
+        return { ...latest, snapshot: { expectedShards: mine.size, shards } };
+      },
+    };
+  }
+
+  /** The statistics poster's gate: this host posts when it leads and the interval since the last post is over. */
+  gate = async (startedAgoMs: number): Promise<StatsGate> => {
+    const lead = this.#lead;
+    if (!lead || !this.leading) return { go: false, reason: 'not-leader' };
+    const { host, statsIntervalMs } = this.#options;
+    // Ticks start up to a few ms late or early against the last post's: a tenth of the interval, 1 s at most.
+    const spacing = statsIntervalMs - Math.min(1_000, statsIntervalMs / 10);
+    const claim = await this.#leases.claimTurn(STATS_LEASE, host, lead.token, spacing, startedAgoMs);
+    if (claim === 'not-holder') {
+      this.#lost('the lease moved on');
+      return { go: false, reason: 'not-leader' };
+    }
+    if (claim !== 'claimed') return { go: false, reason: 'too-soon', retryInMs: claim.tooSoonByMs };
+    const claimedAt = performance.now();
+    return {
+      go: true,
+      stillValid: async () =>
+        performance.now() - claimedAt < FRESH_CLAIM_MS || this.#leases.holds(STATS_LEASE, host, lead.token),
+    };
+  };
+
+  /** One write of this host's shards' numbers; start() repeats it. */
+  async write(): Promise<void> {
+    const { host, shardCount, shardIds, local } = this.#options;
+    try {
+      const mine = new Set(shardIds);
+      const states = local
+        .latest()
+        .snapshot.shards.filter((s) => mine.has(s.id))
+        .map((s) => ({ id: s.id, ready: s.ready, guilds: s.guilds, members: s.members }));
+      // A shard not started yet is written as not ready, so that the others know this host lives.
+      for (const id of shardIds) {
+        if (!states.some((s) => s.id === id)) states.push({ id, ready: false, guilds: 0, members: 0 });
+      }
+      const lost = await this.#shards.write(host, shardCount, states);
+      for (const id of lost) {
+        if (this.#lostShards.has(id)) continue;
+        this.#lostShards.add(id);
+        this.#log.error(
+          { shard: id },
+          'another host took over a shard of this host; its numbers are no longer written',
+        );
+      }
+    } catch (err) {
+      this.#log.warn({ err: String(err) }, "could not write this host's shard numbers to the store");
+    }
+  }
+
+  /** One renewal (or try to take the lead); start() repeats it every third of the lease. */
+  async renew(): Promise<void> {
+    const { host, leaseMs } = this.#options;
+    const askedAt = performance.now();
+    try {
+      const state = await this.#leases.acquire(STATS_LEASE, host, leaseMs);
+      if (state.held) {
+        const had = this.#lead;
+        // Counted from when the question left: the lease surely holds until then plus what it said.
+        this.#lead = { token: state.token, until: askedAt + state.expiresInMs };
+        if (!had || had.token !== state.token) {
+          this.#log.info({ token: state.token }, 'this host now leads the statistics posts');
+        }
+      } else if (this.#lead) {
+        this.#lost(`host ${state.holder} holds it`);
+      }
+    } catch (err) {
+      // Not renewed: the lead ends when the lease does (this.leading), whatever happens next.
+      this.#log.warn({ err: String(err) }, 'could not renew the statistics lease');
+    }
+  }
+
+  #lost(why: string): void {
+    if (!this.#lead) return;
+    this.#lead = undefined;
+    this.#log.info({ why }, 'this host no longer leads the statistics posts');
+  }
+}

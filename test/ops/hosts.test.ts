@@ -1,0 +1,231 @@
+/**
+ * Three hosts of one bot, as `npm start` runs on each machine (`node dist/src/app/main.js` with
+ * SHARD_COUNT=6 and two SHARD_IDS each), sharing one PostgreSQL schema, against the Discord
+ * stand-in with 6 shards and the directory emulator enforcing its published limits (5 per 5 s,
+ * 1 per 2 s on POST /server and POST /stats).
+ */
+import { describe, it, type onTestFinished } from 'vitest';
+import { type DiscordStandIn, shardForGuild, snowflake, startDiscordStandIn } from '../discord/index.js';
+import { type Emulator, startEmulator, TOKENS } from '../emulator/index.js';
+import { freshPlace } from '../store/places.js';
+import {
+  BotProcess,
+  bodyOf,
+  discordLikeToken,
+  eventually,
+  guildSet,
+  httpGet,
+  leaksIn,
+  readyz,
+  readyzBecomes,
+  sample,
+  sleep,
+  statsRequests,
+  withTimeout,
+} from './helpers.js';
+
+const SHARD_COUNT = 6;
+const RANGES = ['0-1', '2-3', '4-5'];
+const GUILDS = 60;
+const INTERVAL_MS = 3_000;
+
+interface Hosts {
+  emu: Emulator;
+  discord: DiscordStandIn;
+  guildIds: string[];
+  users: number;
+  /** Starts host `i` (HOST_ID host-i, SHARD_IDS RANGES[i]); resolves once its /readyz is 200. */
+  start(i: number): Promise<{ bot: BotProcess; port: number }>;
+  /** Host `i`'s environment. */
+  envFor(i: number): Record<string, string>;
+  bots: BotProcess[];
+}
+
+async function hosts(finished: typeof onTestFinished): Promise<Hosts> {
+  const store = await freshPlace('postgres');
+  // The directory's own limits stay on: a 429 would be a failure of the shared limiter.
+  const emu = await startEmulator({});
+  const set = guildSet(GUILDS);
+  const discord = await startDiscordStandIn({
+    shards: SHARD_COUNT,
+    guilds: set.guilds,
+    token: discordLikeToken(),
+    maxConcurrency: 16,
+  });
+  const bots: BotProcess[] = [];
+  finished(async () => {
+    const problems: string[] = [];
+    for (const bot of bots) {
+      // A host frozen by a test is woken, so that it can be stopped.
+      bot.kill('SIGCONT');
+      await bot.destroy().catch((err: unknown) => problems.push(`cleanup of pid ${bot.pid}: ${String(err)}`));
+      if (
+        leaksIn([{ where: `pid ${bot.pid}`, text: bot.output() }], [discord.token, TOKENS.serviceBot])
+          .length > 0
+      ) {
+        problems.push(`a token appears in the output of pid ${bot.pid}`);
+      }
+    }
+    await discord.close();
+    await emu.close();
+    await store.remove();
+    if (problems.length > 0) throw new Error(problems.join('\n'));
+  }, 30_000);
+  const envFor = (i: number): Record<string, string> => ({
+    DISCORD_TOKEN: discord.token,
+    DISCORD_API_URL: discord.restUrl,
+    DIRECTORY_API_URL: emu.url,
+    DIRECTORY_TOKEN: TOKENS.serviceBot,
+    HTTP_PORT: '0',
+    LOG_LEVEL: 'info',
+    ...store.env,
+    SHARD_COUNT: String(SHARD_COUNT),
+    SHARD_IDS: RANGES[i] as string,
+    HOST_ID: `host-${i}`,
+    STATS_INTERVAL: `${INTERVAL_MS / 1000}s`,
+    STATS_ALLOW_SHORT_INTERVAL: 'true',
+    STATS_FIRST_DELAY: '1s',
+  });
+  return {
+    emu,
+    discord,
+    guildIds: set.guilds.map((g) => g.id),
+    users: set.users,
+    bots,
+    envFor,
+    async start(i) {
+      const bot = new BotProcess('main.js', envFor(i), `host-${i}`);
+      bots.push(bot);
+      const port = await bot.opsPort(15_000);
+      await readyzBecomes(port, 200, 25_000, 100);
+      return { bot, port };
+    },
+  };
+}
+
+/** Which host's log says it posted, per POST /stats, in order. */
+function postsBy(bots: BotProcess[]): string[] {
+  return bots
+    .flatMap((bot) =>
+      bot.lines
+        .filter((l) => l.entry?.msg === 'stats posted' || l.entry?.msg?.startsWith('stats posted;'))
+        .map((l) => ({ at: l.at, host: bot.name })),
+    )
+    .sort((a, b) => a.at - b.at)
+    .map((p) => p.host);
+}
+
+const someone = () => ({ id: snowflake(), username: `h_${Math.random().toString(36).slice(2, 8)}` });
+
+describe.concurrent('three hosts on one PostgreSQL (SHARD_IDS)', () => {
+  const title =
+    "share the directory's limits and one stats leader: /up on every host, 0 × 429, totals of 6 shards, leader killed";
+  it(title, async ({ expect, onTestFinished }) => {
+    const w = await hosts(onTestFinished);
+    const started = await Promise.all([0, 1, 2].map((i) => w.start(i)));
+    const first = await readyz(started[1]!.port);
+    expect(first.body).toEqual({
+      ready: true,
+      detail: { shards: 2, expected: 2, notReady: [], host: 'host-1', shardIds: [2, 3] },
+    });
+    // Each host's /metrics names it and its shards; exactly one leads the statistics.
+    const scrapes = await Promise.all(started.map(({ port }) => httpGet(port, '/metrics')));
+    expect(sample(scrapes[1]!.body, 'bot_host_info', { host: 'host-1', shards: '2,3' })).toBe(1);
+    await eventually(
+      async () => {
+        const now = await Promise.all(started.map(({ port }) => httpGet(port, '/metrics')));
+        const leaders = now.filter((m, i) => sample(m.body, 'bot_stats_leader', { host: `host-${i}` }) === 1);
+        return leaders.length === 1 ? true : undefined;
+      },
+      10_000,
+      'exactly one host leading',
+    );
+    // A fourth host given a range another live host runs is refused, in one line.
+    const intruder = new BotProcess(
+      'main.js',
+      { ...w.envFor(0), SHARD_IDS: '1-2', HOST_ID: 'host-9' },
+      'host-9',
+    );
+    w.bots.push(intruder);
+    const refused = await withTimeout(intruder.exited, 15_000, 'the overlapping host to exit');
+    expect(refused.code).toBe(1);
+    expect(intruder.stderr.trim()).toMatch(
+      /^This host \(host-9\) may not run shards 1,2: shard 1 is run by host host-0 \(seen \d+ s ago\); shard 2 is run by host host-1 \(seen \d+ s ago\)\. /,
+    );
+
+    // An /up on a guild of every shard, 100 ms apart, so on every host.
+    const ups = [];
+    for (let shard = 0; shard < SHARD_COUNT; shard++) {
+      const guildId = w.guildIds.find((id) => shardForGuild(id, SHARD_COUNT) === shard) as string;
+      ups.push(w.discord.sendCommand({ guildId, name: 'up', user: someone() }));
+      await sleep(100);
+    }
+    const edited = (r: { method: string; path: string; status: number }) =>
+      r.method === 'PATCH' && r.path.endsWith('/messages/@original') && r.status === 200;
+    await Promise.all(ups.map((up) => up.waitFor(edited, 30_000)));
+    const posts = w.emu.requests.filter((r) => r.method === 'POST' && r.path.startsWith('/v2/server'));
+    expect(w.emu.requests.filter((r) => r.status === 429).map((r) => `${r.method} ${r.path}`)).toEqual([]);
+    expect(posts.filter((r) => r.status === 200)).toHaveLength(SHARD_COUNT);
+    for (const up of ups) expect(up.view().original?.embeds?.length ?? 0).toBeGreaterThan(0);
+
+    // One post per interval, by one host, with the totals of all 6 shards.
+    await eventually(() => (statsRequests(w.emu).length >= 2 ? true : undefined), 20_000, 'two stats posts');
+    const stats = statsRequests(w.emu);
+    expect(bodyOf(stats[0]!)).toEqual({ servers: GUILDS, shards: SHARD_COUNT, users: w.users });
+    const leader = postsBy(w.bots)[0] as string;
+    expect(new Set(postsBy(w.bots))).toEqual(new Set([leader]));
+
+    // The leader is killed: another host takes the lease when it runs out and posts.
+    const killed = w.bots.find((b) => b.name === leader) as BotProcess;
+    const before = statsRequests(w.emu).length;
+    const killedAt = Date.now();
+    killed.kill('SIGKILL');
+    await eventually(
+      () => (postsBy(w.bots).some((h) => h !== leader) ? true : undefined),
+      30_000,
+      'a post by another host',
+      200,
+    );
+    const after = statsRequests(w.emu).slice(before);
+    const takeover = (after[0]?.at ?? 0) - killedAt;
+    console.log(
+      `hosts: leader ${leader} killed; ${after.length} post(s) since, the first by another host ${takeover} ms later`,
+    );
+    expect(takeover).toBeLessThan(INTERVAL_MS + 15_000 + 5_000 + 3_000);
+    // Never two posts closer than the interval (less its tolerance), whichever host posted.
+    const all = statsRequests(w.emu).map((r) => r.at);
+    const gaps = all.slice(1).map((at, i) => at - (all[i] as number));
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(INTERVAL_MS - 350);
+    expect(w.emu.requests.filter((r) => r.status === 429)).toEqual([]);
+  }, 120_000);
+
+  it('a leader frozen (SIGSTOP) past its lease does not post when it wakes (SIGCONT)', async ({
+    expect,
+    onTestFinished,
+  }) => {
+    const w = await hosts(onTestFinished);
+    await Promise.all([0, 1, 2].map((i) => w.start(i)));
+    await eventually(() => (postsBy(w.bots).length >= 1 ? true : undefined), 20_000, 'a first stats post');
+    const leader = postsBy(w.bots)[0] as string;
+    const frozen = w.bots.find((b) => b.name === leader) as BotProcess;
+    frozen.kill('SIGSTOP');
+    await eventually(
+      () => (postsBy(w.bots).some((h) => h !== leader) ? true : undefined),
+      30_000,
+      'a post by another host while the leader is frozen',
+      200,
+    );
+    const byFrozen = postsBy(w.bots).filter((h) => h === leader).length;
+    frozen.kill('SIGCONT');
+    // Two intervals after waking, it has posted nothing more, and it says it lost the lead.
+    await sleep(2 * INTERVAL_MS + 500);
+    expect(postsBy(w.bots).filter((h) => h === leader).length).toBe(byFrozen);
+    expect(frozen.entries().some((e) => e.msg === 'this host no longer leads the statistics posts')).toBe(
+      true,
+    );
+    const all = statsRequests(w.emu).map((r) => r.at);
+    const gaps = all.slice(1).map((at, i) => at - (all[i] as number));
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(INTERVAL_MS - 350);
+    expect(w.emu.requests.filter((r) => r.status === 429)).toEqual([]);
+  }, 120_000);
+});
