@@ -6,13 +6,15 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { type Client, DefaultUserAgent, Events } from 'discord.js';
+import type { IIdentifyThrottler, WebSocketManager } from '@discordjs/ws';
+import { type APIGatewayBotInfo, type Client, DefaultUserAgent, Events, Routes } from 'discord.js';
 import type { Config } from '../config/env.js';
 import type { DirectoryClient } from '../directory/index.js';
 import { InteractionAcknowledger } from '../discord/acknowledge.js';
 import type { ChannelNames } from '../discord/channel-names.js';
 import { createDiscordClient, type DiscordClientOptions } from '../discord/client.js';
 import { CommandMentions } from '../discord/command-mentions.js';
+import { SharedIdentifyThrottler, sessionBudgetProblem } from '../discord/identify-throttle.js';
 import { discordLookups } from '../discord/lookups.js';
 import { createDiscordRestAgent } from '../discord/rest-agent.js';
 import { exposeShardStates, localShards } from '../discord/shard-stats.js';
@@ -29,7 +31,13 @@ import type { BotDeps, Registry } from '../interactions/types.js';
 import type { Logger } from '../log/logger.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { Readiness } from '../ops/server.js';
-import { ReminderRepository, SettingsRepository, type Store, StoreUpJournal } from '../store/index.js';
+import {
+  PostgresIdentifyLedger,
+  ReminderRepository,
+  SettingsRepository,
+  type Store,
+  StoreUpJournal,
+} from '../store/index.js';
 import type { ServerReporter } from '../tasks/server-reports.js';
 import type { StatsPoster } from '../tasks/stats-poster.js';
 import { createServices, type ServicesOptions } from './services.js';
@@ -128,8 +136,26 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
         : sharding.shardCount,
     onChannelNamesError: (err, event) => logger.warn({ err, event }, 'gateway dispatch not understood'),
     restAgent,
+    // One host of several: IDENTIFY turns shared through the store.
+    ...(sharding.hostShards ? { identifyThrottler: (manager) => hostIdentify(manager) } : {}),
     ...options.discord,
   });
+  // Set once the store is open (below); discord.js asks for the throttle only when it connects.
+  let identifyLedger: PostgresIdentifyLedger | undefined;
+  let ledgerWarnedAt = Number.NEGATIVE_INFINITY;
+  async function hostIdentify(manager: WebSocketManager): Promise<IIdentifyThrottler> {
+    const info = await manager.fetchGatewayInformation();
+    return new SharedIdentifyThrottler({
+      // Opened before login (below), and only login asks for the throttle.
+      ledger: identifyLedger as PostgresIdentifyLedger,
+      maxConcurrency: info.session_start_limit.max_concurrency,
+      onLedgerError: (err) => {
+        if (Date.now() - ledgerWarnedAt < 10_000) return;
+        ledgerWarnedAt = Date.now();
+        logger.warn({ err: String(err) }, 'cannot take an IDENTIFY turn from the store; the shard waits');
+      },
+    });
+  }
   // The manager counts a shard process's shards by asking it (shard-stats.ts).
   if (sharding.isChild) exposeShardStates(client);
   const services = await createServices({
@@ -154,6 +180,7 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
     throw err;
   });
   const { directory, poster, reporter, store } = services;
+  if (sharding.hostShards) identifyLedger = new PostgresIdentifyLedger(store);
   const journal = new StoreUpJournal(store, { owner: journalOwner(sharding) });
   const deps: BotDeps = {
     directory,
@@ -276,6 +303,13 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
     readiness: () => services.readiness(),
     async start() {
       if (!config.discord.token) throw new Error('DISCORD_TOKEN is not set');
+      if (sharding.hostShards) {
+        // One host of several: refuse to start rather than use up the day's gateway sessions.
+        client.rest.setToken(config.discord.token);
+        const info = (await client.rest.get(Routes.gatewayBot())) as APIGatewayBotInfo;
+        const problem = sessionBudgetProblem(info, sharding.hostShards.length);
+        if (problem) throw new Error(problem);
+      }
       await client.login(config.discord.token);
     },
     stop(drainMs = config.shutdownTimeoutMs) {

@@ -108,6 +108,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
         statsIntervalMs: config.stats.intervalMs,
       });
       await host.claim();
+      host.startWriting();
     } catch (err) {
       await store.close();
       throw err;

@@ -7,6 +7,7 @@
  * builds it (gateway-strategy.ts). What it needs of channels is kept by ChannelNames.
  */
 import type { RESTOptions } from '@discordjs/rest';
+import type { IIdentifyThrottler, WebSocketManager } from '@discordjs/ws';
 import { Client, GatewayIntentBits, Options } from 'discord.js';
 import type { Dispatcher } from 'undici';
 import { ChannelNames, type ChannelNamesOptions } from './channel-names.js';
@@ -27,6 +28,8 @@ export interface DiscordClientOptions {
   onChannelNamesError?: ChannelNamesOptions['onError'];
   /** Where REST requests go (default: a new createDiscordRestAgent(), left open). */
   restAgent?: Dispatcher;
+  /** The IDENTIFY throttle (default: discord.js's, for this process's shards only). */
+  identifyThrottler?: (manager: WebSocketManager) => Promise<IIdentifyThrottler>;
 }
 
 /** The client, what the bot keeps of channels beside it, and where interactions go first. */
@@ -130,7 +133,10 @@ export function createDiscordClient(options: DiscordClientOptions = {}): Discord
     intents: [GatewayIntentBits.Guilds],
     makeCache: trimmedCache(),
     allowedMentions: NO_MENTIONS,
-    ws: { buildStrategy: (manager) => new InteractionsFirstStrategy(manager, interactions) },
+    ws: {
+      buildStrategy: (manager) => new InteractionsFirstStrategy(manager, interactions),
+      ...(options.identifyThrottler ? { buildIdentifyThrottler: options.identifyThrottler } : {}),
+    },
     ...(options.shards === 'managed'
       ? {}
       : typeof options.shards === 'number'

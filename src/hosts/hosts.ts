@@ -16,9 +16,13 @@
 
 import type { ShardState, ShardView } from '../discord/shard-stats.js';
 import type { Logger } from '../log/logger.js';
-import { HostRepository, LeaseRepository, type ShardConflict } from '../store/hosts.js';
-import { StoreError } from '../store/index.js';
-import type { Store } from '../store/store.js';
+import {
+  HostRepository,
+  LeaseRepository,
+  type ShardConflict,
+  type Store,
+  StoreError,
+} from '../store/index.js';
 import type { StatsGate } from '../tasks/stats-poster.js';
 
 /** How often a host writes its shards' numbers. */
@@ -89,12 +93,21 @@ export class Host {
     this.#log.info({ shardCount }, "this host's shards claimed");
   }
 
-  /** Starts writing the shards' numbers and taking part in the statistics leadership. */
-  start(): void {
+  /**
+   * Starts writing the shards' numbers: right after the claim, so that a host still connecting
+   * (its IDENTIFYs wait for their turns) keeps its shards from looking abandoned.
+   */
+  startWriting(): void {
     if (this.#writer) return;
     void this.write();
     this.#writer = setInterval(() => void this.write(), this.#options.writeEveryMs);
     this.#writer.unref();
+  }
+
+  /** Writing (if not yet), and taking part in the statistics leadership. */
+  start(): void {
+    this.startWriting();
+    if (this.#renewer) return;
     void this.renew();
     this.#renewer = setInterval(() => void this.renew(), Math.round(this.#options.leaseMs / 3));
     this.#renewer.unref();

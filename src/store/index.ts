@@ -3,6 +3,16 @@
  * reminders), in SQLite by default or PostgreSQL, with one schema and one query layer for both.
  */
 export { StoreError, StoreUnavailableError } from './errors.js';
+export {
+  HostRepository,
+  LeaseRepository,
+  type LeaseState,
+  type ShardConflict,
+  type ShardNumbers,
+  type StoredShard,
+  type TurnClaim,
+} from './hosts.js';
+export { type IdentifyTurn, PostgresIdentifyLedger } from './identify-ledger.js';
 export { StoreUpJournal, type StoreUpJournalOptions, TOKEN_LIFETIME_MS } from './journal.js';
 export { openStore, SQLITE_FILE_NAME, type StoreOptions } from './open.js';
 export { PostgresRateLimitLedger } from './rate-limit-ledger.js';

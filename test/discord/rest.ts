@@ -44,6 +44,7 @@ export interface RestHost {
   /** Commands: key '' for global, else the guild id. */
   readonly commands: Map<string, Map<string, Record<string, unknown>>>;
   sessionStarted(): number;
+  readonly sessionStartLimit: number;
 }
 
 interface ParsedBody {
@@ -345,8 +346,8 @@ function route(
           url: host.gatewayUrl(),
           shards: host.shardCount,
           session_start_limit: {
-            total: 1000,
-            remaining: Math.max(0, 1000 - host.sessionStarted()),
+            total: host.sessionStartLimit,
+            remaining: Math.max(0, host.sessionStartLimit - host.sessionStarted()),
             reset_after: 86_400_000,
             max_concurrency: host.maxConcurrency,
           },

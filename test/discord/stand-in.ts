@@ -227,6 +227,7 @@ export async function startDiscordStandIn(options: StandInOptions = {}): Promise
     commands,
     gatewayUrl: () => `ws://${LOCALHOST}:${port}/gateway`,
     sessionStarted: () => sessionStarts,
+    sessionStartLimit: options.sessionStartLimit ?? 1000,
     record: (request: RecordedRestRequest, interaction: InteractionRecord | undefined) => {
       requests.push(request);
       if (interaction) {

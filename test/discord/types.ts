@@ -28,6 +28,8 @@ export interface StandInOptions {
   heartbeatIntervalMs?: number;
   /** session_start_limit.max_concurrency (default: the shard count, so all shards identify at once). */
   maxConcurrency?: number;
+  /** session_start_limit.total: gateway sessions a day (default 1000); remaining counts the IDENTIFYs. */
+  sessionStartLimit?: number;
   /** Initial responses later than this after dispatch get 404 Unknown interaction, as on Discord (3000). */
   interactionDeadlineMs?: number;
   /** Artificial delay before every REST answer (default 0). */

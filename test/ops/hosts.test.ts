@@ -228,4 +228,41 @@ describe.concurrent('three hosts on one PostgreSQL (SHARD_IDS)', () => {
     expect(Math.min(...gaps)).toBeGreaterThanOrEqual(INTERVAL_MS - 350);
     expect(w.emu.requests.filter((r) => r.status === 429)).toEqual([]);
   }, 120_000);
+
+  it("refuses to start a host that would use up the day's gateway sessions, in one line", async ({
+    expect,
+  }) => {
+    const store = await freshPlace('postgres');
+    const discord = await startDiscordStandIn({
+      shards: SHARD_COUNT,
+      guilds: guildSet(6).guilds,
+      token: discordLikeToken(),
+      sessionStartLimit: 1,
+    });
+    try {
+      const bot = new BotProcess(
+        'main.js',
+        {
+          DISCORD_TOKEN: discord.token,
+          DISCORD_API_URL: discord.restUrl,
+          LOG_LEVEL: 'info',
+          ...store.env,
+          SHARD_COUNT: String(SHARD_COUNT),
+          SHARD_IDS: '0-1',
+          HOST_ID: 'host-0',
+        },
+        'host-0',
+      );
+      const exit = await withTimeout(bot.exited, 15_000, 'the host to exit');
+      expect(exit.code).toBe(1);
+      expect(bot.stderr.trim()).toBe(
+        'could not connect to Discord: Discord allows 1 more gateway session(s) today (of 1; resets in 24 h 0 min); ' +
+          'this host needs 2 to start its shards: not starting',
+      );
+      expect(discord.gatewayLog.filter((e) => e.kind === 'identify')).toEqual([]);
+    } finally {
+      await discord.close();
+      await store.remove();
+    }
+  }, 30_000);
 });

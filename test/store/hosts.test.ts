@@ -4,7 +4,7 @@
  * here has a store (a connection pool) of its own on one schema, as separate machines would; the
  * lease and the staleness are scaled down to a second or two.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ShardState, ShardView } from '../../src/discord/shard-stats.js';
 import { adoptOrphanedUps, hostJournalOwner } from '../../src/hosts/adopt.js';
 import { Host, type HostOptions } from '../../src/hosts/hosts.js';
@@ -12,19 +12,10 @@ import { createLogger } from '../../src/log/logger.js';
 import { openStore, StoreError, StoreUpJournal } from '../../src/store/index.js';
 import type { StatsGate } from '../../src/tasks/stats-poster.js';
 import { inspectSnapshot } from '../../src/tasks/stats-snapshot.js';
-import { freshPlace, type Place } from './places.js';
+import { type Place, perTest } from './places.js';
 
 const logger = createLogger({ level: 'silent' });
-const cleanups: Array<() => unknown> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function place(): Promise<Place> {
-  const made = await freshPlace('postgres');
-  cleanups.push(() => made.remove());
-  return made;
-}
+const { place, undo } = perTest();
 
 /** What a host's Discord client shows: its shards, ready, with some guilds each. */
 function localShards(ids: readonly number[], ready = true): ShardView {
@@ -48,7 +39,7 @@ async function hostOn(
   options: Partial<HostOptions> = {},
 ): Promise<Host> {
   const store = await openStore(where.options);
-  cleanups.push(() => store.close());
+  undo(() => store.close());
   return new Host({
     store,
     host: id,
@@ -174,7 +165,7 @@ describe('hosts of one bot on PostgreSQL', () => {
       await host!.write();
     }
     const store = await openStore(where.options);
-    cleanups.push(() => store.close());
+    undo(() => store.close());
     const journalOf = (host: string) => new StoreUpJournal(store, { owner: hostJournalOwner(host) });
     const entry = (n: number) => ({
       interactionId: `10000000000000000${n}`,
@@ -221,8 +212,8 @@ describe('hosts of one bot on PostgreSQL', () => {
       everyMs: 60_000,
       onOrphans: (shards) => orphans.push(shards),
     });
-    cleanups.push(() => fromB.stop());
-    cleanups.push(() => fromC.stop());
+    undo(() => fromB.stop());
+    undo(() => fromC.stop());
     await Promise.all([fromB.once(), fromC.once()]);
     // a's shards are orphaned: their guilds' reminders go out from the live hosts.
     expect(orphans).toEqual([[0, 1]]);

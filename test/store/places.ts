@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { afterEach } from 'vitest';
 import { type Engine, openStore, type Store, type StoreOptions } from '../../src/store/index.js';
 
 export const ENGINES: Engine[] = ['sqlite', 'postgres'];
@@ -95,6 +96,27 @@ export async function freshStore(engine: Engine): Promise<{
     done: async () => {
       await Promise.all(opened.map((s) => s.close()));
       await place.remove();
+    },
+  };
+}
+
+/**
+ * For a test file whose tests each make places and other things to undo: `place()` makes one,
+ * `undo(fn)` adds a step; after each test, every step runs, the last first.
+ */
+export function perTest(): { place(engine?: Engine): Promise<Place>; undo(step: () => unknown): void } {
+  const steps: Array<() => unknown> = [];
+  afterEach(async () => {
+    for (const step of steps.splice(0).reverse()) await step();
+  });
+  return {
+    async place(engine: Engine = 'postgres') {
+      const made = await freshPlace(engine);
+      steps.push(() => made.remove());
+      return made;
+    },
+    undo: (step) => {
+      steps.push(step);
     },
   };
 }

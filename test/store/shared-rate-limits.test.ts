@@ -4,7 +4,7 @@
  * one schema, as the shard processes of start:sharded are. Windows are scaled down (5 per
  * 1 s, 1 per 400 ms on a route) so that a test takes a few seconds, not minutes.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RateLimitedError, UnavailableError } from '../../src/directory/errors.js';
 import type { Grant } from '../../src/directory/rate-limiter.js';
 import {
@@ -14,7 +14,7 @@ import {
 } from '../../src/directory/shared-rate-limiter.js';
 import { openStore, PostgresRateLimitLedger, type Store } from '../../src/store/index.js';
 import { sql } from '../../src/store/kysely.js';
-import { freshPlace, type Place } from './places.js';
+import { type Place, perTest } from './places.js';
 
 const GLOBAL = { max: 5, windowMs: 1_000 };
 const ROUTES = { max: 1, windowMs: 400 };
@@ -22,16 +22,7 @@ const MARGIN_MS = 25;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const cleanups: Array<() => unknown> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function place(): Promise<Place> {
-  const made = await freshPlace('postgres');
-  cleanups.push(() => made.remove());
-  return made;
-}
+const { place, undo } = perTest();
 
 /** A process of the bot: a store of its own on `where`, and a limiter on its ledger. */
 async function processOn(
@@ -46,8 +37,8 @@ async function processOn(
     marginMs: MARGIN_MS,
     ...options,
   });
-  cleanups.push(() => store.close());
-  cleanups.push(() => limiter.close());
+  undo(() => store.close());
+  undo(() => limiter.close());
   return { store, limiter };
 }
 
@@ -282,10 +273,9 @@ describe('the directory rate limits shared by several processes (PostgreSQL)', (
   });
 
   it('the ledger needs PostgreSQL', async () => {
-    const sqlite = await freshPlace('sqlite');
-    cleanups.push(() => sqlite.remove());
+    const sqlite = await place('sqlite');
     const store = await openStore(sqlite.options);
-    cleanups.push(() => store.close());
+    undo(() => store.close());
     expect(() => new PostgresRateLimitLedger(store)).toThrow(/need the store on PostgreSQL/);
   });
 });

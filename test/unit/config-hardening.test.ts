@@ -15,18 +15,9 @@ import {
   SCHEMA,
   secretsOf,
 } from '../../src/config/env.js';
+import { problemsOf } from '../support/config.js';
 
 const MIN = 60_000;
-
-function problemsOf(env: Environment): string[] {
-  try {
-    loadConfig(env);
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  return [];
-}
 
 function messageOf(env: Environment): string {
   try {

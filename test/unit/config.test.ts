@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/env.js';
+import { problemsOf } from '../support/config.js';
 
 describe('configuration', () => {
   it('has working defaults', () => {
@@ -88,15 +89,6 @@ describe('shard processes', () => {
 
 describe('one host of several (SHARD_IDS, HOST_INDEX × SHARDS_PER_HOST)', () => {
   const DB = 'postgres://bot@127.0.0.1:5432/bot';
-  const problemsOf = (env: Record<string, string>): string[] => {
-    try {
-      loadConfig(env);
-    } catch (err) {
-      if (err instanceof ConfigError) return err.problems;
-      throw err;
-    }
-    return [];
-  };
 
   it('reads a range, a list, or both, and the host name', () => {
     const base = { SHARD_COUNT: '12', DATABASE_URL: DB };
