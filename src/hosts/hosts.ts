@@ -27,8 +27,12 @@ import type { StatsGate } from '../tasks/stats-poster.js';
 
 /** How often a host writes its shards' numbers. */
 export const WRITE_EVERY_MS = 5_000;
-/** A shard not written for this long is stale: its host is taken for gone. */
-export const STALE_MS = 20_000;
+/**
+ * A shard not written for this long is stale: its host is taken for gone, and its numbers are
+ * not posted. Longer than the lease and a renewal, so that when the leader dies another host can
+ * take the lead and post its last numbers once before they go stale.
+ */
+export const STALE_MS = 30_000;
 /** The statistics lease: renewed every third of it. */
 export const LEASE_MS = 15_000;
 /** A claim older than this (the process froze, or its connection stalled) is checked again before posting. */
