@@ -126,7 +126,9 @@ function leads(bot: BotProcess): boolean {
 
 const someone = () => ({ id: snowflake(), username: `h_${Math.random().toString(36).slice(2, 8)}` });
 
-describe.concurrent('three hosts on one PostgreSQL (SHARD_IDS)', () => {
+// One at a time: each test runs three bot hosts, and three worlds at once (nine bots beside the
+// other test worker, on two cores) made the timings of a loaded machine, not of the design.
+describe('three hosts on one PostgreSQL (SHARD_IDS)', () => {
   const title =
     "share the directory's limits and one stats leader: /up on every host, 0 × 429, totals of 6 shards, leader killed";
   it(title, async ({ expect, onTestFinished }) => {
@@ -209,7 +211,9 @@ describe.concurrent('three hosts on one PostgreSQL (SHARD_IDS)', () => {
     console.log(
       `hosts: leader ${leader} killed; ${after.length} post(s) since, the first by another host ${takeover} ms later`,
     );
-    expect(takeover).toBeLessThan(INTERVAL_MS + 15_000 + 5_000 + 10_000);
+    // The lease (15 s) and a renewal (5 s), then the next tick; or, when the killed host came back
+    // first, until its shards are ready again (nothing is posted without them).
+    expect(takeover).toBeLessThan(60_000);
     // Never two posts closer than the interval (less its tolerance), whichever host posted.
     const all = statsRequests(w.emu).map((r) => r.at);
     const gaps = all.slice(1).map((at, i) => at - (all[i] as number));
@@ -280,7 +284,7 @@ describe.concurrent('three hosts on one PostgreSQL (SHARD_IDS)', () => {
         },
         'host-0',
       );
-      const exit = await withTimeout(bot.exited, 15_000, 'the host to exit');
+      const exit = await withTimeout(bot.exited, 25_000, 'the host to exit');
       expect(exit.code).toBe(1);
       expect(bot.stderr.trim()).toBe(
         'could not connect to Discord: Discord allows 1 more gateway session(s) today (of 1; resets in 24 h 0 min); ' +
@@ -291,7 +295,7 @@ describe.concurrent('three hosts on one PostgreSQL (SHARD_IDS)', () => {
       await discord.close();
       await store.remove();
     }
-  }, 30_000);
+  }, 45_000);
 
   it('lose PostgreSQL for 6 s and get it back: nothing posted meanwhile, no 429, the /up answered, posts resume', async ({
     expect,
