@@ -7,10 +7,18 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { IIdentifyThrottler, WebSocketManager } from '@discordjs/ws';
-import { type APIGatewayBotInfo, type Client, DefaultUserAgent, Events, Routes } from 'discord.js';
+import {
+  type APIGatewayBotInfo,
+  type APIGuild,
+  type Client,
+  DefaultUserAgent,
+  Events,
+  Routes,
+} from 'discord.js';
 import type { Config } from '../config/env.js';
 import type { DirectoryClient } from '../directory/index.js';
 import { InteractionAcknowledger } from '../discord/acknowledge.js';
+import { bounded } from '../discord/bounded.js';
 import type { ChannelNames } from '../discord/channel-names.js';
 import { createDiscordClient, type DiscordClientOptions } from '../discord/client.js';
 import { CommandMentions } from '../discord/command-mentions.js';
@@ -22,10 +30,10 @@ import { watchGuilds } from '../events/guilds.js';
 import { watchShards } from '../events/shards.js';
 import { ReminderRoles } from '../features/reminders/roles.js';
 import { ReminderScheduler } from '../features/reminders/scheduler.js';
-import { DiscordReminderSender } from '../features/reminders/send.js';
+import { DiscordReminderSender, type GuildFacts } from '../features/reminders/send.js';
 import type { PendingUp } from '../features/up/journal.js';
 import { recoverPendingUps } from '../features/up/recover.js';
-import { adoptOrphanedUps, hostJournalOwner } from '../hosts/adopt.js';
+import { ADOPT_EVERY_MS, adoptOrphanedUps, hostJournalOwner } from '../hosts/adopt.js';
 import { createRouter, type Router, type RouterHooks } from '../interactions/router.js';
 import type { BotDeps, Registry } from '../interactions/types.js';
 import type { Logger } from '../log/logger.js';
@@ -104,6 +112,27 @@ function guildOwnership(
     return mine.has(shard) || orphans().has(shard);
   };
 }
+
+/**
+ * A server's name and language for a reminder: from the cache of this process's shards, else
+ * (a gone host's server, hosts/adopt.ts) asked of Discord, which answers any host of the bot.
+ */
+async function guildFacts(client: Client, guildId: string, logger: Logger): Promise<GuildFacts | undefined> {
+  const cached = client.guilds.cache.get(guildId);
+  if (cached) return { name: cached.name, preferredLocale: cached.preferredLocale };
+  try {
+    const guild = (await bounded(
+      (signal) => client.rest.get(Routes.guild(guildId), { signal }),
+      GUILD_FACTS_BOUND_MS,
+    )) as APIGuild;
+    return { name: guild.name, preferredLocale: guild.preferred_locale };
+  } catch (err) {
+    logger.debug({ guildId, err: String(err) }, "a server's name could not be read for its reminder");
+    return undefined;
+  }
+}
+
+const GUILD_FACTS_BOUND_MS = 3_000;
 
 /** The shards this process runs when it does not run them all: a shard process's, or a host's. */
 function ownShards(sharding: Config['sharding']): readonly number[] | undefined {
@@ -212,10 +241,7 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
       rest: client.rest,
       settings: deps.settings,
       commands: deps.commands,
-      guild: (id) => {
-        const guild = client.guilds.cache.get(id);
-        return guild ? { name: guild.name, preferredLocale: guild.preferredLocale } : undefined;
-      },
+      guild: (id) => guildFacts(client, id, logger),
       roleDeleted: (guildId, roleId) => reminderRoles.isDeleted(guildId, roleId),
       logger,
       now: deps.now,
@@ -271,6 +297,9 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
         journal,
         answer: recover,
         logger,
+        silentMs: sharding.hostGoneAfterMs,
+        // Looked for twice within the silence, so a gone host's ups wait at most one and a half of it.
+        everyMs: Math.min(ADOPT_EVERY_MS, Math.round(sharding.hostGoneAfterMs / 2)),
         onOrphans: (shards) => {
           orphanShards = new Set(shards);
         },

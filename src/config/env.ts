@@ -205,6 +205,23 @@ const hostId = variable(undefined, (value, fail) =>
     : fail('expected 1 to 100 letters, digits, ".", "_", "-" or ":"'),
 );
 
+/**
+ * HOST_GONE_AFTER: how long a host may write none of its shards before the others answer its ups
+ * in flight and send its servers' reminders. At least 10 s: two of a live host's writes (every 5 s).
+ */
+function hostGoneAfter() {
+  return variable(60_000, (value, fail) => {
+    const ms = parseDuration(value);
+    if (ms === undefined) return fail('expected a duration such as 60s or 2m');
+    if (ms < 10_000) return fail('at least 10s: a live host writes its shards every 5 s');
+    if (ms > 600_000)
+      return fail(
+        "at most 10m: a gone host's ups must be answered while their interaction tokens (15 min) live",
+      );
+    return ms;
+  });
+}
+
 function optionalPort() {
   return variable(undefined, (value, fail) => {
     const n = Number(value);
@@ -282,6 +299,7 @@ export const SCHEMA = z
       /^\d{1,4}$/.test(value) && Number(value) >= 1 ? Number(value) : fail('expected a whole number from 1'),
     ),
     HOST_ID: hostId,
+    HOST_GONE_AFTER: hostGoneAfter(),
     HTTP_PORT: optionalPort(),
     HTTP_HOST: host('0.0.0.0'),
     STATS_FIRST_DELAY: duration(30_000),
@@ -423,6 +441,8 @@ export interface Config {
     hostShards: number[] | undefined;
     /** How this host is named in the store and the logs: HOST_ID, else the machine's host name. */
     hostId: string;
+    /** HOST_GONE_AFTER: a host silent this long is gone; the others take its ups and reminders over. */
+    hostGoneAfterMs: number;
   };
   /** Operations endpoint (/healthz, /readyz, /metrics); off when undefined. */
   httpPort: number | undefined;
@@ -508,6 +528,7 @@ export function loadConfig(env: Environment): Config {
       childShards: parseShardList(e.SHARDS),
       hostShards: hostShards(e),
       hostId: e.HOST_ID ?? hostname(),
+      hostGoneAfterMs: e.HOST_GONE_AFTER,
     },
     httpPort: e.HTTP_PORT,
     httpHost: e.HTTP_HOST,

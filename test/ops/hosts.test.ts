@@ -5,9 +5,16 @@
  * 1 per 2 s on POST /server and POST /stats).
  */
 import { describe, it, type onTestFinished } from 'vitest';
-import { type DiscordStandIn, shardForGuild, snowflake, startDiscordStandIn } from '../discord/index.js';
+import { openStore, ReminderRepository, SettingsRepository } from '../../src/store/index.js';
+import {
+  type DiscordStandIn,
+  isFinalAnswer,
+  shardForGuild,
+  snowflake,
+  startDiscordStandIn,
+} from '../discord/index.js';
 import { type Emulator, startEmulator, TOKENS } from '../emulator/index.js';
-import { freshPlace } from '../store/places.js';
+import { freshPlace, type Place } from '../store/places.js';
 import { TcpProxy } from '../store/tcp-proxy.js';
 import {
   BotProcess,
@@ -26,6 +33,8 @@ import {
 } from './helpers.js';
 
 const SHARD_COUNT = 6;
+/** HOST_GONE_AFTER in the test of a host that does not come back (a minute unless set). */
+const GONE_AFTER_MS = 10_000;
 const RANGES = ['0-1', '2-3', '4-5'];
 const GUILDS = 60;
 const INTERVAL_MS = 3_000;
@@ -34,16 +43,24 @@ interface Hosts {
   emu: Emulator;
   discord: DiscordStandIn;
   guildIds: string[];
+  /** The guilds' names and channels. */
+  guilds: Map<string, { name: string; channels: Array<{ id: string }> }>;
   users: number;
   /** Starts host `i` (HOST_ID host-i, SHARD_IDS RANGES[i]); resolves once its /readyz is 200. */
   start(i: number): Promise<{ bot: BotProcess; port: number }>;
   /** Host `i`'s environment. */
   envFor(i: number): Record<string, string>;
   bots: BotProcess[];
+  /** The hosts' store, for the test to open (directly, not through a proxy). */
+  place: Place;
 }
 
 /** `databaseUrl`: where the hosts reach PostgreSQL (a proxy in front of it, to cut it). */
-async function hosts(finished: typeof onTestFinished, databaseUrl?: string): Promise<Hosts> {
+async function hosts(
+  finished: typeof onTestFinished,
+  databaseUrl?: string,
+  extraEnv: Record<string, string> = {},
+): Promise<Hosts> {
   const store = await freshPlace('postgres', databaseUrl);
   // The directory's own limits stay on: a 429 would be a failure of the shared limiter.
   const emu = await startEmulator({});
@@ -87,14 +104,17 @@ async function hosts(finished: typeof onTestFinished, databaseUrl?: string): Pro
     STATS_INTERVAL: `${INTERVAL_MS / 1000}s`,
     STATS_ALLOW_SHORT_INTERVAL: 'true',
     STATS_FIRST_DELAY: '1s',
+    ...extraEnv,
   });
   return {
     emu,
     discord,
     guildIds: set.guilds.map((g) => g.id),
+    guilds: new Map(set.guilds.map((g) => [g.id, g])),
     users: set.users,
     bots,
     envFor,
+    place: store,
     async start(i) {
       const bot = new BotProcess('main.js', envFor(i), `host-${i}`);
       bots.push(bot);
@@ -257,6 +277,83 @@ describe('three hosts on one PostgreSQL (SHARD_IDS)', () => {
     const all = statsRequests(w.emu).map((r) => r.at);
     const gaps = all.slice(1).map((at, i) => at - (all[i] as number));
     expect(Math.min(...gaps)).toBeGreaterThanOrEqual(INTERVAL_MS - 350);
+    expect(w.emu.requests.filter((r) => r.status === 429)).toEqual([]);
+  }, 120_000);
+
+  it("a host killed and not back: the others answer its /up in flight and send its servers' reminders due meanwhile, each once", async ({
+    expect,
+    onTestFinished,
+  }) => {
+    const w = await hosts(onTestFinished, undefined, { HOST_GONE_AFTER: `${GONE_AFTER_MS / 1000}s` });
+    await Promise.all([0, 1, 2].map((i) => w.start(i)));
+    const store = await openStore(w.place.options);
+    onTestFinished(() => store.close());
+    const settings = new SettingsRepository(store);
+    const reminders = new ReminderRepository(store);
+    const guilds = w.guilds;
+
+    // An /up on a server of host-0 (shard 0), which the directory holds 4 s: host-0 dies meanwhile.
+    const upGuild = w.guildIds.find((id) => shardForGuild(id, SHARD_COUNT) === 0) as string;
+    w.emu.faults.add({ kind: 'latency', ms: 4_000, method: 'POST', path: /^\/server$/, times: 1 });
+    const up = w.discord.sendCommand({ guildId: upGuild, name: 'up', user: someone() });
+    await eventually(
+      () => w.emu.requests.find((r) => r.method === 'POST' && r.path === '/v2/server' && r.body !== ''),
+      15_000,
+      'the directory to receive the up',
+    );
+
+    // Two servers of every shard with reminders on, due 3 s after the kill: host-0's fall due
+    // while it is gone, the others' while the hosts notice it.
+    const reminded = [0, 1, 2, 3, 4, 5].flatMap((shard) =>
+      w.guildIds.filter((id) => id !== upGuild && shardForGuild(id, SHARD_COUNT) === shard).slice(0, 2),
+    );
+    const now = Date.now();
+    const dueAt = now + 3_000;
+    const channelOf = (guildId: string) => guilds.get(guildId)?.channels[0]?.id as string;
+    for (const guildId of reminded) {
+      await settings.update(guildId, { reminderChannelId: channelOf(guildId) }, now);
+      await reminders.scheduleGuild(guildId, { dueAt, nextUpAt: dueAt }, now);
+    }
+    const killed = w.bots[0] as BotProcess;
+    killed.kill('SIGKILL');
+    const killedAt = Date.now();
+    await withTimeout(killed.exited, 5_000, 'host-0 to die');
+
+    // The person who typed /up gets an answer, from one of the other hosts.
+    await up.waitFor(isFinalAnswer, 45_000);
+    const answeredIn = Date.now() - killedAt;
+    const adopters = w.bots.filter((b) =>
+      b.entries().some((e) => e.msg === 'answering the ups in flight of a host that is gone'),
+    );
+    expect(adopters.map((b) => b.name)).toHaveLength(1);
+    expect(adopters[0]?.name).not.toBe('host-0');
+    // As after a restart: the directory's answer now, in a message of its own.
+    const view = up.view();
+    const answer = view.original?.deleted ? view.followUps.at(-1) : view.original;
+    expect(JSON.stringify(answer?.embeds ?? [])).toContain(
+      "The bot restarted while raising this server; this is the directory's answer now.",
+    );
+
+    // Every reminder sent once, none early; host-0's name their server, though no live host has it cached.
+    await eventually(
+      () => (reminded.every((id) => w.discord.channelMessages(channelOf(id)).length >= 1) ? true : undefined),
+      45_000,
+      'every reminder to be posted',
+      200,
+    );
+    const lastAt = Math.max(...reminded.map((id) => w.discord.channelMessages(channelOf(id))[0]!.receivedAt));
+    console.log(
+      `hosts: host-0 killed; its /up answered by ${adopters[0]?.name} ${answeredIn} ms later; ` +
+        `12 reminders due 3 s after the kill, the last posted ${lastAt - killedAt} ms after it`,
+    );
+    await sleep(1_500);
+    for (const guildId of reminded) {
+      const messages = w.discord.channelMessages(channelOf(guildId));
+      expect(messages, `the reminders of ${guildId}`).toHaveLength(1);
+      expect(messages[0]!.receivedAt).toBeGreaterThanOrEqual(dueAt);
+      expect(messages[0]!.content).toContain(`**${guilds.get(guildId)?.name}**`);
+      expect((await reminders.getGuild(guildId))?.state).toBe('sent');
+    }
     expect(w.emu.requests.filter((r) => r.status === 429)).toEqual([]);
   }, 120_000);
 

@@ -101,6 +101,18 @@ describe('one host of several (SHARD_IDS, HOST_INDEX × SHARDS_PER_HOST)', () =>
     });
   });
 
+  it('takes a gone host for gone after HOST_GONE_AFTER (a minute unless set), within bounds', () => {
+    const base = { SHARD_COUNT: '4', SHARD_IDS: '0-1', DATABASE_URL: DB };
+    expect(loadConfig(base).sharding.hostGoneAfterMs).toBe(60_000);
+    expect(loadConfig({ ...base, HOST_GONE_AFTER: '15s' }).sharding.hostGoneAfterMs).toBe(15_000);
+    expect(problemsOf({ ...base, HOST_GONE_AFTER: '5s' })).toEqual([
+      'HOST_GONE_AFTER: at least 10s: a live host writes its shards every 5 s (got "5s")',
+    ]);
+    expect(problemsOf({ ...base, HOST_GONE_AFTER: '20m' })).toEqual([
+      'HOST_GONE_AFTER: at most 10m: a gone host\'s ups must be answered while their interaction tokens (15 min) live (got "20m")',
+    ]);
+  });
+
   it("takes a StatefulSet pod's ordinal: HOST_INDEX 2 with 2 shards per host runs shards 4 and 5", () => {
     const config = loadConfig({ SHARD_COUNT: '6', HOST_INDEX: '2', SHARDS_PER_HOST: '2', DATABASE_URL: DB });
     expect(config.sharding.hostShards).toEqual([4, 5]);

@@ -29,7 +29,7 @@ import { publicLocale } from '../settings/language.js';
 import type { ReminderSender, SendOutcome } from './scheduler.js';
 import { fillTemplate } from './template.js';
 
-/** What the sender reads of a guild from discord.js's guild cache. */
+/** What the sender reads of a guild: from discord.js's guild cache, or asked of Discord. */
 export interface GuildFacts {
   name: string;
   preferredLocale: string | null;
@@ -39,7 +39,7 @@ export interface SenderOptions {
   rest: REST;
   settings: Pick<SettingsRepository, 'get' | 'update'>;
   commands: Pick<CommandMentions, 'id'>;
-  guild: (guildId: string) => GuildFacts | undefined;
+  guild: (guildId: string) => GuildFacts | undefined | Promise<GuildFacts | undefined>;
   /** Whether the gateway told of the role's deletion (roles.ts). */
   roleDeleted: (guildId: string, roleId: string) => boolean;
   logger: Logger;
@@ -99,7 +99,7 @@ export class DiscordReminderSender implements ReminderSender {
     settings: GuildSettings | undefined,
     claim: Claim,
   ): Promise<SendOutcome> {
-    const facts = this.#o.guild(guildId);
+    const facts = await this.#o.guild(guildId);
     const locale = publicLocale(settings?.publicLanguage ?? 'auto', facts?.preferredLocale);
     const t = translator(locale);
     const command = await this.#command();
@@ -134,7 +134,7 @@ export class DiscordReminderSender implements ReminderSender {
   }
 
   async #serverText(guildId: string, settings: GuildSettings, dueAt: number): Promise<string> {
-    const facts = this.#o.guild(guildId);
+    const facts = await this.#o.guild(guildId);
     const t = translator(publicLocale(settings?.publicLanguage ?? 'auto', facts?.preferredLocale));
     const template = settings.reminderTemplate ?? t('reminders.default');
     return fillTemplate(template, {
