@@ -7,6 +7,7 @@
 import { StoreError } from './errors.js';
 import { sql } from './kysely.js';
 import type { Store } from './store.js';
+import { boundIdle, turnLock } from './turns.js';
 
 /** The database's clock, in epoch milliseconds, when the statement runs. */
 const NOW = sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bigint`;
@@ -59,7 +60,7 @@ export class HostRepository {
    */
   claim(host: string, ids: readonly number[], shardCount: number, liveMs: number): Promise<ShardConflict[]> {
     return this.#store.transaction(async (trx) => {
-      await sql`select pg_advisory_xact_lock(hashtext(current_schema() || ':shard-states'))`.execute(trx);
+      await turnLock('shard-states').execute(trx);
       const now = Number((await sql<{ now: number }>`select ${NOW} as now`.execute(trx)).rows[0]?.now);
       const live = await trx
         .selectFrom('shard_states')
@@ -219,6 +220,7 @@ export class LeaseRepository {
   /** Takes the lease, or renews it for `holder`, for `ttlMs`; else says who holds it. */
   acquire(name: string, holder: string, ttlMs: number): Promise<LeaseState> {
     return this.#store.transaction(async (trx) => {
+      await boundIdle().execute(trx);
       await trx
         .insertInto('leases')
         .values({ name, holder, token: 0, expires_at: 0, last_done_at: null })
@@ -253,6 +255,7 @@ export class LeaseRepository {
     startedAgoMs: number,
   ): Promise<TurnClaim> {
     return this.#store.transaction(async (trx) => {
+      await boundIdle().execute(trx);
       const found = await sql<{
         holder: string;
         token: number;

@@ -7,6 +7,7 @@
 import { StoreError } from './errors.js';
 import { sql } from './kysely.js';
 import type { Store } from './store.js';
+import { turnLock } from './turns.js';
 
 const NOW = sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bigint`;
 
@@ -28,7 +29,7 @@ export class PostgresIdentifyLedger {
   /** The bucket's turn now (the next one `spacingMs` later), or how long until it comes. */
   take(bucket: number, spacingMs: number): Promise<IdentifyTurn> {
     return this.#store.transaction(async (trx) => {
-      await sql`select pg_advisory_xact_lock(hashtext(current_schema() || ':identify-turns'))`.execute(trx);
+      await turnLock('identify-turns').execute(trx);
       const read = await sql<{ now: number; next_at: number | null }>`
         select ${NOW} as now, (select next_at from identify_turns where bucket = ${bucket}) as next_at`.execute(
         trx,

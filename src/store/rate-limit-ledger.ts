@@ -5,8 +5,9 @@
  * about a millisecond there (bench), and one engine fewer to run and to lose.
  *
  * A turn is one transaction under a transaction-scoped advisory lock, so turns of every process
- * take place one at a time; the lock goes with the transaction, also when the connection dies,
- * and works behind a pooler in transaction mode. Times come from the database's clock
+ * take place one at a time; the lock goes with the transaction, also when the connection dies
+ * or when its process freezes in the middle of a turn (turns.ts: the server ends a transaction
+ * left idle for 5 s), and works behind a pooler in transaction mode. Times come from the database's clock
  * (clock_timestamp(), read after the lock is held), never a host's. Old rows are deleted by the
  * turns themselves, when they see any: grants once they count in no window, waiters whose
  * process stopped taking turns, holds that ended.
@@ -14,6 +15,7 @@
 import type { LedgerDecision, LedgerState, Priority, RateLimitLedger } from '../directory/index.js';
 import { sql } from './kysely.js';
 import type { Store } from './store.js';
+import { turnLock } from './turns.js';
 
 /** Rows as the turn's read gives them (json_build_array): compact, and one round trip. */
 type GrantRow = [buckets: string, grantedAt: number, settledAt: number | null, keptUntil: number];
@@ -45,8 +47,7 @@ export class PostgresRateLimitLedger implements RateLimitLedger {
     decide: (state: LedgerState) => LedgerDecision,
   ): Promise<LedgerDecision> {
     return this.#store.transaction(async (trx) => {
-      // One key per schema: stores in other schemas of the database (tests) keep their own turns.
-      await sql`select pg_advisory_xact_lock(hashtext(current_schema() || ':directory-limits'))`.execute(trx);
+      await turnLock('directory-limits').execute(trx);
       const read = await sql<{ now: number; grants: GrantRow[]; waiters: WaiterRow[]; holds: HoldRow[] }>`
         select ${NOW} as now,
           (select coalesce(json_agg(json_build_array(buckets, granted_at, settled_at, kept_until)), '[]')
