@@ -1,6 +1,6 @@
 /** A command run as a child process to its end: exit code, stdout and stderr (the CLI, the entry points). */
 import { spawn } from 'node:child_process';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export interface Result {
@@ -51,8 +51,9 @@ export function spawnResult(command: string, args: string[], options: SpawnOptio
   });
 }
 
-/** The repository's root. */
-export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const ABOVE = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** The repository's root, from test/support or, compiled (the bench), from dist/test/support. */
+export const ROOT = basename(ABOVE) === 'dist' ? dirname(ABOVE) : ABOVE;
 /** The built CLI: `npm run build` first. */
 export const MAIN = join(ROOT, 'dist', 'src', 'cli', 'main.js');
 

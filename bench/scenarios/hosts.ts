@@ -1,0 +1,340 @@
+/**
+ * Scenario 10: three bot hosts on one PostgreSQL, side by side with one host of the same bot in
+ * the same run. Each is the built bot as `npm start` runs it (`node dist/src/app/main.js`):
+ * one host with all 6 shards (its limiter in its own memory), or three hosts with
+ * `SHARD_IDS` 0-1, 2-3, 4-5 (the limiter's ledger in PostgreSQL). The directory emulator
+ * enforces its limits scaled down (50 per 1 s, 20 per 1 s on POST /server and POST /stats) and
+ * the bots are given the same, so that a run takes seconds.
+ *
+ * (a) An /up's time, from the interaction to its final answer, 40 of them one after another on
+ *     servers of every shard (nothing waits for a window): what the shared ledger adds.
+ * (b) The ceiling: /up offered at 1.5x the /server limit for 6 s across all shards: the rate the
+ *     directory accepts, and its 429s.
+ * (c) Failover of the statistics: the leader (the one host) killed with SIGKILL; the time to the
+ *     next post (by another host; by the one host once restarted).
+ * (d) The limiter has no owner to fail over (every host takes turns at one lock): the time a
+ *     request waits when the process holding the lock is killed, or frozen, in its turn.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
+import { SharedRateLimiter } from '../../src/directory/shared-rate-limiter.js';
+import { openStore, PostgresRateLimitLedger } from '../../src/store/index.js';
+import { isFinalAnswer, shardForGuild, snowflake, startDiscordStandIn } from '../../test/discord/index.js';
+import { type Emulator, startEmulator, TOKENS } from '../../test/emulator/index.js';
+import {
+  BotProcess,
+  discordLikeToken,
+  eventually,
+  guildSet,
+  readyzBecomes,
+  sleep,
+  statsRequests,
+} from '../../test/ops/helpers.js';
+import { freshPlace, type Place } from '../../test/store/places.js';
+import { compiled } from '../lib/env.js';
+import { atLeast, atMost, type Row, type ScenarioResult } from '../lib/report.js';
+import { type Summary, summarize } from '../lib/stats.js';
+
+const SCENARIO = '10. Three hosts';
+const SHARD_COUNT = 6;
+const GUILDS = 120;
+const GLOBAL = { max: 50, windowMs: 1_000 };
+const ROUTE = { max: 20, windowMs: 1_000 };
+const INTERVAL_MS = 3_000;
+const SEQUENTIAL_UPS = 40;
+const OVERLOAD = 1.5;
+const OFFER_MS = 6_000;
+
+interface World {
+  emu: Emulator;
+  hosts: BotProcess[];
+  /** Starts (again) host `i`, ready when its /readyz says so. */
+  start(i: number): Promise<BotProcess>;
+  up(guildId: string): Promise<{ ms: number; answered: boolean }>;
+  guildIds: string[];
+  close(): Promise<void>;
+}
+
+async function world(ranges: string[] | undefined): Promise<World> {
+  const place = await freshPlace('postgres');
+  const emu = await startEmulator({ rateLimits: { global: GLOBAL, routes: ROUTE }, cooldownMs: 1 });
+  const set = guildSet(GUILDS);
+  const discord = await startDiscordStandIn({
+    shards: SHARD_COUNT,
+    guilds: set.guilds,
+    token: discordLikeToken(),
+    maxConcurrency: 16,
+  });
+  const hosts: BotProcess[] = [];
+  const envFor = (i: number): Record<string, string> => ({
+    DISCORD_TOKEN: discord.token,
+    DISCORD_API_URL: discord.restUrl,
+    DIRECTORY_API_URL: emu.url,
+    DIRECTORY_TOKEN: TOKENS.serviceBot,
+    DIRECTORY_RATE_LIMIT: `${GLOBAL.max}/${GLOBAL.windowMs}`,
+    DIRECTORY_ROUTE_RATE_LIMIT: `${ROUTE.max}/${ROUTE.windowMs}`,
+    HTTP_PORT: '0',
+    LOG_LEVEL: 'info',
+    ...place.env,
+    SHARD_COUNT: String(SHARD_COUNT),
+    STATS_INTERVAL: `${INTERVAL_MS / 1000}s`,
+    STATS_ALLOW_SHORT_INTERVAL: 'true',
+    STATS_FIRST_DELAY: '1s',
+    ...(ranges ? { SHARD_IDS: ranges[i] as string, HOST_ID: `host-${i}` } : { HOST_ID: 'single' }),
+  });
+  return {
+    emu,
+    hosts,
+    guildIds: set.guilds.map((g) => g.id),
+    async start(i) {
+      const bot = new BotProcess('main.js', envFor(i), ranges ? `host-${i}` : 'single');
+      hosts.push(bot);
+      const port = await bot.opsPort(20_000);
+      await readyzBecomes(port, 200, 30_000, 100);
+      return bot;
+    },
+    async up(guildId) {
+      const handle = discord.sendCommand({
+        guildId,
+        name: 'up',
+        user: { id: snowflake(), username: `b_${Math.random().toString(36).slice(2, 8)}` },
+      });
+      try {
+        const final = await handle.waitFor(isFinalAnswer, 30_000);
+        return { ms: final.at - handle.sentAt, answered: true };
+      } catch {
+        return { ms: Number.NaN, answered: false };
+      }
+    },
+    async close() {
+      await Promise.all(hosts.map((h) => h.destroy().catch(() => undefined)));
+      await discord.close();
+      await emu.close();
+      await place.remove();
+    },
+  };
+}
+
+interface HostsRun {
+  latency: Summary;
+  ceiling: Awaited<ReturnType<typeof ceiling>>;
+  failoverMs: number;
+}
+
+/** (a): one /up after another, on servers of every shard in turn. */
+async function sequential(w: World): Promise<Summary> {
+  const times: number[] = [];
+  for (let i = 0; i < SEQUENTIAL_UPS; i++) {
+    const shard = i % SHARD_COUNT;
+    const guilds = w.guildIds.filter((id) => shardForGuild(id, SHARD_COUNT) === shard);
+    const { ms } = await w.up(guilds[Math.floor(i / SHARD_COUNT) % guilds.length] as string);
+    if (Number.isFinite(ms)) times.push(ms);
+    // Well under the /server limit: no /up waits for a window.
+    await sleep(120);
+  }
+  return summarize(times);
+}
+
+/** (b): /up offered at 1.5x the /server limit for OFFER_MS. */
+async function ceiling(w: World): Promise<{ rate: number; tooMany: number; unanswered: number }> {
+  const since = w.emu.requests.length;
+  const perSecond = ((ROUTE.max * 1_000) / ROUTE.windowMs) * OVERLOAD;
+  const total = Math.round((perSecond * OFFER_MS) / 1_000);
+  const started = performance.now();
+  const ups: Array<Promise<{ answered: boolean }>> = [];
+  for (let i = 0; i < total; i++) {
+    const wait = started + (i * 1_000) / perSecond - performance.now();
+    if (wait > 1) await sleep(wait);
+    ups.push(w.up(w.guildIds[i % w.guildIds.length] as string));
+  }
+  const answers = await Promise.all(ups);
+  const requests = w.emu.requests.slice(since);
+  const accepted = requests
+    .filter((r) => r.method === 'POST' && r.path === '/v2/server' && r.status === 200)
+    .map((r) => r.at);
+  const first = accepted[0] ?? 0;
+  const last = accepted.at(-1) ?? 0;
+  return {
+    rate: accepted.length > 1 ? ((accepted.length - 1) * 1_000) / (last - first) : Number.NaN,
+    tooMany: requests.filter((r) => r.status === 429).length,
+    unanswered: answers.filter((a) => !a.answered).length,
+  };
+}
+
+/** Which host's log says it posted, for each post, in order. */
+function posters(hosts: BotProcess[]): Array<{ at: number; host: string }> {
+  return hosts
+    .flatMap((bot) =>
+      bot.lines
+        .filter((l) => l.entry?.msg === 'stats posted' || l.entry?.msg?.startsWith('stats posted;'))
+        .map((l) => ({ at: l.at, host: bot.name })),
+    )
+    .sort((a, b) => a.at - b.at);
+}
+
+/** (c): the leader killed; ms to the next post, by another host or by the one host restarted. */
+async function failover(w: World, three: boolean): Promise<number> {
+  await eventually(() => (posters(w.hosts).length >= 1 ? true : undefined), 30_000, 'a first post', 100);
+  const leaderName = posters(w.hosts).at(-1)?.host as string;
+  const leader = w.hosts.find((h) => h.name === leaderName && h.exit === undefined) as BotProcess;
+  // Right after a post: the worst moment, a whole interval before the next.
+  const seen = statsRequests(w.emu).length;
+  await eventually(() => (statsRequests(w.emu).length > seen ? true : undefined), 10_000, 'a post', 20);
+  // The emulator records times on Date.now().
+  const killedAt = Date.now();
+  leader.kill('SIGKILL');
+  if (!three) {
+    await leader.exited;
+    await w.start(0);
+  }
+  const next = await eventually(
+    () => statsRequests(w.emu).find((r, i) => i >= seen + 1 && r.at > killedAt),
+    60_000,
+    'a post after the kill',
+    50,
+  );
+  return next.at - killedAt;
+}
+
+/** (d): a process holding the limiter's lock, killed or frozen in its turn; how long another waits. */
+async function lockHolder(how: 'kill' | 'freeze'): Promise<number> {
+  const place: Place = await freshPlace('postgres');
+  const script = `
+    const { writeSync } = await import('node:fs');
+    const { openStore, PostgresRateLimitLedger } = await import(process.argv[1]);
+    const ledger = new PostgresRateLimitLedger(await openStore(JSON.parse(process.argv[2])));
+    const me = { id: 'holder', priority: 'background', buckets: ['global'], expiresInMs: 60000 };
+    await ledger.turn(me, 60000, () => {
+      writeSync(1, 'holding\\n');
+      for (;;) {}
+    });`;
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      script,
+      pathToFileURL(compiled('src/store/index.js')).href,
+      JSON.stringify(place.options),
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const store = await openStore(place.options);
+  const limiter = new SharedRateLimiter({
+    ledger: new PostgresRateLimitLedger(store),
+    global: GLOBAL,
+    routes: ROUTE,
+    marginMs: 25,
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      child.stdout?.on('data', (chunk: Buffer) => {
+        if (chunk.toString().includes('holding')) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`the lock holder exited (${code})`)));
+    });
+    const started = performance.now();
+    const acquired = limiter.acquire({});
+    await sleep(200);
+    if (how === 'kill') child.kill('SIGKILL');
+    const grant = await acquired;
+    grant.settle();
+    return performance.now() - started - (how === 'kill' ? 200 : 0);
+  } finally {
+    child.kill('SIGKILL');
+    limiter.close();
+    await store.close();
+    await place.remove();
+  }
+}
+
+export async function hostsScenario(): Promise<ScenarioResult> {
+  const results: Partial<Record<'one' | 'three', HostsRun>> = {};
+  for (const [name, ranges] of [
+    ['one', undefined],
+    ['three', ['0-1', '2-3', '4-5']],
+  ] as const) {
+    const w = await world(ranges ? [...ranges] : undefined);
+    try {
+      await Promise.all((ranges ?? ['all']).map((_, i) => w.start(i)));
+      // Warm-up: every host's first /up pays for its connections.
+      for (let shard = 0; shard < SHARD_COUNT; shard++) {
+        await w.up(w.guildIds.find((id) => shardForGuild(id, SHARD_COUNT) === shard) as string);
+      }
+      const latency = await sequential(w);
+      await sleep(1_500);
+      const ceil = await ceiling(w);
+      const failoverMs = await failover(w, ranges !== undefined);
+      results[name] = { latency, ceiling: ceil, failoverMs };
+    } finally {
+      await w.close();
+    }
+  }
+  const killed = await lockHolder('kill');
+  const frozen = await lockHolder('freeze');
+  const one = results.one as HostsRun;
+  const three = results.three as HostsRun;
+  const added = three.latency.p99 - one.latency.p99;
+  const rows: Row[] = [
+    {
+      scenario: SCENARIO,
+      metric: '/up to its final answer, p50 (one host → three)',
+      unit: 'ms',
+      ours: three.latency.p50,
+      baseline: one.latency.p50,
+      ratio: three.latency.p50 / one.latency.p50,
+      verdict: 'info',
+      note: `${three.latency.count} and ${one.latency.count} ups one after another, on servers of every shard`,
+    },
+    {
+      scenario: SCENARIO,
+      metric: 'added to an /up by three hosts, p99',
+      unit: 'ms',
+      ours: added,
+      target: '≤ 50 ms',
+      verdict: atMost(added, 50),
+      note: `p99 ${one.latency.p99.toFixed(1)} ms one host, ${three.latency.p99.toFixed(1)} ms three hosts`,
+    },
+    {
+      scenario: SCENARIO,
+      metric: 'ups/s at the /server ceiling, three hosts',
+      unit: '/s',
+      ours: three.ceiling.rate,
+      baseline: one.ceiling.rate,
+      ratio: three.ceiling.rate / one.ceiling.rate,
+      target: '≥ 0.90x one host',
+      verdict: atLeast(three.ceiling.rate / one.ceiling.rate, 0.9),
+      note: `ceiling ${ROUTE.max} per ${ROUTE.windowMs} ms, ${OVERLOAD}x offered for ${OFFER_MS / 1000} s; unanswered: ${three.ceiling.unanswered} (three), ${one.ceiling.unanswered} (one)`,
+    },
+    {
+      scenario: SCENARIO,
+      metric: '429 from the directory, three hosts',
+      unit: '',
+      ours: three.ceiling.tooMany,
+      baseline: one.ceiling.tooMany,
+      target: '0',
+      verdict: atMost(three.ceiling.tooMany, 0),
+    },
+    {
+      scenario: SCENARIO,
+      metric: 'stats leader killed → next post (three hosts; one host: restarted)',
+      unit: 'ms',
+      ours: three.failoverMs,
+      baseline: one.failoverMs,
+      target: '≤ interval + lease (18 s)',
+      verdict: atMost(three.failoverMs, INTERVAL_MS + 15_000),
+      note: `interval ${INTERVAL_MS / 1000} s, lease 15 s renewed every 5 s; killed right after a post`,
+    },
+    {
+      scenario: SCENARIO,
+      metric: 'limiter lock holder killed / frozen in its turn → another goes on',
+      unit: 'ms',
+      ours: frozen,
+      baseline: killed,
+      target: '≤ 6 s frozen',
+      verdict: atMost(frozen, 6_000),
+      note: `killed: ${killed.toFixed(0)} ms (its connection closes); frozen: PostgreSQL ends a turn idle for 5 s`,
+    },
+  ];
+  return { rows, data: { one, three, lockHolderKilledMs: killed, lockHolderFrozenMs: frozen } };
+}
