@@ -3,7 +3,9 @@
  * `npm run start:sharded`: one process per shard, for bigger bots, with discord.js's own
  * ShardingManager (maintained with the client, speaks its IPC, respawns crashed shard
  * processes). This manager process is the only one that posts statistics and serves the
- * operations endpoint; it gathers every process's shards over IPC (shard-stats.ts). Its store,
+ * operations endpoint; it gathers every process's shards over IPC (shard-stats.ts) and, as one
+ * host of several would (hosts/hosts.ts), claims them all in the store, writes their numbers
+ * there and posts under the statistics lease. Its store,
  * directory client, tasks and readiness are wired as in every process (services.ts): the store,
  * on PostgreSQL (every process shares it), is opened and migrated here before any shard process
  * starts, so that one that cannot be is one line, not one per shard process.
@@ -75,6 +77,14 @@ const services = await openOrExit(() =>
     metrics,
     shards,
     sharedLimits: true,
+    // One host of the design of several (hosts/hosts.ts) that runs every shard: its shards are
+    // claimed (a second manager, or a host with SHARD_IDS, on the same store is refused), and
+    // it posts the statistics under the lease, so that no period is posted twice whatever runs.
+    host: {
+      id: config.sharding.hostId,
+      shardIds: Array.from({ length: totalShards }, (_, id) => id),
+      shardCount: totalShards,
+    },
     tasks: { stats: config.directory.token !== undefined, reports: false },
   }),
 );

@@ -4,9 +4,9 @@
  * - Its shards: claimed at start (refused when another live host runs any of them, or counts
  *   the shards differently), their numbers written every few seconds (WRITE_EVERY_MS), given
  *   up at shutdown so that another host may take them at once.
- * - The statistics: every host's poster reads the numbers of all SHARD_COUNT shards from the
- *   store (a shard whose host has not written it for STALE_MS counts as missing, so nothing is
- *   posted on old numbers), and asks the leadership whether it posts this time.
+ * - The statistics: every host's poster reads its own shards' numbers as they are and the other
+ *   shards' from the store (a shard whose host has not written it for STALE_MS counts as
+ *   missing, so nothing is posted on old numbers), and asks the leadership whether it posts.
  * - The leadership: a lease on the database's clock (LEASE_MS), renewed every third of it, with
  *   a fencing token. A post is claimed in a transaction that checks the token and that no host
  *   posted within the interval; right before sending, a host that was frozen or cut off past a
@@ -108,8 +108,13 @@ export class Host {
     this.#writer.unref();
   }
 
-  /** Writing (if not yet), and taking part in the statistics leadership. */
+  /**
+   * Writing (if not yet), and taking part in the statistics leadership. Called once the shards
+   * are connected: their numbers are written at once, so that the poster's first look finds them
+   * ready rather than 5 s old.
+   */
   start(): void {
+    if (this.#writer) void this.write();
     this.startWriting();
     if (this.#renewer) return;
     void this.renew();
@@ -147,12 +152,15 @@ export class Host {
   view(): ShardView {
     const { shardCount, staleMs, local } = this.#options;
     return {
+      // This host's own shards as they are now; the others' as their hosts last wrote them.
       snapshot: async () => {
-        const stored = await this.#shards.read();
-        const shards: ShardState[] = stored
-          .filter((s) => s.ageMs <= staleMs && s.id < shardCount)
+        const mine = new Set(this.#options.shardIds);
+        const [stored, own] = await Promise.all([this.#shards.read(), local.snapshot()]);
+        const others: ShardState[] = stored
+          .filter((s) => !mine.has(s.id) && s.ageMs <= staleMs && s.id < shardCount)
           .map((s) => ({ id: s.id, ready: s.ready, guilds: s.guilds, members: s.members, ping: -1 }));
-        return { expectedShards: shardCount, shards };
+        const shards = (own.shards as ShardState[]).filter((s) => mine.has(s.id));
+        return { expectedShards: shardCount, shards: [...shards, ...others] };
       },
       // Readiness and metrics are this host's: its own shards, all of which it expects.
       latest: () => {
@@ -223,7 +231,7 @@ export class Host {
         // Counted from when the question left: the lease surely holds until then plus what it said.
         this.#lead = { token: state.token, until: askedAt + state.expiresInMs };
         if (!had || had.token !== state.token) {
-          this.#log.info({ token: state.token }, 'this host now leads the statistics posts');
+          this.#log.info({ fencingToken: state.token }, 'this host now leads the statistics posts');
         }
       } else if (this.#lead) {
         this.#lost(`host ${state.holder} holds it`);

@@ -9,6 +9,7 @@
  * Each child gets a temporary working directory (no `.env`) and only the environment given here;
  * the sharded mode, which needs PostgreSQL, a schema of the test's own, dropped after.
  */
+import { hostname } from 'node:os';
 import { describe, it, type onTestFinished } from 'vitest';
 import { type DiscordStandIn, shardForGuild, snowflake, startDiscordStandIn } from '../discord/index.js';
 import { type Emulator, type EmulatorOptions, IDS, startEmulator, TOKENS } from '../emulator/index.js';
@@ -149,7 +150,20 @@ describe.concurrent('built entry points as child processes', () => {
       const port = await bot.opsPort(10_000);
       const ready = await readyzBecomes(port, 200, 20_000, 100);
       console.log(`sharded: /readyz 200 after ${ready.at - startedAt} ms`);
-      expect(ready.body).toEqual({ ready: true, detail: { shards: SHARDS, expected: SHARDS, notReady: [] } });
+      // The manager is one host of the design of several (README: Running on several hosts).
+      expect(ready.body).toEqual({
+        ready: true,
+        detail: { shards: SHARDS, expected: SHARDS, notReady: [], host: hostname(), shardIds: [0, 1] },
+      });
+      // A second manager on the same store (another machine, by mistake) is refused, in one line,
+      // before it starts any shard process: it would identify the same shards again.
+      const intruder = w.spawn('sharded.js', { ...shardedEnv, HOST_ID: 'another-machine' });
+      const refused = await withTimeout(intruder.exited, 15_000, 'the second manager to exit');
+      expect(refused.code).toBe(1);
+      expect(intruder.stderr.trim()).toMatch(
+        /^This host \(another-machine\) may not run shards 0,1: shard 0 is run by host \S+ \(seen \d+ s ago\); shard 1 is run by host \S+ \(seen \d+ s ago\)\. /,
+      );
+      expect(intruder.entries().some((e) => e.msg === 'shard process started')).toBe(false);
       const metrics = (await httpGet(port, '/metrics')).body;
       expect(sample(metrics, 'discord_guilds')).toBe(GUILDS);
       expect(sample(metrics, 'discord_shards', { status: 'ready' })).toBe(SHARDS);
