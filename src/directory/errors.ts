@@ -102,7 +102,11 @@ export class RateLimitedError extends DirectoryError {
   }
 }
 
-export type UnavailableReason = 'status' | 'network' | 'timeout';
+/**
+ * 'limits': the directory was not asked, because the rate limits that several processes share
+ * (in their store) could not be read; sending without them could overrun the directory's limits.
+ */
+export type UnavailableReason = 'status' | 'network' | 'timeout' | 'limits';
 
 /** 5xx, a network failure or a timeout: the directory could not answer. */
 export class UnavailableError extends DirectoryError {

@@ -203,7 +203,7 @@ export class SharedRateLimiter {
           if (now() + UNREACHABLE_RETRY_MS > giveUpAt) {
             throw new UnavailableError(
               'the shared rate limit (the store) cannot be reached, so nothing was sent to the directory',
-              { reason: 'network', cause: err },
+              { reason: 'limits', cause: err },
             );
           }
           sleepMs = UNREACHABLE_RETRY_MS;

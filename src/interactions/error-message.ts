@@ -91,6 +91,9 @@ export function describeError(
       };
     }
     case 'Unavailable':
+      // The shared limits (the store) could not be read: the directory was never asked.
+      if ('reason' in err && err.reason === 'limits')
+        return { text: t('errors.limitsUnavailable'), level: 'warn', code: err.code };
       return { text: t('errors.unavailable'), level: 'warn', code: err.code };
     case 'InvalidResponse':
       return { text: t('errors.invalidResponse'), level: 'error', code: err.code };

@@ -286,6 +286,8 @@ describe('the directory rate limits shared by several processes (PostgreSQL)', (
     const err = await limiter.acquire({ deadline: Date.now() + 800 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UnavailableError);
     expect((err as Error).message).toMatch(/shared rate limit .* cannot be reached, so nothing was sent/);
+    // Not the directory's fault: the person is told the bot's database is away (error-message.ts).
+    expect((err as UnavailableError).reason).toBe('limits');
     expect(performance.now() - started).toBeLessThan(2_000);
     expect(turns).toBeGreaterThanOrEqual(3);
     expect(new Set(errors)).toEqual(new Set(['turn']));
