@@ -206,7 +206,8 @@ async function lockHolder(how: 'kill' | 'freeze'): Promise<number> {
     const me = { id: 'holder', priority: 'background', buckets: ['global'], expiresInMs: 60000 };
     await ledger.turn(me, 60000, () => {
       writeSync(1, 'holding\\n');
-      for (;;) {}
+      for (const end = Date.now() + 30000; Date.now() < end; ) {}
+      process.exit(1);
     });`;
   const child: ChildProcess = spawn(
     process.execPath,

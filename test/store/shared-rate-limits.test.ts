@@ -241,7 +241,9 @@ describe('the directory rate limits shared by several processes (PostgreSQL)', (
       const me = { id: 'frozen', priority: 'background', buckets: ['global'], expiresInMs: 60000 };
       await ledger.turn(me, 60000, () => {
         writeSync(1, 'holding\\n');
-        for (;;) {}
+        // Frozen, but never for more than 30 s, whatever happens to the test.
+        for (const end = Date.now() + 30000; Date.now() < end; ) {}
+        process.exit(1);
       });`;
     const child = spawn(
       process.execPath,
@@ -259,6 +261,7 @@ describe('the directory rate limits shared by several processes (PostgreSQL)', (
     const started = performance.now();
     await request(limiter, [], 'live');
     const waited = performance.now() - started;
+    child.kill('SIGKILL');
     // It waited for the frozen turn (so the lock was held), until PostgreSQL ended that session.
     expect(waited).toBeGreaterThanOrEqual(TURN_IDLE_LIMIT_MS - 1_500);
     expect(waited).toBeLessThan(TURN_IDLE_LIMIT_MS + 4_000);
