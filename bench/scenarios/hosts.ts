@@ -15,8 +15,6 @@
  * (d) The limiter has no owner to fail over (every host takes turns at one lock): the time a
  *     request waits when the process holding the lock is killed, or frozen, in its turn.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { pathToFileURL } from 'node:url';
 import { SharedRateLimiter } from '../../src/directory/shared-rate-limiter.js';
 import { openStore, PostgresRateLimitLedger } from '../../src/store/index.js';
 import { isFinalAnswer, shardForGuild, snowflake, startDiscordStandIn } from '../../test/discord/index.js';
@@ -30,8 +28,8 @@ import {
   sleep,
   statsRequests,
 } from '../../test/ops/helpers.js';
+import { holdTurnFrozen } from '../../test/store/frozen-turn.js';
 import { freshPlace, type Place } from '../../test/store/places.js';
-import { compiled } from '../lib/env.js';
 import { atLeast, atMost, type Row, type ScenarioResult } from '../lib/report.js';
 import { type Summary, summarize } from '../lib/stats.js';
 
@@ -199,27 +197,7 @@ async function failover(w: World, three: boolean): Promise<number> {
 /** (d): a process holding the limiter's lock, killed or frozen in its turn; how long another waits. */
 async function lockHolder(how: 'kill' | 'freeze'): Promise<number> {
   const place: Place = await freshPlace('postgres');
-  const script = `
-    const { writeSync } = await import('node:fs');
-    const { openStore, PostgresRateLimitLedger } = await import(process.argv[1]);
-    const ledger = new PostgresRateLimitLedger(await openStore(JSON.parse(process.argv[2])));
-    const me = { id: 'holder', priority: 'background', buckets: ['global'], expiresInMs: 60000 };
-    await ledger.turn(me, 60000, () => {
-      writeSync(1, 'holding\\n');
-      for (const end = Date.now() + 30000; Date.now() < end; ) {}
-      process.exit(1);
-    });`;
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [
-      '--input-type=module',
-      '-e',
-      script,
-      pathToFileURL(compiled('src/store/index.js')).href,
-      JSON.stringify(place.options),
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
+  const child = await holdTurnFrozen(place.options);
   const store = await openStore(place.options);
   const limiter = new SharedRateLimiter({
     ledger: new PostgresRateLimitLedger(store),
@@ -228,12 +206,6 @@ async function lockHolder(how: 'kill' | 'freeze'): Promise<number> {
     marginMs: 25,
   });
   try {
-    await new Promise<void>((resolve, reject) => {
-      child.stdout?.on('data', (chunk: Buffer) => {
-        if (chunk.toString().includes('holding')) resolve();
-      });
-      child.once('exit', (code) => reject(new Error(`the lock holder exited (${code})`)));
-    });
     const started = performance.now();
     const acquired = limiter.acquire({});
     await sleep(200);

@@ -4,9 +4,6 @@
  * one schema, as the shard processes of start:sharded are. Windows are scaled down (5 per
  * 1 s, 1 per 400 ms on a route) so that a test takes a few seconds, not minutes.
  */
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { RateLimitedError, UnavailableError } from '../../src/directory/errors.js';
 import type { Grant } from '../../src/directory/rate-limiter.js';
@@ -18,13 +15,12 @@ import {
 import { openStore, PostgresRateLimitLedger, type Store } from '../../src/store/index.js';
 import { sql } from '../../src/store/kysely.js';
 import { TURN_IDLE_LIMIT_MS } from '../../src/store/turns.js';
+import { holdTurnFrozen } from './frozen-turn.js';
 import { type Place, perTest } from './places.js';
 
 const GLOBAL = { max: 5, windowMs: 1_000 };
 const ROUTES = { max: 1, windowMs: 400 };
 const MARGIN_MS = 25;
-
-const STORE_MODULE = join(import.meta.dirname, '../../dist/src/store/index.js');
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -232,31 +228,9 @@ describe('the directory rate limits shared by several processes (PostgreSQL)', (
 
   it('a process frozen in the middle of its turn holds the others up no longer than the idle bound (5 s)', async () => {
     const where = await place();
-    // A process of the bot that takes a turn and freezes in it (a busy loop: as SIGSTOP, its
-    // connection stays open and never sends the turn's next statement).
-    const script = `
-      const { writeSync } = await import('node:fs');
-      const { openStore, PostgresRateLimitLedger } = await import(process.argv[1]);
-      const ledger = new PostgresRateLimitLedger(await openStore(JSON.parse(process.argv[2])));
-      const me = { id: 'frozen', priority: 'background', buckets: ['global'], expiresInMs: 60000 };
-      await ledger.turn(me, 60000, () => {
-        writeSync(1, 'holding\\n');
-        // Frozen, but never for more than 30 s, whatever happens to the test.
-        for (const end = Date.now() + 30000; Date.now() < end; ) {}
-        process.exit(1);
-      });`;
-    const child = spawn(
-      process.execPath,
-      ['--input-type=module', '-e', script, pathToFileURL(STORE_MODULE).href, JSON.stringify(where.options)],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    );
+    // A process of the bot that takes a turn and freezes in it (its connection stays open).
+    const child = await holdTurnFrozen(where.options);
     undo(() => child.kill('SIGKILL'));
-    await new Promise<void>((resolve, reject) => {
-      child.stdout.on('data', (chunk: Buffer) => {
-        if (chunk.toString().includes('holding')) resolve();
-      });
-      child.once('exit', (code) => reject(new Error(`the frozen process exited (${code})`)));
-    });
     const { limiter } = await processOn(where);
     const started = performance.now();
     await request(limiter, [], 'live');
