@@ -160,10 +160,33 @@ export const settingsCommand = {
   ],
 } as const satisfies RESTPostAPIChatInputApplicationCommandsJSONBody;
 
+/** /leaderboard [period]: this server's members by successful ups (a month unless asked). */
+export const leaderboardCommand = {
+  type: ApplicationCommandType.ChatInput,
+  ...named('leaderboard', 'commands.leaderboard.name'),
+  ...describe('commands.leaderboard.description'),
+  contexts: [InteractionContextType.Guild],
+  integration_types: GUILD_INSTALL,
+  options: [
+    {
+      type: ApplicationCommandOptionType.String,
+      ...named('period', 'commands.options.period'),
+      ...describe('commands.leaderboard.period'),
+      required: false,
+      choices: [
+        choice('week', 'commands.leaderboard.choices.week'),
+        choice('month', 'commands.leaderboard.choices.month'),
+        choice('all', 'commands.leaderboard.choices.all'),
+      ],
+    },
+  ],
+} as const satisfies RESTPostAPIChatInputApplicationCommandsJSONBody;
+
 export const commandDefinitions: readonly RESTPostAPIChatInputApplicationCommandsJSONBody[] = [
   upCommand,
   botCommand,
   serverCommand,
   profileCommand,
   settingsCommand,
+  leaderboardCommand,
 ];

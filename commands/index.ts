@@ -2,6 +2,7 @@
 import type { Registry } from '../src/interactions/types.js';
 import { bot } from './bot.js';
 import { comments } from './comments.js';
+import { leaderboard } from './leaderboard.js';
 import { profile } from './profile.js';
 import { remind } from './remind.js';
 import { server } from './server.js';
@@ -9,6 +10,6 @@ import { settings } from './settings.js';
 import { up } from './up.js';
 
 export const registry: Registry = {
-  commands: [up, bot, server, profile, settings],
+  commands: [up, bot, server, profile, settings, leaderboard],
   buttons: [comments, remind],
 };

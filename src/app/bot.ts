@@ -40,11 +40,14 @@ import type { Logger } from '../log/logger.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { Readiness } from '../ops/server.js';
 import {
+  HistoryRepository,
   PostgresIdentifyLedger,
   ReminderRepository,
   SettingsRepository,
   type Store,
   StoreUpJournal,
+  UP_HISTORY_DAYS,
+  UP_HISTORY_MS,
 } from '../store/index.js';
 import type { ServerReporter } from '../tasks/server-reports.js';
 import type { StatsPoster } from '../tasks/stats-poster.js';
@@ -91,6 +94,8 @@ export interface BotApp {
 }
 
 const DESTROY_BOUND_MS = 2_000;
+/** How often ups older than UP_HISTORY_DAYS are deleted (one DELETE on an indexed time). */
+const HISTORY_PRUNE_EVERY_MS = 6 * 3_600_000;
 
 /**
  * Which guilds' reminders this process sends: all of them in the single process; in a shard
@@ -219,6 +224,7 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
     journal,
     settings: new SettingsRepository(store),
     reminders: new ReminderRepository(store),
+    history: new HistoryRepository(store),
     wakeReminders: (dueAt) => scheduler.wake(dueAt),
     reminderRoleChosen: (guildId, roleId) => reminderRoles.chosen(guildId, roleId),
     commands: new CommandMentions({
@@ -277,6 +283,10 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
     services.start();
     // Reminders that fell due while the bot was down go out now.
     scheduler.start();
+    // The history keeps UP_HISTORY_DAYS: what is older goes now and every few hours.
+    void pruneHistory();
+    historyPruner ??= setInterval(() => void pruneHistory(), HISTORY_PRUNE_EVERY_MS);
+    historyPruner.unref();
     const recover = (entries?: PendingUp[]) =>
       recoverPendingUps({
         journal,
@@ -286,6 +296,7 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
         now: deps.now,
         reminders: deps.reminders,
         wakeReminders: deps.wakeReminders,
+        history: deps.history,
         ...(entries ? { entries } : {}),
       });
     void recover().then((answered) =>
@@ -307,6 +318,15 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
     }
   });
   let adoption: { stop(): void } | undefined;
+  let historyPruner: NodeJS.Timeout | undefined;
+  const pruneHistory = async (): Promise<void> => {
+    try {
+      const deleted = await deps.history.prune(deps.now() - UP_HISTORY_MS);
+      if (deleted > 0) logger.info({ deleted, days: UP_HISTORY_DAYS }, 'old ups deleted from the history');
+    } catch (err) {
+      logger.warn({ err: String(err) }, 'could not delete old ups from the history');
+    }
+  };
   /** Shards of hosts that are gone: their guilds' reminders are sent from here too. */
   let orphanShards: ReadonlySet<number> = new Set();
   watchGuilds({
@@ -347,6 +367,7 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
         const drained = await router.drain(drainMs);
         if (!drained) logger.warn({ inFlight: router.inFlight }, 'interactions still running at shutdown');
         adoption?.stop();
+        clearInterval(historyPruner);
         await Promise.all([services.stop(), scheduler.stop()]);
         // @discordjs/ws 1.2 can leave destroy() pending forever when a shard waits for READY
         // (its abort handler starts a second destroy): never let that hold the shutdown.

@@ -15,6 +15,7 @@ import type { UpJournal } from '../features/up/journal.js';
 import type { SupportedLocale, Translate } from '../i18n/index.js';
 import type { Logger } from '../log/logger.js';
 import type { RenderedMessage } from '../render/message.js';
+import type { HistoryRepository } from '../store/history.js';
 import type { ReminderRepository } from '../store/reminders.js';
 import type { SettingsRepository } from '../store/settings.js';
 import type { DescribeFailure, Subject } from './error-message.js';
@@ -37,6 +38,8 @@ export interface BotDeps {
   settings: SettingsRepository;
   /** Each server's next-up reminder and members' personal ones, in the store. */
   reminders: ReminderRepository;
+  /** Every successful up, for /leaderboard (store/history.ts). */
+  history: HistoryRepository;
   /**
    * Tells this process's reminder scheduler that a reminder now falls due at `dueAt` (ms epoch),
    * so one due sooner than its next look at the store is not late.

@@ -4,6 +4,13 @@
  */
 export { StoreError, StoreUnavailableError } from './errors.js';
 export {
+  HistoryRepository,
+  type MemberUps,
+  UP_HISTORY_DAYS,
+  UP_HISTORY_MS,
+  type UpRecord,
+} from './history.js';
+export {
   HostRepository,
   LeaseRepository,
   type LeaseState,
@@ -23,7 +30,7 @@ export {
   type ReminderKey,
   ReminderRepository,
 } from './reminders.js';
-export type { GuildProblem, PublicLanguage, ReminderState } from './schema.js';
+export type { GuildProblem, PublicLanguage, ReminderState, UpSource } from './schema.js';
 export {
   DEFAULT_PUBLIC_LANGUAGE,
   type GuildSettings,

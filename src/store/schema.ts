@@ -136,6 +136,21 @@ export interface IdentifyTurnsTable {
   next_at: number;
 }
 
+/** Where a recorded up came from: an /up through this bot, or the directory's webhook. */
+export type UpSource = 'bot' | 'webhook';
+
+/** One successful up (store/history.ts). */
+export interface UpHistoryTable {
+  /** `bot:<interaction id>`: the same up recorded twice is one row. */
+  id: string;
+  guild_id: string;
+  user_id: string;
+  at: number;
+  /** The directory's up count after it, when its answer gave one. */
+  up_count: number | null;
+  source: UpSource;
+}
+
 export interface Database {
   pending_ups: PendingUpsTable;
   guild_settings: GuildSettingsTable;
@@ -147,4 +162,5 @@ export interface Database {
   shard_states: ShardStatesTable;
   leases: LeasesTable;
   identify_turns: IdentifyTurnsTable;
+  up_history: UpHistoryTable;
 }

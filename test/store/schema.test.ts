@@ -40,6 +40,12 @@ describe('one schema on both engines', () => {
       'personal_reminders',
       'reminders',
       'shard_states',
+      'up_history',
+    ]);
+    expect(shape.up_history?.primaryKey).toEqual(['id']);
+    expect(shape.up_history?.indexes).toEqual([
+      { name: 'up_history_at', columns: ['at'], unique: false },
+      { name: 'up_history_guild_at', columns: ['guild_id', 'at'], unique: false },
     ]);
     expect(shape.reminders?.primaryKey).toEqual(['guild_id']);
     expect(shape.reminders?.indexes).toEqual([

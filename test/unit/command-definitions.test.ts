@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { commandDefinitions, settingsCommand } from '../../commands/definitions.js';
 import { localizations } from '../../src/i18n/index.js';
 
-/** The definitions' JSON before names moved to the catalogs, key order included. */
+/** The definitions' JSON before names moved to the catalogs, key order included (and /leaderboard since). */
 const DEPLOYED = [
   {
     type: 1,
@@ -241,6 +241,38 @@ const DEPLOYED = [
         description_localizations: {
           ru: 'Настройки сервера, следующее напоминание и проблемы',
         },
+      },
+    ],
+  },
+  {
+    type: 1,
+    name: 'leaderboard',
+    name_localizations: {
+      ru: 'лидеры',
+    },
+    description: 'Who raised this server most, with their counts',
+    description_localizations: {
+      ru: 'Кто чаще всех поднимал этот сервер',
+    },
+    contexts: [0],
+    integration_types: [0],
+    options: [
+      {
+        type: 3,
+        name: 'period',
+        name_localizations: {
+          ru: 'период',
+        },
+        description: 'The last week, month (default) or all the kept history',
+        description_localizations: {
+          ru: 'Последняя неделя, месяц (по умолчанию) или вся сохранённая история',
+        },
+        required: false,
+        choices: [
+          { name: 'Last 7 days', name_localizations: { ru: 'Последние 7 дней' }, value: 'week' },
+          { name: 'Last 30 days', name_localizations: { ru: 'Последние 30 дней' }, value: 'month' },
+          { name: 'All time', name_localizations: { ru: 'За всё время' }, value: 'all' },
+        ],
       },
     ],
   },

@@ -13,7 +13,7 @@ import type { Logger } from '../../log/logger.js';
 import type { RenderedMessage } from '../../render/message.js';
 import { describeUpFailure } from './failure.js';
 import type { PendingUp, UpJournal } from './journal.js';
-import { type ReminderDeps, scheduleReminder, sendUp, upAnswer } from './up.js';
+import { type HistoryDeps, type ReminderDeps, recordUp, scheduleReminder, sendUp, upAnswer } from './up.js';
 
 export interface RecoverOptions {
   journal: UpJournal;
@@ -24,6 +24,8 @@ export interface RecoverOptions {
   /** Where the server's reminder follows the answer (as for an /up answered at once). */
   reminders?: ReminderDeps['reminders'];
   wakeReminders?: ReminderDeps['wakeReminders'];
+  /** Where a success is recorded (as for an /up answered at once). */
+  history?: HistoryDeps['history'];
   /** These entries (taken over from a host that died) instead of the journal's own list. */
   entries?: PendingUp[];
 }
@@ -67,6 +69,7 @@ export async function recoverPendingUps(options: RecoverOptions): Promise<number
             answer.remindAt,
           );
         }
+        await recordUp({ history: options.history, logger }, entry, answer, now());
         message = withNote(answer.message, t('up.afterRestart'));
         logger.info({ ...log, outcome: answer.outcome }, 'answered an up from before the restart');
       } catch (err) {

@@ -10,6 +10,7 @@ import type { Translate } from '../../i18n/index.js';
 import type { Logger } from '../../log/logger.js';
 import type { RenderedMessage } from '../../render/message.js';
 import { renderUpResult, type UpOutcome, upOutcome } from '../../render/up.js';
+import type { HistoryRepository } from '../../store/history.js';
 import type { ReminderRepository } from '../../store/reminders.js';
 import { remindableTime, remindRow } from '../reminders/remind-button.js';
 import type { PendingUp, UpJournal } from './journal.js';
@@ -21,8 +22,13 @@ export interface ReminderDeps {
   wakeReminders: (dueAt: number) => void;
 }
 
+/** Where a successful up is recorded (store/history.ts): /leaderboard reads it. */
+export interface HistoryDeps {
+  history?: Pick<HistoryRepository, 'record'> | undefined;
+}
+
 /** What an up needs: a part of the handlers' deps (interactions/types.ts). */
-export interface UpDeps extends ReminderDeps {
+export interface UpDeps extends ReminderDeps, HistoryDeps {
   directory: Pick<DirectoryClient, 'postServer'>;
   discord: Pick<DiscordLookups, 'guildStats'>;
   journal: UpJournal;
@@ -93,6 +99,32 @@ export async function scheduleReminder(
 }
 
 /**
+ * A success goes into the server's history, under the interaction's id: an up answered again
+ * after a restart (recover.ts) is the same row. Written before the journal lets go of the up, as
+ * the reminder is. Never throws: a store that fails costs the row (one warn line), never the /up.
+ */
+export async function recordUp(
+  deps: HistoryDeps & Pick<UpDeps, 'logger'>,
+  up: PendingUp,
+  answer: UpAnswer,
+  at: number,
+): Promise<void> {
+  if (!deps.history || answer.outcome !== 'success') return;
+  try {
+    await deps.history.record({
+      id: `bot:${up.interactionId}`,
+      guildId: up.guildId,
+      userId: up.userId,
+      at,
+      upCount: Number.isFinite(answer.result.up) ? answer.result.up : null,
+      source: 'bot',
+    });
+  } catch (err) {
+    deps.logger.warn({ err, guildId: up.guildId }, 'could not record the up in the history');
+  }
+}
+
+/**
  * An up asked for now. Journaled until the directory has answered: a restart in between still
  * answers (recover.ts). The up goes without the guild's statistics if they cannot be gathered in
  * time. Throws the directory's errors (the router tells them with describeUpFailure).
@@ -113,6 +145,7 @@ export async function upNow(
     );
     answer = upAnswer(await sendUp(deps.directory, up, options.deadline, stats), options.t, deps.now());
     await scheduleReminder(deps, guildId, answer.remindAt);
+    await recordUp(deps, up, answer, deps.now());
   } finally {
     await deps.journal.remove(up.interactionId).catch((err: unknown) => {
       deps.logger.warn({ err }, 'could not update the journal of pending ups');

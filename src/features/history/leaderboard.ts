@@ -1,0 +1,100 @@
+/**
+ * /leaderboard: the members who keep this server up, from its history of successful ups
+ * (store/history.ts). The top 10 of a period with their counts, and the rank of whoever asked.
+ * Names are mentions, which ping nobody: every answer's allowed_mentions is empty
+ * (interactions/respond.ts), and ids come from the store as Discord gave them.
+ */
+import type { Translate } from '../../i18n/index.js';
+import { COLORS } from '../../render/colors.js';
+import type { RenderedMessage } from '../../render/message.js';
+import { type HistoryRepository, type MemberUps, UP_HISTORY_DAYS } from '../../store/history.js';
+
+export const PERIODS = ['week', 'month', 'all'] as const;
+export type Period = (typeof PERIODS)[number];
+export const DEFAULT_PERIOD: Period = 'month';
+
+const DAY_MS = 86_400_000;
+/** How far back each period looks ("all": as far as the history is kept). */
+const PERIOD_DAYS: Record<Period, number> = { week: 7, month: 30, all: UP_HISTORY_DAYS };
+export const TOP = 10;
+
+export function isPeriod(value: unknown): value is Period {
+  return typeof value === 'string' && (PERIODS as readonly string[]).includes(value);
+}
+
+export interface Standing {
+  period: Period;
+  since: number;
+  /** The first TOP members. */
+  top: MemberUps[];
+  /** Whoever asked: their 1-based rank and count, or null with no up in the period. */
+  asker: { rank: number; ups: number } | null;
+  totalUps: number;
+  members: number;
+}
+
+export async function standing(
+  history: Pick<HistoryRepository, 'members'>,
+  guildId: string,
+  userId: string,
+  period: Period,
+  now: number,
+): Promise<Standing> {
+  const since = now - PERIOD_DAYS[period] * DAY_MS;
+  const all = await history.members(guildId, since);
+  const index = all.findIndex((m) => m.userId === userId);
+  return {
+    period,
+    since,
+    top: all.slice(0, TOP),
+    asker: index === -1 ? null : { rank: index + 1, ups: (all[index] as MemberUps).ups },
+    totalUps: all.reduce((n, m) => n + m.ups, 0),
+    members: all.length,
+  };
+}
+
+/** A user id as Discord gives them: anything else is not put in a mention. */
+const SNOWFLAKE = /^\d{15,21}$/;
+
+export function renderLeaderboard(s: Standing, t: Translate): RenderedMessage {
+  const title = t(`leaderboard.title.${s.period}`);
+  if (s.members === 0) {
+    return {
+      embeds: [{ title, description: t('leaderboard.empty'), color: COLORS.info }],
+      components: [],
+    };
+  }
+  const lines = s.top.map((m, i) =>
+    t('leaderboard.line', {
+      rank: i + 1,
+      user: SNOWFLAKE.test(m.userId) ? `<@${m.userId}>` : t('leaderboard.unknownUser'),
+      ups: t('leaderboard.ups', { count: m.ups }),
+      interpolation: { escapeValue: false },
+    }),
+  );
+  const you = s.asker
+    ? t('leaderboard.you', {
+        rank: s.asker.rank,
+        ups: t('leaderboard.ups', { count: s.asker.ups }),
+        interpolation: { escapeValue: false },
+      })
+    : t('leaderboard.youNone');
+  return {
+    embeds: [
+      {
+        title,
+        description: lines.join('\n'),
+        color: COLORS.success,
+        fields: [{ name: t('leaderboard.youTitle'), value: you }],
+        footer: {
+          text: t('leaderboard.total', {
+            ups: t('leaderboard.ups', { count: s.totalUps }),
+            members: t('leaderboard.byMembers', { count: s.members }),
+            interpolation: { escapeValue: false },
+          }),
+        },
+      },
+    ],
+    components: [],
+  };
+}

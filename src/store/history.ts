@@ -1,0 +1,86 @@
+/**
+ * The history of successful ups (issue 16): recorded once each, read as a server's leaderboard
+ * for a period, kept UP_HISTORY_DAYS. A server's rows go with its settings (settings.ts,
+ * deleteGuild) when the bot leaves it.
+ */
+import type { UpSource } from './schema.js';
+import type { Store } from './store.js';
+
+/** How long an up is kept: a year and a bit, so "all time" and a year back can be shown. */
+export const UP_HISTORY_DAYS = 400;
+export const UP_HISTORY_MS = UP_HISTORY_DAYS * 86_400_000;
+
+export interface UpRecord {
+  /** What makes recording idempotent: `bot:<interaction id>` for an /up through this bot. */
+  id: string;
+  guildId: string;
+  userId: string;
+  /** When it was given (epoch ms). */
+  at: number;
+  /** The directory's up count after it, when known. */
+  upCount: number | null;
+  source: UpSource;
+}
+
+/** A member's ups in a period, in leaderboard order. */
+export interface MemberUps {
+  userId: string;
+  ups: number;
+  /** Their first up in the period: who got there first ranks first among equals. */
+  firstAt: number;
+}
+
+export class HistoryRepository {
+  readonly #store: Store;
+
+  constructor(store: Store) {
+    this.#store = store;
+  }
+
+  /** Records one up; false when an up with this id is recorded already. */
+  async record(up: UpRecord): Promise<boolean> {
+    const rows = await this.#store.run((db) =>
+      db
+        .insertInto('up_history')
+        .values({
+          id: up.id,
+          guild_id: up.guildId,
+          user_id: up.userId,
+          at: up.at,
+          up_count: up.upCount,
+          source: up.source,
+        })
+        .onConflict((oc) => oc.column('id').doNothing())
+        .executeTakeFirst(),
+    );
+    return Number(rows.numInsertedOrUpdatedRows ?? 0) > 0;
+  }
+
+  /**
+   * Every member who raised the server since `since`, most ups first (equal counts: the one who
+   * began first). The whole list: a server has at most a few thousand members who ever up, and
+   * the asker's rank comes from it.
+   */
+  async members(guildId: string, since: number): Promise<MemberUps[]> {
+    const rows = await this.#store.run((db) =>
+      db
+        .selectFrom('up_history')
+        .select((eb) => ['user_id', eb.fn.countAll<number>().as('ups'), eb.fn.min('at').as('first_at')])
+        .where('guild_id', '=', guildId)
+        .where('at', '>=', since)
+        .groupBy('user_id')
+        .execute(),
+    );
+    return rows
+      .map((r) => ({ userId: r.user_id, ups: Number(r.ups), firstAt: Number(r.first_at) }))
+      .sort((a, b) => b.ups - a.ups || a.firstAt - b.firstAt || a.userId.localeCompare(b.userId));
+  }
+
+  /** Deletes what is older than `before` (retention); how many rows went. */
+  async prune(before: number): Promise<number> {
+    const result = await this.#store.run((db) =>
+      db.deleteFrom('up_history').where('at', '<', before).executeTakeFirst(),
+    );
+    return Number(result.numDeletedRows);
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * /leaderboard end to end, on both engines: successful ups through /up are recorded, once each;
+ * the answer ranks the server's members with their counts, says where the asker stands, is in
+ * their language, and its mentions ping nobody.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HistoryRepository } from '../../src/store/index.js';
+import { commandOption, makeGuild } from '../discord/index.js';
+import { IDS } from '../emulator/index.js';
+import { ENGINES, freshPlace, type Place } from '../store/places.js';
+import { embedOf, type Harness, publicMessage, startHarness } from './harness.js';
+
+const guild = makeGuild({ id: IDS.serverFresh, name: 'Свежий сервер' });
+const anna = { id: '310000000000000001', username: 'anna', global_name: 'Анна' };
+const boris = { id: '310000000000000002', username: 'boris' };
+const vera = { id: '310000000000000003', username: 'vera' };
+
+describe.each(ENGINES)('/leaderboard (%s)', (engine) => {
+  let h: Harness;
+  let place: Place;
+
+  beforeAll(async () => {
+    place = await freshPlace(engine);
+    // The directory lets a server be raised again at once: every /up below is a success.
+    h = await startHarness({ guilds: [guild], emulator: { cooldownMs: 1 }, env: { ...place.env } });
+  });
+  afterAll(async () => {
+    await h?.close();
+    await place?.remove();
+  });
+
+  it('ranks the members by their ups, tells the asker their place, and pings nobody', async () => {
+    expect(h.bot.store.engine).toBe(engine);
+    const empty = await h.run({ guildId: guild.id, name: 'leaderboard', user: anna });
+    expect(empty.outcome).toBe('empty');
+    expect(embedOf(publicMessage(empty)).description).toContain('No up through this bot in this period yet');
+
+    for (const user of [boris, anna, boris, vera, boris, anna]) {
+      const up = await h.run({ guildId: guild.id, name: 'up', user });
+      expect(up.outcome).toBe('success');
+    }
+    const history = new HistoryRepository(h.bot.store);
+    expect((await history.members(guild.id, 0)).map((m) => [m.userId, m.ups])).toEqual([
+      [boris.id, 3],
+      [anna.id, 2],
+      [vera.id, 1],
+    ]);
+
+    const board = await h.run({ guildId: guild.id, name: 'leaderboard', user: vera });
+    expect(board.outcome).toBe('shown');
+    const embed = embedOf(publicMessage(board));
+    expect(embed.title).toBe('Who kept this server up: the last 30 days');
+    expect(embed.description).toBe(
+      [`**1.** <@${boris.id}>: 3 ups`, `**2.** <@${anna.id}>: 2 ups`, `**3.** <@${vera.id}>: 1 up`].join(
+        '\n',
+      ),
+    );
+    expect(embed.fields).toEqual([{ name: 'You', value: '#3 with 1 up' }]);
+    expect(embed.footer?.text).toBe('6 ups by 3 members in this period');
+    // Mentions that ping nobody: the answer allows no mention at all.
+    const edit = board.requests.find((r) => r.method === 'PATCH');
+    expect((edit?.body as { allowed_mentions?: unknown } | undefined)?.allowed_mentions).toEqual({
+      parse: [],
+      replied_user: false,
+    });
+
+    // In Russian, for a week, asked by someone with no up.
+    const ru = await h.run({
+      guildId: guild.id,
+      name: 'leaderboard',
+      locale: 'ru',
+      user: { id: '310000000000000009', username: 'gleb' },
+      options: [commandOption.string('period', 'week')],
+    });
+    const ruEmbed = embedOf(publicMessage(ru));
+    expect(ruEmbed.title).toBe('Кто поднимал сервер: последние 7 дней');
+    expect(ruEmbed.description?.split('\n')[0]).toBe(`**1.** <@${boris.id}>: 3 апа`);
+    expect(ruEmbed.fields?.[0]?.value).toBe(
+      'В этом периоде у вас пока нет апов: используйте /up, когда сервер можно поднять.',
+    );
+    expect(ruEmbed.footer?.text).toBe('6 апов от 3 участников за этот период');
+  });
+});
