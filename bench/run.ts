@@ -8,6 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Budget, isQuick, machineFacts, resultsDir } from './lib/env.js';
 import { markdownTable, notes, type Row, type ScenarioResult, textTable } from './lib/report.js';
+import { chartsScenario } from './scenarios/charts.js';
 import { clientOverheadScenario } from './scenarios/client-overhead.js';
 import { hostsScenario } from './scenarios/hosts.js';
 import { memoryScenario } from './scenarios/memory.js';
@@ -41,6 +42,7 @@ const SCENARIOS: Scenario[] = [
   { id: 5, name: '5. Time to ready', run: (budget) => readyScenario(budget) },
   { id: 6, name: '6. Reminders at scale', run: () => remindersScenario() },
   { id: 7, name: '7. Shared rate limits', run: () => sharedLimitsScenario() },
+  { id: 8, name: '8. Charts', run: () => chartsScenario() },
   { id: 10, name: '10. Three hosts', run: () => hostsScenario() },
 ];
 

@@ -1,4 +1,6 @@
 /** /leaderboard [period]: who keeps this server up (features/history/leaderboard.ts). */
+
+import { CHART_MEMBERS, upsChart } from '../src/features/history/chart.js';
 import {
   DEFAULT_PERIOD,
   isPeriod,
@@ -17,8 +19,33 @@ export const leaderboard: SlashCommand = {
     if (!guildId) throw new GuildOnlyError();
     const given = interaction.options.getString('period');
     const period = isPeriod(given) ? given : DEFAULT_PERIOD;
-    const s = await standing(deps.history, guildId, interaction.user.id, period, deps.now());
-    await reply.public(renderLeaderboard(s, t));
+    const now = deps.now();
+    const s = await standing(deps.history, guildId, interaction.user.id, period, now);
+    const chart =
+      s.members === 0
+        ? null
+        : await upsChart(
+            {
+              history: deps.history,
+              charts: deps.charts,
+              name: async (userId) => (await deps.discord.identity(userId))?.name ?? null,
+            },
+            {
+              guildId,
+              since: s.since,
+              now,
+              named: s.top.slice(0, CHART_MEMBERS).map((m) => m.userId),
+              title: t(`leaderboard.title.${period}`),
+            },
+            t,
+          ).catch((err: unknown) => {
+            deps.logger.warn(
+              { err, guildId },
+              'the leaderboard chart could not be drawn; answering without it',
+            );
+            return null;
+          });
+    await reply.public(renderLeaderboard(s, t, chart));
     return s.members === 0 ? 'empty' : 'shown';
   },
 };

@@ -1,8 +1,10 @@
 /** /server [ref]: a server card; without a reference, the current guild. */
 import { parseReference } from '../src/directory/index.js';
+import { thisServerChart } from '../src/features/history/chart.js';
 import { GuildOnlyError, UserInputError } from '../src/interactions/error-message.js';
 import type { SlashCommand } from '../src/interactions/types.js';
 import { renderServerCard } from '../src/render/cards.js';
+import { COLORS } from '../src/render/colors.js';
 import { serverCommand } from './definitions.js';
 
 export const server: SlashCommand = {
@@ -19,7 +21,33 @@ export const server: SlashCommand = {
       if (!ref) throw new UserInputError('server');
     }
     const record = await deps.directory.getServer(ref, { priority: 'interactive', deadline });
-    await reply.public(renderServerCard(record, t, locale));
+    const message = renderServerCard(record, t, locale);
+    // This server's own card: its ups in the last 30 days, drawn from the history.
+    if (ref === interaction.guildId) {
+      const chart = await thisServerChart(
+        {
+          history: deps.history,
+          charts: deps.charts,
+          name: async (userId) => (await deps.discord.identity(userId))?.name ?? null,
+        },
+        ref,
+        deps.now(),
+        t,
+      ).catch((err: unknown) => {
+        deps.logger.warn({ err, guildId: ref }, 'the server chart could not be drawn; answering without it');
+        return null;
+      });
+      if (chart) {
+        message.embeds.push({
+          title: t('chart.title'),
+          color: COLORS.info,
+          fields: [{ name: t('leaderboard.barsTitle.day'), value: chart.text }],
+          image: { url: `attachment://${chart.file.name}` },
+        });
+        message.files = [chart.file];
+      }
+    }
+    await reply.public(message);
     return 'shown';
   },
 };

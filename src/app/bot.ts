@@ -39,6 +39,7 @@ import type { BotDeps, Registry } from '../interactions/types.js';
 import type { Logger } from '../log/logger.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { Readiness } from '../ops/server.js';
+import { ChartRenderer } from '../render/charts.js';
 import {
   HistoryRepository,
   PostgresIdentifyLedger,
@@ -216,6 +217,7 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
   const { directory, poster, reporter, store } = services;
   if (sharding.hostShards) identifyLedger = new PostgresIdentifyLedger(store);
   const journal = new StoreUpJournal(store, { owner: journalOwner(sharding) });
+  const charts = new ChartRenderer();
   const deps: BotDeps = {
     directory,
     discord: discordLookups(client, channels, options.gatherTimeoutMs ?? 2_000),
@@ -225,6 +227,7 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
     settings: new SettingsRepository(store),
     reminders: new ReminderRepository(store),
     history: new HistoryRepository(store),
+    charts,
     wakeReminders: (dueAt) => scheduler.wake(dueAt),
     reminderRoleChosen: (guildId, roleId) => reminderRoles.chosen(guildId, roleId),
     commands: new CommandMentions({
@@ -374,7 +377,7 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
         const destroyed = await doneWithin(client.destroy(), DESTROY_BOUND_MS);
         if (!destroyed) logger.warn('the Discord client did not close in time; going on');
         // Its idle keep-alive connections; a request still on its way has no one left to answer.
-        await Promise.all([restAgent.destroy(), acknowledger.close()]);
+        await Promise.all([restAgent.destroy(), acknowledger.close(), charts.close()]);
         await services.close();
       })();
       return stopping;

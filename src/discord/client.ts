@@ -13,7 +13,7 @@ import type { Dispatcher } from 'undici';
 import { ChannelNames, type ChannelNamesOptions } from './channel-names.js';
 import { InteractionsFirstStrategy, type InteractionTap } from './gateway-strategy.js';
 import { NO_MENTIONS } from './mentions.js';
-import { createDiscordRestAgent } from './rest-agent.js';
+import { createDiscordRestAgent, encodeFormsFirst } from './rest-agent.js';
 
 export interface DiscordClientOptions {
   /** REST base including /api (Discord's by default); the gateway address comes from GET /gateway/bot through it. */
@@ -151,6 +151,8 @@ export function createDiscordClient(options: DiscordClientOptions = {}): Discord
       // request() hands it as they are (the same dispatcher protocol); only the two copies'
       // FormData typings differ, hence the cast. The end-to-end tests run every request through it.
       agent: (options.restAgent ?? createDiscordRestAgent()) as unknown as RESTOptions['agent'],
+      // Except a FormData body, which its undici cannot stream to ours: encoded to bytes first.
+      makeRequest: encodeFormsFirst,
     },
   });
   const channels = new ChannelNames(

@@ -3,6 +3,7 @@
  * discord.js (`rest.agent`), with a bound on the connections and a long keep-alive, so that a
  * burst of interactions queues briefly on warm connections instead of opening one for each.
  */
+import { DefaultRestOptions, type RESTOptions } from '@discordjs/rest';
 import { Agent, type Dispatcher } from 'undici';
 
 /**
@@ -53,3 +54,20 @@ export function createDiscordRestAgent(): Dispatcher {
     keepAliveTimeout: DISCORD_REST_KEEP_ALIVE_MS,
   }).compose(refuseAborted);
 }
+
+type MakeRequest = NonNullable<RESTOptions['makeRequest']>;
+
+/**
+ * @discordjs/rest's own request strategy, with a multipart body (a message with files: a chart)
+ * encoded to bytes first. Its copy of undici (6) hands a FormData on as a stream that our agent's
+ * undici (7) cannot read ("action is not a function"); bytes with their content type go through
+ * either. JSON bodies, nearly every request, pass as they are.
+ */
+export const encodeFormsFirst: MakeRequest = async (url, init) => {
+  if (!(init.body instanceof FormData)) return DefaultRestOptions.makeRequest(url, init);
+  const encoded = new Response(init.body);
+  const headers = { ...(init.headers as Record<string, string> | undefined) };
+  headers['content-type'] = encoded.headers.get('content-type') ?? 'multipart/form-data';
+  const body = new Uint8Array(await encoded.arrayBuffer());
+  return DefaultRestOptions.makeRequest(url, { ...init, headers, body });
+};

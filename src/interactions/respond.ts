@@ -38,7 +38,12 @@ export function responderFor(interaction: Deferrable, deferredPrivately: boolean
  */
 export function responderForToken(rest: REST, applicationId: string, token: string): Responder {
   const original = Routes.webhookMessage(applicationId, token, '@original');
-  const body = (message: RenderedMessage) => ({ ...message, content: '', allowed_mentions: NO_MENTIONS });
+  // JSON only: an answer sent this way carries no file (a chart is left out).
+  const body = ({ files: _files, ...message }: RenderedMessage) => ({
+    ...message,
+    content: '',
+    allowed_mentions: NO_MENTIONS,
+  });
   return {
     public: async (message) => {
       await rest.patch(original, { body: body(message), auth: false });

@@ -14,6 +14,7 @@ import type { DiscordLookups } from '../discord/lookups.js';
 import type { UpJournal } from '../features/up/journal.js';
 import type { SupportedLocale, Translate } from '../i18n/index.js';
 import type { Logger } from '../log/logger.js';
+import type { ChartRenderer } from '../render/charts.js';
 import type { RenderedMessage } from '../render/message.js';
 import type { HistoryRepository } from '../store/history.js';
 import type { ReminderRepository } from '../store/reminders.js';
@@ -40,6 +41,8 @@ export interface BotDeps {
   reminders: ReminderRepository;
   /** Every successful up, for /leaderboard (store/history.ts). */
   history: HistoryRepository;
+  /** Charts as PNG, drawn off the event loop (render/charts.ts). */
+  charts: Pick<ChartRenderer, 'render'>;
   /**
    * Tells this process's reminder scheduler that a reminder now falls due at `dueAt` (ms epoch),
    * so one due sooner than its next look at the store is not late.

@@ -5,4 +5,14 @@ import type { ButtonRow } from './components.js';
 export interface RenderedMessage {
   embeds: APIEmbed[];
   components: ButtonRow[];
+  /** Images an embed shows as `attachment://<name>` (a chart), with their alt text. */
+  files?: MessageFile[];
+}
+
+/** An attached file as discord.js takes it. */
+export interface MessageFile {
+  attachment: Buffer;
+  name: string;
+  /** Alt text, read by screen readers. */
+  description?: string;
 }

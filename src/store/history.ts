@@ -3,12 +3,14 @@
  * for a period, kept UP_HISTORY_DAYS. A server's rows go with its settings (settings.ts,
  * deleteGuild) when the bot leaves it.
  */
+import { sql } from './kysely.js';
 import type { UpSource } from './schema.js';
 import type { Store } from './store.js';
 
 /** How long an up is kept: a year and a bit, so "all time" and a year back can be shown. */
 export const UP_HISTORY_DAYS = 400;
-export const UP_HISTORY_MS = UP_HISTORY_DAYS * 86_400_000;
+const DAY_MS = 86_400_000;
+export const UP_HISTORY_MS = UP_HISTORY_DAYS * DAY_MS;
 
 export interface UpRecord {
   /** What makes recording idempotent: `bot:<interaction id>` for an /up through this bot. */
@@ -74,6 +76,24 @@ export class HistoryRepository {
     return rows
       .map((r) => ({ userId: r.user_id, ups: Number(r.ups), firstAt: Number(r.first_at) }))
       .sort((a, b) => b.ups - a.ups || a.firstAt - b.firstAt || a.userId.localeCompare(b.userId));
+  }
+
+  /** Each member's ups per UTC day since `since` (`day`: the day's first millisecond). */
+  async perDay(guildId: string, since: number): Promise<Array<{ userId: string; day: number; ups: number }>> {
+    const rows = await this.#store.run((db) =>
+      db
+        .selectFrom('up_history')
+        .select((eb) => [
+          'user_id',
+          sql<number>`at - (at % ${sql.lit(DAY_MS)})`.as('day'),
+          eb.fn.countAll<number>().as('ups'),
+        ])
+        .where('guild_id', '=', guildId)
+        .where('at', '>=', since)
+        .groupBy(['user_id', sql`at - (at % ${sql.lit(DAY_MS)})`])
+        .execute(),
+    );
+    return rows.map((r) => ({ userId: r.user_id, day: Number(r.day), ups: Number(r.ups) }));
   }
 
   /** Deletes what is older than `before` (retention); how many rows went. */

@@ -139,7 +139,13 @@ async function parseMultipart(raw: Buffer, contentType: string): Promise<ParsedB
         fields[field] = value;
       }
     } else {
-      files.push({ field, filename: value.name, contentType: value.type, size: value.size });
+      files.push({
+        field,
+        filename: value.name,
+        contentType: value.type,
+        size: value.size,
+        data: Buffer.from(await value.arrayBuffer()),
+      });
     }
   }
   if (body === undefined && Object.keys(fields).length > 0) body = fields;

@@ -46,6 +46,8 @@ export interface RecordedFile {
   filename: string;
   contentType: string;
   size: number;
+  /** The bytes, to check what was sent (an image is a real PNG). */
+  data: Buffer;
 }
 
 export interface RecordedRestRequest {

@@ -15,6 +15,13 @@ const anna = { id: '310000000000000001', username: 'anna', global_name: 'Анн�
 const boris = { id: '310000000000000002', username: 'boris' };
 const vera = { id: '310000000000000003', username: 'vera' };
 
+/** The image's size from its IHDR, or null when these bytes are not a PNG. */
+function isPng(data: Buffer): { width: number; height: number } | null {
+  const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  if (!data.subarray(0, 8).equals(signature) || data.toString('latin1', 12, 16) !== 'IHDR') return null;
+  return { width: data.readUInt32BE(16), height: data.readUInt32BE(20) };
+}
+
 describe.each(ENGINES)('/leaderboard (%s)', (engine) => {
   let h: Harness;
   let place: Place;
@@ -55,14 +62,48 @@ describe.each(ENGINES)('/leaderboard (%s)', (engine) => {
         '\n',
       ),
     );
-    expect(embed.fields).toEqual([{ name: 'You', value: '#3 with 1 up' }]);
+    expect(embed.fields?.[0]).toEqual({ name: 'You', value: '#3 with 1 up' });
     expect(embed.footer?.text).toBe('6 ups by 3 members in this period');
+    // The chart: a real PNG of a sane size, shown in the embed, its numbers in the text too.
+    const today = new Date();
+    const dd = `${String(today.getUTCDate()).padStart(2, '0')}.${String(today.getUTCMonth() + 1).padStart(2, '0')}`;
+    expect(embed.fields?.[1]).toEqual({ name: 'Ups per day (UTC)', value: `${dd}: 6` });
+    expect(embed.image?.url).toBe('attachment://ups.png');
+    const png = board.requests.flatMap((r) => r.files ?? []).find((f) => f.filename === 'ups.png');
+    expect(png?.contentType).toBe('image/png');
+    expect(isPng(png!.data)).toEqual({ width: 960, height: 480 });
+    expect(png!.size).toBeGreaterThan(5_000);
+    expect(png!.size).toBeLessThan(1_000_000);
+    const edited = board.requests.find((r) => r.method === 'PATCH')?.body as
+      | { attachments?: Array<{ description?: string }> }
+      | undefined;
+    const attachments = edited?.attachments;
+    expect(attachments?.[0]?.description).toBe(`Who kept this server up: the last 30 days. ${dd}: 6`);
     // Mentions that ping nobody: the answer allows no mention at all.
     const edit = board.requests.find((r) => r.method === 'PATCH');
     expect((edit?.body as { allowed_mentions?: unknown } | undefined)?.allowed_mentions).toEqual({
       parse: [],
       replied_user: false,
     });
+
+    // This server's card carries its ups of the last 30 days as a chart too; another's does not.
+    const card = await h.run({ guildId: guild.id, name: 'server', user: vera });
+    const cardMessage = publicMessage(card);
+    expect(cardMessage.embeds).toHaveLength(2);
+    expect(embedOf(cardMessage, 1)).toMatchObject({
+      title: 'Ups in the last 30 days',
+      fields: [{ name: 'Ups per day (UTC)', value: `${dd}: 6` }],
+      image: { url: 'attachment://ups.png' },
+    });
+    const cardPng = card.requests.flatMap((r) => r.files ?? []).find((f) => f.filename === 'ups.png');
+    expect(isPng(cardPng!.data)).toEqual({ width: 960, height: 480 });
+    const other = await h.run({
+      guildId: guild.id,
+      name: 'server',
+      options: [commandOption.string('ref', IDS.serverBoosted)],
+    });
+    expect(publicMessage(other).embeds).toHaveLength(1);
+    expect(other.requests.flatMap((r) => r.files ?? [])).toEqual([]);
 
     // In Russian, for a week, asked by someone with no up.
     const ru = await h.run({

@@ -6,7 +6,7 @@
  */
 import type { Translate } from '../../i18n/index.js';
 import { COLORS } from '../../render/colors.js';
-import type { RenderedMessage } from '../../render/message.js';
+import type { MessageFile, RenderedMessage } from '../../render/message.js';
 import { type HistoryRepository, type MemberUps, UP_HISTORY_DAYS } from '../../store/history.js';
 
 export const PERIODS = ['week', 'month', 'all'] as const;
@@ -56,7 +56,18 @@ export async function standing(
 /** A user id as Discord gives them: anything else is not put in a mention. */
 const SNOWFLAKE = /^\d{15,21}$/;
 
-export function renderLeaderboard(s: Standing, t: Translate): RenderedMessage {
+/** The chart of the period (chart.ts), when it could be drawn. */
+export interface LeaderboardChart {
+  file: MessageFile;
+  text: string;
+  weekly: boolean;
+}
+
+export function renderLeaderboard(
+  s: Standing,
+  t: Translate,
+  chart?: LeaderboardChart | null,
+): RenderedMessage {
   const title = t(`leaderboard.title.${s.period}`);
   if (s.members === 0) {
     return {
@@ -79,13 +90,18 @@ export function renderLeaderboard(s: Standing, t: Translate): RenderedMessage {
         interpolation: { escapeValue: false },
       })
     : t('leaderboard.youNone');
+  const fields = [{ name: t('leaderboard.youTitle'), value: you }];
+  if (chart)
+    fields.push({ name: t(`leaderboard.barsTitle.${chart.weekly ? 'week' : 'day'}`), value: chart.text });
   return {
+    ...(chart ? { files: [chart.file] } : {}),
     embeds: [
       {
         title,
         description: lines.join('\n'),
         color: COLORS.success,
-        fields: [{ name: t('leaderboard.youTitle'), value: you }],
+        fields,
+        ...(chart ? { image: { url: `attachment://${chart.file.name}` } } : {}),
         footer: {
           text: t('leaderboard.total', {
             ups: t('leaderboard.ups', { count: s.totalUps }),
