@@ -39,7 +39,7 @@ export const server: SlashCommand = {
       });
       if (chart) {
         message.embeds.push({
-          title: t('chart.title'),
+          title: t('upChart.title'),
           color: COLORS.info,
           fields: [{ name: t('leaderboard.barsTitle.day'), value: chart.text }],
           image: { url: `attachment://${chart.file.name}` },

@@ -377,7 +377,13 @@ describe('Discord stand-in with an unmodified discord.js client', () => {
     const [callback] = handle.requests();
     expect(String(callback!.headers['content-type'])).toMatch(/^multipart\/form-data/);
     expect(callback!.files).toEqual([
-      { field: 'files[0]', filename: 'export.csv', contentType: expect.any(String), size: 18 },
+      {
+        field: 'files[0]',
+        filename: 'export.csv',
+        contentType: expect.any(String),
+        size: 18,
+        data: Buffer.from('id,name\n1,example\n'),
+      },
     ]);
     expect(handle.view().original).toMatchObject({ content: 'export attached', flags: 64, deleted: false });
     expect(failures).toEqual([]);

@@ -127,14 +127,14 @@ describe('npm run deploy-commands', () => {
     const result = await run('deploy.js', { ...env(), DEV_GUILD_ID: '722424773233213460' });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(
-      'Deployed 5 commands to guild 722424773233213460: /up, /bot, /server, /profile, /settings',
+      'Deployed 6 commands to guild 722424773233213460: /up, /bot, /server, /profile, /settings, /leaderboard',
     );
     const commands = discord.commands('722424773233213460') as Array<{
       name: string;
       name_localizations?: Record<string, string>;
       default_member_permissions?: string | null;
     }>;
-    expect(commands.map((c) => c.name).sort()).toEqual(['bot', 'profile', 'server', 'settings', 'up']);
+    expect(commands.map((c) => c.name).sort()).toEqual(['bot', 'leaderboard', 'profile', 'server', 'settings', 'up']);
     expect(commands.find((c) => c.name === 'up')?.name_localizations?.ru).toBe('ап');
     // Manage Server (1 << 5) by default; admins can grant it further in Server Settings > Integrations.
     expect(commands.find((c) => c.name === 'settings')?.default_member_permissions).toBe('32');
@@ -147,7 +147,7 @@ describe('npm run deploy-commands', () => {
     const result = await run('deploy.js', env());
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('globally');
-    expect((discord.commands() as unknown[]).length).toBe(5);
+    expect((discord.commands() as unknown[]).length).toBe(6);
   });
 
   it('needs DISCORD_APPLICATION_ID', async () => {

@@ -101,7 +101,12 @@ describe.each(ENGINES)('opening the store (%s)', (engine) => {
     await new SettingsRepository(first).update('1', { publicLanguage: 'ru' }, 1);
     await first.close();
     const second = await open(where.options);
-    expect(await migrationsRun(second)).toEqual(['001-initial', '002-directory-limits', '003-hosts']);
+    expect(await migrationsRun(second)).toEqual([
+      '001-initial',
+      '002-directory-limits',
+      '003-hosts',
+      '004-history',
+    ]);
     expect((await new SettingsRepository(second).get('1'))?.publicLanguage).toBe('ru');
   });
 
@@ -119,6 +124,7 @@ describe.each(ENGINES)('opening the store (%s)', (engine) => {
         '001-initial',
         '002-directory-limits',
         '003-hosts',
+        '004-history',
       ]);
     }
   });

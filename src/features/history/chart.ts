@@ -67,7 +67,7 @@ export function summary(s: UpsSeries, t: Translate, max = 1000): string {
   const parts = s.starts.flatMap((start, i) =>
     (s.totals[i] as number) > 0 ? [`${label(start, withYear)}: ${s.totals[i]}`] : [],
   );
-  const text = parts.length === 0 ? t('chart.none') : parts.join(' · ');
+  const text = parts.length === 0 ? t('upChart.none') : parts.join(' · ');
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
@@ -91,7 +91,7 @@ export async function upsChart(
   const s = upsSeries(rows, options.named, options.since, options.now);
   const names = await Promise.all(
     s.series.map(async (series) => {
-      if (series.userId === null) return t('chart.others');
+      if (series.userId === null) return t('upChart.others');
       const name = await deps.name(series.userId).catch(() => null);
       return name ? plainLabel(name, 32) : `…${series.userId.slice(-4)}`;
     }),
@@ -105,7 +105,7 @@ export async function upsChart(
       data: series.data,
       ...(series.userId === null ? { muted: true } : {}),
     })),
-    yTitle: t(s.stepDays > 1 ? 'chart.perWeek' : 'chart.perDay'),
+    yTitle: t(s.stepDays > 1 ? 'upChart.perWeek' : 'upChart.perDay'),
     width: 960,
     height: 480,
   });
@@ -131,5 +131,5 @@ export async function thisServerChart(
   const members = await deps.history.members(guildId, since);
   if (members.length === 0) return null;
   const named = members.slice(0, CHART_MEMBERS).map((m) => m.userId);
-  return upsChart(deps, { guildId, since, now, named, title: t('chart.title') }, t);
+  return upsChart(deps, { guildId, since, now, named, title: t('upChart.title') }, t);
 }
