@@ -134,7 +134,14 @@ describe('npm run deploy-commands', () => {
       name_localizations?: Record<string, string>;
       default_member_permissions?: string | null;
     }>;
-    expect(commands.map((c) => c.name).sort()).toEqual(['bot', 'leaderboard', 'profile', 'server', 'settings', 'up']);
+    expect(commands.map((c) => c.name).sort()).toEqual([
+      'bot',
+      'leaderboard',
+      'profile',
+      'server',
+      'settings',
+      'up',
+    ]);
     expect(commands.find((c) => c.name === 'up')?.name_localizations?.ru).toBe('ап');
     // Manage Server (1 << 5) by default; admins can grant it further in Server Settings > Integrations.
     expect(commands.find((c) => c.name === 'settings')?.default_member_permissions).toBe('32');
