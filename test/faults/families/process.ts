@@ -88,6 +88,12 @@ interface KillPlan {
   reached: (world: World, proxy: HoldingProxy | undefined, handle: InteractionHandle) => Promise<string>;
   /** After A died, before B starts: e.g. let the directory finish A's up. */
   afterKill?: (world: World, proxy: HoldingProxy | undefined, c: Checks) => Promise<void>;
+  /**
+   * Kill A the moment the proxy holds a request of it, from the proxy's own handler: where A
+   * waits in a bound of its own (the up's 2 s for guild statistics), a test process starved of
+   * CPU on a loaded machine could otherwise notice the hold only after A had moved on.
+   */
+  killOnHold?: boolean;
 }
 
 function postsToServer(emu: Emulator): RecordedRequest[] {
@@ -115,6 +121,14 @@ function killRow(plan: KillPlan, engine: Engine): Row {
         const a = startBot(`${plan.id}-A`, env);
         procs.push(a);
         await a.ready(12_000);
+        if (plan.killOnHold && proxy) {
+          const holds = proxy.hold;
+          proxy.hold = (method, url) => {
+            const held = holds?.(method, url) ?? false;
+            if (held) a.kill('SIGKILL');
+            return held;
+          };
+        }
         const bumpsBefore = bumpsOf(world.emu, IDS.serverFresh);
         const handle = world.discord.sendCommand({
           guildId: freshGuild.id,
@@ -253,6 +267,7 @@ const killPlans: KillPlan[] = [
     fault: 'SIGKILL while /up gathers guild stats',
     expected: 'B raises the server: public success + note; bumps +1',
     answer: 'success',
+    killOnHold: true,
     prepare: async (world) => {
       const proxy = await startHoldingProxy(new URL(world.discord.restUrl).origin);
       track(proxy.close);
