@@ -24,6 +24,7 @@ import {
   discordLikeToken,
   eventually,
   guildSet,
+  hostEnv,
   readyzBecomes,
   sleep,
   statsRequests,
@@ -64,22 +65,21 @@ async function world(ranges: string[] | undefined): Promise<World> {
     maxConcurrency: 16,
   });
   const hosts: BotProcess[] = [];
-  const envFor = (i: number): Record<string, string> => ({
-    DISCORD_TOKEN: discord.token,
-    DISCORD_API_URL: discord.restUrl,
-    DIRECTORY_API_URL: emu.url,
-    DIRECTORY_TOKEN: TOKENS.serviceBot,
-    DIRECTORY_RATE_LIMIT: `${GLOBAL.max}/${GLOBAL.windowMs}`,
-    DIRECTORY_ROUTE_RATE_LIMIT: `${ROUTE.max}/${ROUTE.windowMs}`,
-    HTTP_PORT: '0',
-    LOG_LEVEL: 'info',
-    ...place.env,
-    SHARD_COUNT: String(SHARD_COUNT),
-    STATS_INTERVAL: `${INTERVAL_MS / 1000}s`,
-    STATS_ALLOW_SHORT_INTERVAL: 'true',
-    STATS_FIRST_DELAY: '1s',
-    ...(ranges ? { SHARD_IDS: ranges[i] as string, HOST_ID: `host-${i}` } : { HOST_ID: 'single' }),
-  });
+  const envFor = (i: number): Record<string, string> =>
+    hostEnv({
+      discord,
+      directoryUrl: emu.url,
+      directoryToken: TOKENS.serviceBot,
+      store: place.env,
+      shardCount: SHARD_COUNT,
+      shardIds: ranges?.[i],
+      hostId: ranges ? `host-${i}` : 'single',
+      statsIntervalMs: INTERVAL_MS,
+      extra: {
+        DIRECTORY_RATE_LIMIT: `${GLOBAL.max}/${GLOBAL.windowMs}`,
+        DIRECTORY_ROUTE_RATE_LIMIT: `${ROUTE.max}/${ROUTE.windowMs}`,
+      },
+    });
   return {
     emu,
     hosts,

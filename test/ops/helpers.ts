@@ -105,3 +105,39 @@ export function statsRequests(emu: Emulator): RecordedRequest[] {
 export function bodyOf(r: RecordedRequest): StatsBody {
   return JSON.parse(r.body) as StatsBody;
 }
+
+// ---- several hosts -----------------------------------------------------------------------------
+
+/**
+ * The environment of one bot host of several (`npm start` with SHARD_IDS) between the stand-ins:
+ * the tests' and the bench's hosts alike. `extra` adds or overrides (rate limits, HOST_GONE_AFTER).
+ */
+export function hostEnv(options: {
+  discord: { token: string; restUrl: string };
+  directoryUrl: string;
+  directoryToken: string;
+  store: Record<string, string>;
+  shardCount: number;
+  /** Undefined: one host running every shard. */
+  shardIds?: string | undefined;
+  hostId: string;
+  statsIntervalMs: number;
+  extra?: Record<string, string>;
+}): Record<string, string> {
+  return {
+    DISCORD_TOKEN: options.discord.token,
+    DISCORD_API_URL: options.discord.restUrl,
+    DIRECTORY_API_URL: options.directoryUrl,
+    DIRECTORY_TOKEN: options.directoryToken,
+    HTTP_PORT: '0',
+    LOG_LEVEL: 'info',
+    ...options.store,
+    SHARD_COUNT: String(options.shardCount),
+    ...(options.shardIds === undefined ? {} : { SHARD_IDS: options.shardIds }),
+    HOST_ID: options.hostId,
+    STATS_INTERVAL: `${options.statsIntervalMs / 1000}s`,
+    STATS_ALLOW_SHORT_INTERVAL: 'true',
+    STATS_FIRST_DELAY: '1s',
+    ...options.extra,
+  };
+}

@@ -22,6 +22,7 @@ import {
   discordLikeToken,
   eventually,
   guildSet,
+  hostEnv,
   httpGet,
   leaksIn,
   readyz,
@@ -90,22 +91,18 @@ async function hosts(
     await store.remove();
     if (problems.length > 0) throw new Error(problems.join('\n'));
   }, 30_000);
-  const envFor = (i: number): Record<string, string> => ({
-    DISCORD_TOKEN: discord.token,
-    DISCORD_API_URL: discord.restUrl,
-    DIRECTORY_API_URL: emu.url,
-    DIRECTORY_TOKEN: TOKENS.serviceBot,
-    HTTP_PORT: '0',
-    LOG_LEVEL: 'info',
-    ...store.env,
-    SHARD_COUNT: String(SHARD_COUNT),
-    SHARD_IDS: RANGES[i] as string,
-    HOST_ID: `host-${i}`,
-    STATS_INTERVAL: `${INTERVAL_MS / 1000}s`,
-    STATS_ALLOW_SHORT_INTERVAL: 'true',
-    STATS_FIRST_DELAY: '1s',
-    ...extraEnv,
-  });
+  const envFor = (i: number): Record<string, string> =>
+    hostEnv({
+      discord,
+      directoryUrl: emu.url,
+      directoryToken: TOKENS.serviceBot,
+      store: store.env,
+      shardCount: SHARD_COUNT,
+      shardIds: RANGES[i] as string,
+      hostId: `host-${i}`,
+      statsIntervalMs: INTERVAL_MS,
+      extra: extraEnv,
+    });
   return {
     emu,
     discord,
