@@ -157,6 +157,32 @@ export const settingsCommand = {
       ...named('show', 'commands.settings.show.name'),
       ...describe('commands.settings.show.description'),
     },
+    {
+      type: ApplicationCommandOptionType.Subcommand,
+      ...named('webhook', 'commands.settings.webhook.name'),
+      ...describe('commands.settings.webhook.description'),
+      options: [
+        {
+          type: ApplicationCommandOptionType.String,
+          ...named('key', 'commands.settings.webhook.key.name'),
+          ...describe('commands.settings.webhook.key.description'),
+          required: true,
+          max_length: 256,
+        },
+        {
+          type: ApplicationCommandOptionType.Channel,
+          ...named('channel', 'commands.settings.webhook.channel.name'),
+          ...describe('commands.settings.webhook.channel.description'),
+          required: true,
+          channel_types: [ChannelType.GuildText, ChannelType.GuildAnnouncement],
+        },
+      ],
+    },
+    {
+      type: ApplicationCommandOptionType.Subcommand,
+      ...named('webhook-off', 'commands.settings.webhookOff.name'),
+      ...describe('commands.settings.webhookOff.description'),
+    },
   ],
 } as const satisfies RESTPostAPIChatInputApplicationCommandsJSONBody;
 

@@ -1,6 +1,7 @@
 /**
- * /settings reminders | reminders-off | language | show: a server's reminder settings and public
- * language (features/settings/settings.ts). Every answer is private, in the user's language.
+ * /settings reminders | reminders-off | language | show | webhook | webhook-off: a server's
+ * reminder settings, public language (features/settings/settings.ts) and the directory's webhook
+ * (features/settings/webhook.ts). Every answer is private, in the user's language.
  * Discord lets only members with Manage Server (or a role an admin granted it to) use it.
  */
 import {
@@ -12,6 +13,7 @@ import {
   showSettings,
   turnRemindersOff,
 } from '../src/features/settings/settings.js';
+import { setWebhook, turnWebhookOff } from '../src/features/settings/webhook.js';
 import { GuildOnlyError, UserInputError } from '../src/interactions/error-message.js';
 import type { CommandContext, SlashCommand } from '../src/interactions/types.js';
 import { settingsCommand } from './definitions.js';
@@ -45,6 +47,13 @@ function run({ interaction, deps, t }: CommandContext): Promise<SettingsAnswer> 
     }
     case 'show':
       return showSettings(deps, context);
+    case 'webhook':
+      return setWebhook(deps, context, {
+        key: options.getString('key', true),
+        channelId: String(options.get('channel', true).value),
+      });
+    case 'webhook-off':
+      return turnWebhookOff(deps, context);
     default:
       throw new UserInputError('generic');
   }

@@ -33,6 +33,9 @@ import { ReminderScheduler } from '../features/reminders/scheduler.js';
 import { DiscordReminderSender, type GuildFacts } from '../features/reminders/send.js';
 import type { PendingUp } from '../features/up/journal.js';
 import { recoverPendingUps } from '../features/up/recover.js';
+import { WebhookAnnouncer } from '../features/webhooks/announcer.js';
+import { DirectoryEventHandler } from '../features/webhooks/handle.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../features/webhooks/receiver.js';
 import { ADOPT_EVERY_MS, adoptOrphanedUps, hostJournalOwner } from '../hosts/adopt.js';
 import { createRouter, type Router, type RouterHooks } from '../interactions/router.js';
 import type { BotDeps, Registry } from '../interactions/types.js';
@@ -49,6 +52,8 @@ import {
   StoreUpJournal,
   UP_HISTORY_DAYS,
   UP_HISTORY_MS,
+  WEBHOOK_EVENT_MS,
+  WebhookRepository,
 } from '../store/index.js';
 import type { ServerReporter } from '../tasks/server-reports.js';
 import type { StatsPoster } from '../tasks/stats-poster.js';
@@ -72,6 +77,11 @@ export interface BotOptions {
   postStats?: boolean;
   /** Overrides for the poster (tests shorten its delays). */
   stats?: ServicesOptions['stats'];
+  /**
+   * Run the webhook receiver here when WEBHOOK_PORT is set (default true; a shard process leaves
+   * it to the sharding manager, which has the one port).
+   */
+  receiveWebhooks?: boolean;
 }
 
 export interface BotApp {
@@ -87,6 +97,10 @@ export interface BotApp {
   poster: StatsPoster | undefined;
   /** Sends the reminders as they fall due (features/reminders/scheduler.ts). */
   reminders: ReminderScheduler;
+  /** Announces the directory's webhook events (features/webhooks/announcer.ts). */
+  announcer: WebhookAnnouncer;
+  /** The port the webhook receiver listens on, once started; undefined without one here. */
+  webhookPort(): number | undefined;
   /** Every shard of this process ready (for /readyz), with the shards that are not. */
   readiness(): Readiness;
   start(): Promise<void>;
@@ -236,12 +250,35 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
       logger,
     }),
     rest: client.rest,
+    webhooks: new WebhookRepository(store),
+    webhookReceiver: { listening: config.webhook.port !== undefined, publicUrl: config.webhook.publicUrl },
   };
+  const owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  const announcer = new WebhookAnnouncer({
+    webhooks: deps.webhooks,
+    owner,
+    onDone: metrics ? (event) => metrics.webhookEvent(event) : undefined,
+    leaseMs: config.reminderClaimMs,
+    logger,
+    now: deps.now,
+    handler: new DirectoryEventHandler({
+      rest: client.rest,
+      webhooks: deps.webhooks,
+      settings: deps.settings,
+      history: deps.history,
+      reminders: deps.reminders,
+      wakeReminders: (dueAt) => scheduler.wake(dueAt),
+      guild: (id) => guildFacts(client, id, logger),
+      logger,
+      now: deps.now,
+    }),
+  });
+  let receiver: WebhookReceiver | undefined;
   const reminderRoles = new ReminderRoles({ settings: deps.settings, logger });
   reminderRoles.watch(client);
   const scheduler = new ReminderScheduler({
     reminders: deps.reminders,
-    owner: `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
+    owner,
     ownsGuild: guildOwnership(client, sharding, () => orphanShards),
     leaseMs: config.reminderClaimMs,
     logger,
@@ -286,6 +323,8 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
     services.start();
     // Reminders that fell due while the bot was down go out now.
     scheduler.start();
+    // And webhook events stored but not announced before a restart.
+    announcer.start();
     // The history keeps UP_HISTORY_DAYS: what is older goes now and every few hours.
     void pruneHistory();
     historyPruner ??= setInterval(() => void pruneHistory(), HISTORY_PRUNE_EVERY_MS);
@@ -326,8 +365,10 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
     try {
       const deleted = await deps.history.prune(deps.now() - UP_HISTORY_MS);
       if (deleted > 0) logger.info({ deleted, days: UP_HISTORY_DAYS }, 'old ups deleted from the history');
+      const events = await deps.webhooks.prune(deps.now() - WEBHOOK_EVENT_MS);
+      if (events > 0) logger.info({ deleted: events }, 'old webhook events deleted');
     } catch (err) {
-      logger.warn({ err: String(err) }, 'could not delete old ups from the history');
+      logger.warn({ err: String(err) }, 'could not delete old ups or webhook events');
     }
   };
   /** Shards of hosts that are gone: their guilds' reminders are sent from here too. */
@@ -352,9 +393,23 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
     reporter,
     poster,
     reminders: scheduler,
+    announcer,
+    webhookPort: () => receiver?.port,
     readiness: () => services.readiness(),
     async start() {
       if (!config.discord.token) throw new Error('DISCORD_TOKEN is not set');
+      if (config.webhook.port !== undefined && options.receiveWebhooks !== false && !receiver) {
+        receiver = await startWebhookReceiver({
+          port: config.webhook.port,
+          host: config.webhook.host,
+          webhooks: deps.webhooks,
+          logger,
+          rateLimit: config.webhook.rateLimit,
+          now: deps.now,
+          onStored: () => announcer.wake(),
+          ...(metrics ? { onDelivery: (outcome, seconds) => metrics.webhookDelivery(outcome, seconds) } : {}),
+        });
+      }
       if (sharding.hostShards) {
         // One host of several: refuse to start rather than use up the day's gateway sessions.
         client.rest.setToken(config.discord.token);
@@ -371,7 +426,9 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
         if (!drained) logger.warn({ inFlight: router.inFlight }, 'interactions still running at shutdown');
         adoption?.stop();
         clearInterval(historyPruner);
-        await Promise.all([services.stop(), scheduler.stop()]);
+        // Deliveries stop first: an event stored from here on is announced at the next start.
+        await receiver?.close();
+        await Promise.all([services.stop(), scheduler.stop(), announcer.stop()]);
         // @discordjs/ws 1.2 can leave destroy() pending forever when a shard waits for READY
         // (its abort handler starts a second destroy): never let that hold the shutdown.
         const destroyed = await doneWithin(client.destroy(), DESTROY_BOUND_MS);

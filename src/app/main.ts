@@ -5,6 +5,7 @@
  */
 import { registry } from '../../commands/index.js';
 import { secretsOf } from '../config/env.js';
+import { WebhookListenError } from '../features/webhooks/receiver.js';
 import { createLogger } from '../log/logger.js';
 import { createMetrics } from '../ops/metrics.js';
 import { createBot } from './bot.js';
@@ -26,6 +27,8 @@ const bot = await openOrExit(() =>
     logger,
     registry,
     postStats: !child && config.directory.token !== undefined,
+    // The sharding manager has the one webhook port.
+    receiveWebhooks: !child,
     ...(metrics ? { metrics } : {}),
     onFatal: (reason) => {
       process.stderr.write(`${reason}\n`);
@@ -68,7 +71,9 @@ try {
   const message =
     code === 'TokenInvalid'
       ? 'Discord rejected DISCORD_TOKEN: check the token in the Discord developer portal'
-      : `could not connect to Discord: ${err instanceof Error ? err.message : String(err)}`;
+      : err instanceof WebhookListenError
+        ? err.message
+        : `could not connect to Discord: ${err instanceof Error ? err.message : String(err)}`;
   logger.fatal({ err }, message);
   process.stderr.write(`${message}\n`);
   await shutdown.run(1);

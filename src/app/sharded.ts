@@ -15,8 +15,10 @@ import { REST } from '@discordjs/rest';
 import { type APIGatewayBotInfo, Routes, ShardingManager } from 'discord.js';
 import { secretsOf } from '../config/env.js';
 import { managedShards } from '../discord/shard-stats.js';
+import { startWebhookReceiver } from '../features/webhooks/receiver.js';
 import { createLogger } from '../log/logger.js';
 import { createMetrics } from '../ops/metrics.js';
+import { WebhookRepository } from '../store/index.js';
 import { createServices } from './services.js';
 import { installShutdown } from './shutdown.js';
 import { loadOrExit, openOrExit, startOpsOrExit } from './startup.js';
@@ -100,11 +102,30 @@ const ops =
       })
     : undefined;
 
+// The directory's webhooks come to this process's one port; the shard processes announce what it
+// stores (they look at the store every few seconds: store/webhooks.ts, features/webhooks/).
+const receiver =
+  config.webhook.port !== undefined
+    ? await startWebhookReceiver({
+        port: config.webhook.port,
+        host: config.webhook.host,
+        webhooks: new WebhookRepository(services.store),
+        logger,
+        rateLimit: config.webhook.rateLimit,
+        onDelivery: (outcome, seconds) => metrics.webhookDelivery(outcome, seconds),
+      }).catch(async (err: unknown) => {
+        process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+        await services.close();
+        process.exit(1);
+      })
+    : undefined;
+
 const shutdown = installShutdown({
   logger,
   hardLimitMs: 9_500,
   steps: [
     async () => {
+      await receiver?.close();
       shards.stop();
       await services.stop();
     },

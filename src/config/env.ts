@@ -302,6 +302,10 @@ export const SCHEMA = z
     HOST_GONE_AFTER: hostGoneAfter(),
     HTTP_PORT: optionalPort(),
     HTTP_HOST: host('0.0.0.0'),
+    WEBHOOK_PORT: optionalPort(),
+    WEBHOOK_HOST: host('0.0.0.0'),
+    PUBLIC_URL: variable(undefined, httpUrl),
+    WEBHOOK_RATE_LIMIT: rate({ max: 30, windowMs: 10_000 }),
     STATS_FIRST_DELAY: duration(30_000),
     DATA_DIR: optionalText,
     DATABASE_URL: databaseUrl(),
@@ -448,6 +452,16 @@ export interface Config {
   httpPort: number | undefined;
   /** Address the operations endpoint listens on. */
   httpHost: string;
+  /** The directory's webhooks (features/webhooks/receiver.ts). */
+  webhook: {
+    /** WEBHOOK_PORT: where the receiver listens; undefined: no receiver. */
+    port: number | undefined;
+    host: string;
+    /** PUBLIC_URL: the address the directory reaches the receiver at (to show the whole URL). */
+    publicUrl: string | undefined;
+    /** Deliveries per window, per source address and server. */
+    rateLimit: { max: number; windowMs: number };
+  };
   shutdownTimeoutMs: number;
   /** How long a process holds a due reminder it claimed before another may take it over. */
   reminderClaimMs: number;
@@ -532,6 +546,12 @@ export function loadConfig(env: Environment): Config {
     },
     httpPort: e.HTTP_PORT,
     httpHost: e.HTTP_HOST,
+    webhook: {
+      port: e.WEBHOOK_PORT,
+      host: e.WEBHOOK_HOST,
+      publicUrl: e.PUBLIC_URL,
+      rateLimit: e.WEBHOOK_RATE_LIMIT,
+    },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     reminderClaimMs: e.REMINDER_CLAIM_MS,
     dataDir: e.DATA_DIR ?? 'data',

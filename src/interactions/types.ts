@@ -19,6 +19,7 @@ import type { RenderedMessage } from '../render/message.js';
 import type { HistoryRepository } from '../store/history.js';
 import type { ReminderRepository } from '../store/reminders.js';
 import type { SettingsRepository } from '../store/settings.js';
+import type { WebhookRepository } from '../store/webhooks.js';
 import type { DescribeFailure, Subject } from './error-message.js';
 
 export type { Subject };
@@ -57,6 +58,10 @@ export interface BotDeps {
   commands: CommandMentions;
   /** discord.js's REST client: for the messages the bot posts on its own (discord/messages.ts). */
   rest: REST;
+  /** Each server's set-up of the directory's webhook (/settings webhook), in the store. */
+  webhooks: WebhookRepository;
+  /** Whether the bot receives webhooks (WEBHOOK_PORT), and at which public address (PUBLIC_URL). */
+  webhookReceiver: { listening: boolean; publicUrl: string | undefined };
 }
 
 /** Sends the outcome: public (edit the deferred reply) or private (only the user sees it). */

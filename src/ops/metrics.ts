@@ -74,6 +74,10 @@ export interface Metrics {
   serverReport(result: ServerReportEvent): void;
   /** A due reminder done: sent, failed (with its reason) or left to retry, and how late. */
   reminder(event: ReminderEvent): void;
+  /** A delivery of the directory's webhook answered: how (stored, bad-key, too-large...), how fast. */
+  webhookDelivery(outcome: string, seconds: number): void;
+  /** A webhook event done: announced (or recorded), failed or left to retry, and how long after it came. */
+  webhookEvent(event: { type: string; outcome: { kind: string }; latencyMs: number }): void;
   /** Where the guild and shard gauges come from; undefined: not connected, the gauges are left out. */
   setDiscordSource(source: DiscordSource | undefined): void;
   /** One host of several: its name and shards, and whether it leads the statistics posts now. */
@@ -196,6 +200,30 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     help: 'How long after its due time a reminder was posted.',
     labelNames: ['kind'] as const,
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 15, 60, 300],
+    registers,
+  });
+  const webhookDeliveries = new Counter({
+    name: 'webhook_deliveries_total',
+    help: "Deliveries of the directory's webhook by outcome (stored, duplicate, ignored, bad-key, too-large, limited...).",
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+  const webhookAnswer = new Histogram({
+    name: 'webhook_delivery_seconds',
+    help: "How long a delivery of the directory's webhook took to answer (stored in the store for a 200).",
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+    registers,
+  });
+  const webhookEvents = new Counter({
+    name: 'webhook_events_total',
+    help: 'Webhook events done, by type and outcome (sent, failed, retry).',
+    labelNames: ['type', 'outcome'] as const,
+    registers,
+  });
+  const webhookLatency = new Histogram({
+    name: 'webhook_announce_seconds',
+    help: 'How long after its delivery a webhook event was announced.',
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 15, 60],
     registers,
   });
   const serverReports = new Counter({
@@ -343,6 +371,18 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       if (event.outcome.kind === 'sent' && s !== undefined)
         reminderLateness.observe({ kind: event.key.kind }, s);
     }),
+    webhookDelivery: safe('webhookDelivery', (outcome: string, s: number) => {
+      webhookDeliveries.inc({ outcome });
+      if (Number.isFinite(s) && s >= 0) webhookAnswer.observe(s);
+    }),
+    webhookEvent: safe(
+      'webhookEvent',
+      (event: { type: string; outcome: { kind: string }; latencyMs: number }) => {
+        webhookEvents.inc({ type: event.type, outcome: event.outcome.kind });
+        const s = seconds(event.latencyMs);
+        if (event.outcome.kind === 'sent' && s !== undefined) webhookLatency.observe(s);
+      },
+    ),
     setDiscordSource(next: DiscordSource | undefined): void {
       source = next;
       snapshot = undefined;

@@ -79,18 +79,25 @@ function pathOf(url: string | undefined): string {
 }
 
 /** Why listening failed, in one line that names the variable to change. */
-export function listenProblem(err: unknown, host: string, port: number): string {
+export function listenProblem(
+  err: unknown,
+  host: string,
+  port: number,
+  names: { port: string; host: string } = { port: 'HTTP_PORT', host: 'HTTP_HOST' },
+): string {
   const code = typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : '';
+  const P = names.port;
+  const H = names.host;
   switch (code) {
     case 'EADDRINUSE':
-      return `HTTP_PORT ${port} is already in use on ${host}: stop what listens there or choose another HTTP_PORT`;
+      return `${P} ${port} is already in use on ${host}: stop what listens there or choose another ${P}`;
     case 'EACCES':
-      return `HTTP_PORT ${port} on ${host} needs privileges this user does not have: choose a port from 1024 up`;
+      return `${P} ${port} on ${host} needs privileges this user does not have: choose a port from 1024 up`;
     case 'EADDRNOTAVAIL':
-      return `HTTP_HOST ${host} is not an address of this machine: use 0.0.0.0 (every interface) or 127.0.0.1`;
+      return `${H} ${host} is not an address of this machine: use 0.0.0.0 (every interface) or 127.0.0.1`;
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
-      return `HTTP_HOST ${host} does not resolve to an address: use 0.0.0.0 (every interface) or 127.0.0.1`;
+      return `${H} ${host} does not resolve to an address: use 0.0.0.0 (every interface) or 127.0.0.1`;
     default:
       return `could not listen on ${host} port ${port}: ${describe(err)}`;
   }

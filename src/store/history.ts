@@ -11,6 +11,11 @@ import type { Store } from './store.js';
 export const UP_HISTORY_DAYS = 400;
 const DAY_MS = 86_400_000;
 export const UP_HISTORY_MS = UP_HISTORY_DAYS * DAY_MS;
+/**
+ * An up the directory's webhook tells of within this long of the same member's /up through this
+ * bot is that up, told again (the directory's clock and ours may differ by a little).
+ */
+export const SAME_UP_MS = 2 * 60_000;
 
 export interface UpRecord {
   /** What makes recording idempotent: `bot:<interaction id>` for an /up through this bot. */
@@ -39,23 +44,56 @@ export class HistoryRepository {
     this.#store = store;
   }
 
-  /** Records one up; false when an up with this id is recorded already. */
+  /**
+   * Records one up; false when it is recorded already: an up with this id, or (the directory's
+   * webhook telling of an up this bot gave) the same member's up through this bot within
+   * SAME_UP_MS. An /up through this bot replaces the webhook's row of the same up, if that came
+   * first: the bot's carries the up count. Each server's recording takes turns (PostgreSQL: a
+   * transaction lock per server; SQLite: one writer at a time), so the two never both count.
+   */
   async record(up: UpRecord): Promise<boolean> {
-    const rows = await this.#store.run((db) =>
-      db
-        .insertInto('up_history')
-        .values({
-          id: up.id,
-          guild_id: up.guildId,
-          user_id: up.userId,
-          at: up.at,
-          up_count: up.upCount,
-          source: up.source,
-        })
-        .onConflict((oc) => oc.column('id').doNothing())
-        .executeTakeFirst(),
-    );
-    return Number(rows.numInsertedOrUpdatedRows ?? 0) > 0;
+    const from = up.at - SAME_UP_MS;
+    const to = up.at + SAME_UP_MS;
+    const postgres = this.#store.engine === 'postgres';
+    return this.#store.transaction(async (trx) => {
+      if (postgres)
+        await sql`SELECT pg_advisory_xact_lock(hashtext(${`up_history:${up.guildId}`}))`.execute(trx);
+      if (up.source === 'bot') {
+        await trx
+          .deleteFrom('up_history')
+          .where('guild_id', '=', up.guildId)
+          .where('user_id', '=', up.userId)
+          .where('source', '=', 'webhook')
+          .where('at', '>=', from)
+          .where('at', '<=', to)
+          .execute();
+        const rows = await trx
+          .insertInto('up_history')
+          .values({
+            id: up.id,
+            guild_id: up.guildId,
+            user_id: up.userId,
+            at: up.at,
+            up_count: up.upCount,
+            source: up.source,
+          })
+          .onConflict((oc) => oc.column('id').doNothing())
+          .executeTakeFirst();
+        return Number(rows.numInsertedOrUpdatedRows ?? 0) > 0;
+      }
+      // One statement: inserted only when no up of this member through the bot is that close.
+      const result = await sql`
+        INSERT INTO up_history (id, guild_id, user_id, at, up_count, source)
+        SELECT ${up.id}, ${up.guildId}, ${up.userId}, CAST(${up.at} AS bigint),
+               CAST(${up.upCount} AS bigint), ${up.source}
+        WHERE NOT EXISTS (
+          SELECT 1 FROM up_history
+          WHERE guild_id = ${up.guildId} AND user_id = ${up.userId} AND source = 'bot'
+            AND at >= CAST(${from} AS bigint) AND at <= CAST(${to} AS bigint)
+        )
+        ON CONFLICT (id) DO NOTHING`.execute(trx);
+      return Number(result.numAffectedRows ?? 0n) > 0;
+    });
   }
 
   /**

@@ -6,6 +6,7 @@ export { StoreError, StoreUnavailableError } from './errors.js';
 export {
   HistoryRepository,
   type MemberUps,
+  SAME_UP_MS,
   UP_HISTORY_DAYS,
   UP_HISTORY_MS,
   type UpRecord,
@@ -38,3 +39,12 @@ export {
   SettingsRepository,
 } from './settings.js';
 export { type Engine, Store, type StoreLogger } from './store.js';
+export {
+  type EventClaim,
+  type KeyCheck,
+  type StoredEvent,
+  WEBHOOK_EVENT_DAYS,
+  WEBHOOK_EVENT_MS,
+  WebhookRepository,
+  type WebhookSetup,
+} from './webhooks.js';

@@ -32,6 +32,8 @@ export interface GuildReminder extends Reminder {
   key: { kind: 'guild'; guildId: string };
   /** The directory's next-up time the reminder was computed from. */
   nextUpAt: number;
+  /** The cooldown of the directory's last successful answer, when known. */
+  cooldownMs: number | null;
 }
 
 /** What the winner of a claim needs to send the reminder and then report how it went. */
@@ -65,17 +67,23 @@ export class ReminderRepository {
    */
   async scheduleGuild(
     guildId: string,
-    times: { dueAt: number; nextUpAt: number },
+    times: { dueAt: number; nextUpAt: number; cooldownMs?: number | undefined },
     now: number,
   ): Promise<'scheduled' | 'unchanged'> {
+    const cooldown = times.cooldownMs === undefined ? {} : { cooldown_ms: times.cooldownMs };
     const row = await this.#store.run((db) =>
       db
         .insertInto('reminders')
-        .values({ guild_id: guildId, next_up_at: times.nextUpAt, ...scheduledColumns(times.dueAt, now) })
+        .values({
+          guild_id: guildId,
+          next_up_at: times.nextUpAt,
+          cooldown_ms: times.cooldownMs ?? null,
+          ...scheduledColumns(times.dueAt, now),
+        })
         .onConflict((oc) =>
           oc
             .column('guild_id')
-            .doUpdateSet({ next_up_at: times.nextUpAt, ...scheduledColumns(times.dueAt, now) })
+            .doUpdateSet({ next_up_at: times.nextUpAt, ...cooldown, ...scheduledColumns(times.dueAt, now) })
             .where((eb) =>
               eb.not(
                 eb.and([
@@ -89,6 +97,42 @@ export class ReminderRepository {
         .executeTakeFirst(),
     );
     return row ? 'scheduled' : 'unchanged';
+  }
+
+  /**
+   * An up given elsewhere (the directory's `new_server_bump`) at `upAt`: the server's reminder
+   * moves to `upAt` plus the cooldown of the directory's last answer, when one is known and that
+   * is later than the next-up time the reminder has by more than `toleranceMs` (an up this bot
+   * gave itself, or an older delivery, changes nothing). One conditional UPDATE. The new due time,
+   * or undefined when nothing moved.
+   */
+  async moveForUp(
+    guildId: string,
+    upAt: number,
+    toleranceMs: number,
+    now: number,
+  ): Promise<number | undefined> {
+    const row = await this.#store.run((db) =>
+      db
+        .updateTable('reminders')
+        .set((eb) => ({
+          ...scheduledColumns(0, now),
+          next_up_at: eb(eb.val(upAt), '+', eb.ref('cooldown_ms')),
+          due_at: eb(eb.val(upAt), '+', eb.ref('cooldown_ms')),
+        }))
+        .where('guild_id', '=', guildId)
+        .where('cooldown_ms', 'is not', null)
+        .where((eb) =>
+          eb(
+            eb(eb.ref('next_up_at'), '+', eb.val(toleranceMs)),
+            '<',
+            eb(eb.val(upAt), '+', eb.ref('cooldown_ms')),
+          ),
+        )
+        .returning('due_at')
+        .executeTakeFirst(),
+    );
+    return row === undefined ? undefined : Number(row.due_at);
   }
 
   async getGuild(guildId: string): Promise<GuildReminder | undefined> {
@@ -282,5 +326,10 @@ function reminder(row: Row): Reminder {
 }
 
 function guildReminder(row: Selectable<RemindersTable>): GuildReminder {
-  return { ...reminder(row), key: { kind: 'guild', guildId: row.guild_id }, nextUpAt: row.next_up_at };
+  return {
+    ...reminder(row),
+    key: { kind: 'guild', guildId: row.guild_id },
+    nextUpAt: row.next_up_at,
+    cooldownMs: row.cooldown_ms === null ? null : Number(row.cooldown_ms),
+  };
 }

@@ -66,6 +66,11 @@ export interface RemindersTable extends ReminderColumns {
   guild_id: string;
   /** The directory's next-up time the reminder was computed from. */
   next_up_at: number;
+  /**
+   * The time between an up and its next-up in the directory's last successful answer: what a
+   * `new_server_bump` from the directory's webhook moves the reminder by. Null while not known.
+   */
+  cooldown_ms: number | null;
 }
 
 /** A member's own reminder for a server's next up. */
@@ -151,6 +156,42 @@ export interface UpHistoryTable {
   source: UpSource;
 }
 
+/** A server's set-up of the directory's webhook (/settings webhook). */
+export interface DirectoryWebhooksTable {
+  guild_id: string;
+  /** Where its events are announced. */
+  channel_id: string;
+  /** Random, per server (base64url). */
+  key_salt: string;
+  /** HMAC-SHA-256 of the key under the salt (base64url): the key itself is never stored. */
+  key_hash: string;
+  /** Why the last announcement could not be posted (as GuildProblem), for /settings show. */
+  problem: GuildProblem | null;
+  /** When the last event was received. */
+  last_event_at: number | null;
+  updated_at: number;
+}
+
+export type WebhookEventState = 'pending' | 'claimed' | 'done' | 'failed';
+
+/** One event the directory delivered: stored before it is answered, announced after (an outbox). */
+export interface WebhookEventsTable {
+  /** `<guild id>:<what identifies the event>`: the same delivery twice is one row. */
+  id: string;
+  guild_id: string;
+  type: string;
+  /** The event as checked (JSON of features/webhooks/events.ts's DirectoryEvent). */
+  payload: string;
+  received_at: number;
+  state: WebhookEventState;
+  claimed_by: string | null;
+  claim_expires_at: number | null;
+  /** Discord's `nonce` for its announcement; kept when an expired claim is taken over. */
+  nonce: string | null;
+  done_at: number | null;
+  failure: string | null;
+}
+
 export interface Database {
   pending_ups: PendingUpsTable;
   guild_settings: GuildSettingsTable;
@@ -163,4 +204,6 @@ export interface Database {
   leases: LeasesTable;
   identify_turns: IdentifyTurnsTable;
   up_history: UpHistoryTable;
+  directory_webhooks: DirectoryWebhooksTable;
+  webhook_events: WebhookEventsTable;
 }

@@ -89,13 +89,15 @@ export class SettingsRepository {
     );
   }
 
-  /** Everything the store keeps about a server (its up history too): for when the bot leaves it. */
+  /** Everything the store keeps about a server (its up history and webhook too): for when the bot leaves it. */
   async deleteGuild(guildId: string): Promise<void> {
     await this.#store.transaction(async (trx) => {
       await trx.deleteFrom('guild_settings').where('guild_id', '=', guildId).execute();
       await trx.deleteFrom('reminders').where('guild_id', '=', guildId).execute();
       await trx.deleteFrom('personal_reminders').where('guild_id', '=', guildId).execute();
       await trx.deleteFrom('up_history').where('guild_id', '=', guildId).execute();
+      await trx.deleteFrom('directory_webhooks').where('guild_id', '=', guildId).execute();
+      await trx.deleteFrom('webhook_events').where('guild_id', '=', guildId).execute();
     });
   }
 }

@@ -31,3 +31,4 @@ export {
   TOKENS,
   type TokenInfo,
 } from './state.js';
+export { type CommentWebhook, type Delivery, WebhookSender, type WebhookTarget } from './webhooks.js';

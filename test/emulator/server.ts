@@ -15,6 +15,7 @@ import {
 } from './rate-limit.js';
 import { matchRoute, type NextUpStyle, type RouteMatch } from './routes.js';
 import { createSeedState, type EmulatorState, resetState } from './state.js';
+import { WebhookSender } from './webhooks.js';
 
 export const DEFAULT_COOLDOWN_MS = 14_400_000;
 /** Fastify's default body limit. */
@@ -60,6 +61,8 @@ export interface Emulator {
   requests: RecordedRequest[];
   state: EmulatorState;
   faults: Faults;
+  /** The servers' webhooks: a successful up sends `new_server_bump` to its server's URL. */
+  webhooks: WebhookSender;
   /** Replaces the limits and clears the counters. */
   setRateLimits(r: EmulatorOptions['rateLimits']): void;
   setNextUpStyle(s: NextUpStyle): void;
@@ -139,6 +142,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   const faults = new Faults();
   const limiter = new RateLimiter(opts.rateLimits, now);
   const requests: RecordedRequest[] = [];
+  const webhooks = new WebhookSender(now);
   const pendingDelays = new Set<() => void>();
   let closed = false;
 
@@ -291,7 +295,29 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     if (rule !== undefined && (await applyFault(rule, req, res, record))) return;
     if (closed) return;
     const forceNotUpdated = rule?.kind === 'not-updated' ? (rule.message ?? NOT_UPDATED_FAULT_MESSAGE) : null;
-    writeReply(res, record, dispatch(req, record, true, forceNotUpdated));
+    const reply = dispatch(req, record, true, forceNotUpdated);
+    writeReply(res, record, reply);
+    bumpWebhook(record, reply);
+  }
+
+  /** An up given through a service bot: the directory tells the server's webhook. */
+  function bumpWebhook(record: RecordedRequest, reply: Reply): void {
+    if (record.method !== 'POST' || !/^\/v[12]\/server\/?(\?|$)/.test(record.path) || reply.status !== 200)
+      return;
+    const body = reply.body as { upSuccessfully?: unknown; result?: { upSuccessfully?: unknown } } | null;
+    if (body?.upSuccessfully !== true && body?.result?.upSuccessfully !== true) return;
+    try {
+      const sent = JSON.parse(record.body) as { serverID?: unknown; upUserID?: unknown };
+      if (
+        typeof sent.serverID === 'string' &&
+        typeof sent.upUserID === 'string' &&
+        webhooks.target(sent.serverID)
+      ) {
+        void webhooks.bump(sent.serverID, sent.upUserID);
+      }
+    } catch {
+      // Not JSON: the up was not a success either.
+    }
   }
 
   const server = createServer((req, res) => {
@@ -327,6 +353,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     if (closed) return;
     closed = true;
     for (const cancel of [...pendingDelays]) cancel();
+    await webhooks.settled();
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeAllConnections();
@@ -339,6 +366,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     requests,
     state,
     faults,
+    webhooks,
     setRateLimits: (r) => limiter.configure(r),
     setNextUpStyle: (s) => {
       nextUpStyle = s;
@@ -350,6 +378,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
       requests.length = 0;
       faults.clear();
       limiter.reset();
+      webhooks.reset();
       resetState(state, now());
     },
     close,

@@ -106,6 +106,7 @@ describe.each(ENGINES)('opening the store (%s)', (engine) => {
       '002-directory-limits',
       '003-hosts',
       '004-history',
+      '005-webhooks',
     ]);
     expect((await new SettingsRepository(second).get('1'))?.publicLanguage).toBe('ru');
   });
@@ -125,6 +126,7 @@ describe.each(ENGINES)('opening the store (%s)', (engine) => {
         '002-directory-limits',
         '003-hosts',
         '004-history',
+        '005-webhooks',
       ]);
     }
   });

@@ -33,6 +33,7 @@ describe('one schema on both engines', () => {
       'directory_grants',
       'directory_holds',
       'directory_waiters',
+      'directory_webhooks',
       'guild_settings',
       'identify_turns',
       'leases',
@@ -41,7 +42,14 @@ describe('one schema on both engines', () => {
       'reminders',
       'shard_states',
       'up_history',
+      'webhook_events',
     ]);
+    expect(shape.webhook_events?.primaryKey).toEqual(['id']);
+    expect(shape.webhook_events?.indexes).toEqual([
+      { name: 'webhook_events_guild_id', columns: ['guild_id'], unique: false },
+      { name: 'webhook_events_state_received_at', columns: ['state', 'received_at'], unique: false },
+    ]);
+    expect(shape.directory_webhooks?.primaryKey).toEqual(['guild_id']);
     expect(shape.up_history?.primaryKey).toEqual(['id']);
     expect(shape.up_history?.indexes).toEqual([
       { name: 'up_history_at', columns: ['at'], unique: false },

@@ -242,6 +242,42 @@ const DEPLOYED = [
           ru: 'Настройки сервера, следующее напоминание и проблемы',
         },
       },
+      {
+        type: 1,
+        name: 'webhook',
+        name_localizations: { ru: 'вебхук' },
+        description: "Announce the directory's events for this server (comments, ups) in a channel",
+        description_localizations: {
+          ru: 'Объявлять события каталога об этом сервере (комментарии, апы) в канале',
+        },
+        options: [
+          {
+            type: 3,
+            name: 'key',
+            name_localizations: { ru: 'ключ' },
+            description: "The webhook key shown on this server's edit page on the directory",
+            description_localizations: { ru: 'Ключ вебхука со страницы редактирования сервера в каталоге' },
+            required: true,
+            max_length: 256,
+          },
+          {
+            type: 7,
+            name: 'channel',
+            name_localizations: { ru: 'канал' },
+            description: 'Where the events are announced',
+            description_localizations: { ru: 'Куда публиковать события' },
+            required: true,
+            channel_types: [0, 5],
+          },
+        ],
+      },
+      {
+        type: 1,
+        name: 'webhook-off',
+        name_localizations: { ru: 'вебхук-выкл' },
+        description: "Stop receiving the directory's events for this server",
+        description_localizations: { ru: 'Больше не получать события каталога об этом сервере' },
+      },
     ],
   },
   {
@@ -333,6 +369,8 @@ describe('command definitions', () => {
       'reminders-off',
       'language',
       'show',
+      'webhook',
+      'webhook-off',
     ]);
     // No other command is restricted: /up and the look-ups are for everyone.
     for (const command of commandDefinitions.filter((c) => c.name !== 'settings')) {

@@ -154,6 +154,7 @@ function setup(routes: Record<string, unknown> = {}) {
       guildReminder = {
         key: { kind: 'guild', guildId: GUILD },
         dueAt: NOW + 3_600_000,
+        cooldownMs: null,
         nextUpAt: NOW + 3_600_000,
         state: 'scheduled',
         claimedBy: null,

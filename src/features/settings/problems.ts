@@ -62,9 +62,17 @@ export function roleMention(roleId: string | null, t: Translate): string {
 export function problemText(
   problem: GuildProblem,
   t: Translate,
-  context: { channelId: string | null; roleId: string | null },
+  context: { channelId: string | null; roleId: string | null; webhook?: boolean },
 ): string {
   const channel = channelMention(context.channelId, t);
+  if (context.webhook) {
+    if (problem === 'channel-deleted') return t('settings.problem.webhookChannelDeleted', { channel });
+    const names = missingPermissions(problem);
+    return t('settings.problem.webhookMissingPermission', {
+      channel,
+      permissions: permissionList(names.length > 0 ? names : REMINDER_PERMISSIONS, t),
+    });
+  }
   if (problem === 'channel-deleted') return t('settings.problem.channelDeleted', { channel });
   if (problem === 'role-deleted') {
     return t('settings.problem.roleDeleted', { role: roleMention(context.roleId, t) });

@@ -11,6 +11,7 @@ import type { RenderedMessage } from '../../render/message.js';
 import { stripControl, timestamp, truncate } from '../../render/text.js';
 import type { GuildReminder } from '../../store/reminders.js';
 import type { GuildSettings } from '../../store/settings.js';
+import type { WebhookSetup } from '../../store/webhooks.js';
 import { languageText } from './language.js';
 import { channelMention, problemText, roleMention } from './problems.js';
 
@@ -54,6 +55,18 @@ export interface Overview {
   settings: GuildSettings;
   reminder: GuildReminder | undefined;
   guildLocale: string | null;
+  /** The directory's webhook; shown when given (undefined: off). */
+  webhook?: WebhookSetup | undefined;
+}
+
+function webhookText(webhook: WebhookSetup | undefined, t: Translate): string {
+  if (!webhook) return t('settings.value.webhookOff');
+  const last =
+    webhook.lastEventAt === null
+      ? null
+      : timestamp(new Date(webhook.lastEventAt), TimestampStyles.RelativeTime);
+  const on = t('settings.value.webhookOn', { channel: channelMention(webhook.channelId, t) });
+  return `${on} · ${last ? t('settings.value.webhookLast', { relative: last }) : t('settings.value.webhookNone')}`;
 }
 
 /**
@@ -100,6 +113,27 @@ export function renderOverview(
     value: languageText(settings.publicLanguage, guildLocale, t),
     inline: false,
   });
+  if ('webhook' in overview) {
+    fields.push({
+      name: t('settings.field.webhook'),
+      value: webhookText(overview.webhook, t),
+      inline: false,
+    });
+    if (overview.webhook?.problem) {
+      fields.push({
+        name: `⚠️ ${t('settings.field.webhook')}`,
+        value: truncate(
+          problemText(overview.webhook.problem, t, {
+            channelId: overview.webhook.channelId,
+            roleId: null,
+            webhook: true,
+          }),
+          LIMITS.fieldValue,
+        ),
+        inline: false,
+      });
+    }
+  }
   if (settings.problem) {
     const since = timestamp(new Date(settings.problem.at), TimestampStyles.RelativeTime);
     const text = problemText(settings.problem.reason, t, {
@@ -116,7 +150,7 @@ export function renderOverview(
     });
   }
   return message({
-    color: settings.problem ? COLORS.warning : look.color,
+    color: settings.problem || overview.webhook?.problem ? COLORS.warning : look.color,
     title: look.title,
     ...(parts.length > 0 ? { description: parts.join('\n\n') } : {}),
     fields,

@@ -7,7 +7,7 @@
  * Choosing a channel proves it works: the bot posts a short confirmation there first, and saves
  * nothing if it cannot, telling the admin which permission to grant and where.
  */
-import { PermissionFlagsBits, Routes } from 'discord.js';
+import { type APIEmbed, PermissionFlagsBits, Routes } from 'discord.js';
 import { postMessage } from '../../discord/messages.js';
 import { fetchChannelPermissions } from '../../discord/permissions.js';
 import { type Translate, translator } from '../../i18n/index.js';
@@ -31,7 +31,8 @@ import { renderConfirmation, renderOverview, renderRefusal, renderTemplateRefusa
 export type SettingsDeps = Pick<
   BotDeps,
   'settings' | 'reminders' | 'reminderRoleChosen' | 'rest' | 'commands' | 'now' | 'logger'
->;
+> &
+  Partial<Pick<BotDeps, 'webhooks'>>;
 
 /** Who asks, where: from the interaction. */
 export interface SettingsContext {
@@ -100,6 +101,60 @@ async function lacking(
   return have === null ? null : needed.filter((name) => (have & PermissionFlagsBits[name]) === 0n);
 }
 
+/**
+ * Posts the short confirmation that proves the bot can post in the channel; when it cannot, the
+ * answer says why and what to grant where (nothing is saved then).
+ */
+export async function postConfirmation(
+  deps: SettingsDeps,
+  context: SettingsContext,
+  channelId: string,
+  body: { embeds: APIEmbed[] },
+): Promise<{ ok: true; messageId: string } | { ok: false; answer: SettingsAnswer }> {
+  const { t, guildId } = context;
+  const posted = await postMessage(deps.rest, channelId, { ...body, allowedMentions: { parse: [] } });
+  if (posted.ok) return posted;
+  const channel = channelMention(channelId, t);
+  const { failure } = posted;
+  deps.logger.info({ guildId, channelId, failure }, 'settings channel refused');
+  const refused = (text: string, outcome: string) => ({
+    ok: false as const,
+    answer: { message: renderRefusal(text, t), outcome },
+  });
+  switch (failure.kind) {
+    case 'missing-access':
+    case 'missing-permission': {
+      const found = await lacking(deps, context, channelId, REMINDER_PERMISSIONS);
+      // Not known, or Discord refused while every one looks granted (changed meanwhile?): name them all.
+      const missing = found && found.length > 0 ? found : REMINDER_PERMISSIONS;
+      const text = t('settings.post.missingPermissions', {
+        channel,
+        permissions: permissionList(missing, t),
+      });
+      return refused(text, `refused:${failure.kind}`);
+    }
+    case 'channel-deleted':
+      return refused(t('settings.post.channelDeleted'), 'refused:channel-deleted');
+    case 'transient':
+      return refused(t('settings.post.transient', { channel }), 'failed:transient');
+    case 'rejected':
+    case 'dms-closed':
+      return refused(t('settings.post.rejected', { channel, code: failure.code }), 'refused:rejected');
+  }
+}
+
+/** Not saved after all (the store went away meanwhile): the confirmation would say otherwise. */
+export async function deleteConfirmation(
+  deps: SettingsDeps,
+  guildId: string,
+  channelId: string,
+  messageId: string,
+): Promise<void> {
+  await deps.rest.delete(Routes.channelMessage(channelId, messageId)).catch((e: unknown) => {
+    deps.logger.warn({ err: e, guildId }, 'could not delete the confirmation of settings not saved');
+  });
+}
+
 /** `/settings reminders`: check the text, post the confirmation, and only then save. */
 export async function setReminders(
   deps: SettingsDeps,
@@ -126,44 +181,14 @@ export async function setReminders(
   const current = (await deps.settings.get(guildId)) ?? defaults(guildId, deps.now());
   const publicT = translator(publicLocale(current.publicLanguage, context.guildLocale));
   const command = await deps.commands.mention('up');
-  const posted = await postMessage(deps.rest, request.channelId, {
-    ...renderConfirmation({ roleId: request.roleId, command }, publicT),
-    allowedMentions: { parse: [] },
-  });
+  const posted = await postConfirmation(
+    deps,
+    context,
+    request.channelId,
+    renderConfirmation({ roleId: request.roleId, command }, publicT),
+  );
+  if (!posted.ok) return posted.answer;
   const channel = channelMention(request.channelId, t);
-  if (!posted.ok) {
-    const { failure } = posted;
-    deps.logger.info({ guildId, channelId: request.channelId, failure }, 'reminder channel refused');
-    switch (failure.kind) {
-      case 'missing-access':
-      case 'missing-permission': {
-        const found = await lacking(deps, context, request.channelId, REMINDER_PERMISSIONS);
-        // Not known, or Discord refused while every one looks granted (changed meanwhile?): name them all.
-        const missing = found && found.length > 0 ? found : REMINDER_PERMISSIONS;
-        const text = t('settings.post.missingPermissions', {
-          channel,
-          permissions: permissionList(missing, t),
-        });
-        return { message: renderRefusal(text, t), outcome: `refused:${failure.kind}` };
-      }
-      case 'channel-deleted':
-        return {
-          message: renderRefusal(t('settings.post.channelDeleted'), t),
-          outcome: 'refused:channel-deleted',
-        };
-      case 'transient':
-        return {
-          message: renderRefusal(t('settings.post.transient', { channel }), t),
-          outcome: 'failed:transient',
-        };
-      case 'rejected':
-      case 'dms-closed':
-        return {
-          message: renderRefusal(t('settings.post.rejected', { channel, code: failure.code }), t),
-          outcome: 'refused:rejected',
-        };
-    }
-  }
 
   let settings: GuildSettings;
   try {
@@ -180,9 +205,7 @@ export async function setReminders(
   } catch (err) {
     // Not saved (the store went away meanwhile): the confirmation would say otherwise in the
     // channel. It goes; the admin is told to try again (the router words the store's error).
-    await deps.rest.delete(Routes.channelMessage(request.channelId, posted.messageId)).catch((e: unknown) => {
-      deps.logger.warn({ err: e, guildId }, 'could not delete the confirmation of settings not saved');
-    });
+    await deleteConfirmation(deps, guildId, request.channelId, posted.messageId);
     throw err;
   }
   deps.reminderRoleChosen(guildId, request.roleId);
@@ -249,17 +272,18 @@ export async function setLanguage(
 /** `/settings show`: every setting, the next reminder and the problem last met. */
 export async function showSettings(deps: SettingsDeps, context: SettingsContext): Promise<SettingsAnswer> {
   const { t, guildId } = context;
-  const [stored, reminder] = await Promise.all([
+  const [stored, reminder, webhook] = await Promise.all([
     deps.settings.get(guildId),
     deps.reminders.getGuild(guildId),
+    deps.webhooks?.get(guildId),
   ]);
   const settings = stored ?? defaults(guildId, deps.now());
   return {
-    message: renderOverview({ settings, reminder, guildLocale: context.guildLocale }, t, {
+    message: renderOverview({ settings, reminder, guildLocale: context.guildLocale, webhook }, t, {
       title: t('settings.title.show'),
       color: COLORS.info,
     }),
-    outcome: settings.problem ? 'shown:problem' : 'shown',
+    outcome: settings.problem || webhook?.problem ? 'shown:problem' : 'shown',
   };
 }
 

@@ -61,15 +61,17 @@ export async function recoverPendingUps(options: RecoverOptions): Promise<number
       let publicly = false;
       try {
         const answer = upAnswer(await sendUp(directory, entry, deadline), t, now());
+        const answeredAt = now();
         publicly = answer.publicly;
         if (options.reminders) {
           await scheduleReminder(
             { reminders: options.reminders, wakeReminders: options.wakeReminders ?? (() => {}), logger, now },
             entry.guildId,
-            answer.remindAt,
+            answer,
+            answeredAt,
           );
         }
-        await recordUp({ history: options.history, logger }, entry, answer, now());
+        await recordUp({ history: options.history, logger }, entry, answer, answeredAt);
         message = withNote(answer.message, t('up.afterRestart'));
         logger.info({ ...log, outcome: answer.outcome }, 'answered an up from before the restart');
       } catch (err) {

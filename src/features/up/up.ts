@@ -77,6 +77,9 @@ export function upAnswer(result: ServerUpResult, t: Translate, now: number): UpA
   return { outcome, result, remindAt, message, publicly: outcome === 'success' };
 }
 
+/** A cooldown longer than this is not believed (the directory's is a few hours). */
+const MAX_COOLDOWN_MS = 7 * 86_400_000;
+
 /**
  * The server's reminder follows the directory's latest answer (the store's schedule; the latest
  * wins). Written before the journal lets go of the up: a process killed at any moment either
@@ -87,11 +90,23 @@ export function upAnswer(result: ServerUpResult, t: Translate, now: number): UpA
 export async function scheduleReminder(
   deps: ReminderDeps & Pick<UpDeps, 'logger' | 'now'>,
   guildId: string,
-  remindAt: number | null,
+  answer: Pick<UpAnswer, 'remindAt' | 'outcome'>,
+  answeredAt: number,
 ): Promise<void> {
+  const { remindAt } = answer;
   if (remindAt === null) return;
+  // A success says how long the directory makes a server wait after an up: what an up given
+  // elsewhere (the directory's webhook) moves the reminder by.
+  const cooldownMs =
+    answer.outcome === 'success' && remindAt > answeredAt && remindAt - answeredAt <= MAX_COOLDOWN_MS
+      ? remindAt - answeredAt
+      : undefined;
   try {
-    await deps.reminders.scheduleGuild(guildId, { dueAt: remindAt, nextUpAt: remindAt }, deps.now());
+    await deps.reminders.scheduleGuild(
+      guildId,
+      { dueAt: remindAt, nextUpAt: remindAt, cooldownMs },
+      deps.now(),
+    );
     deps.wakeReminders(remindAt);
   } catch (err) {
     deps.logger.warn({ err, guildId }, 'could not schedule the server reminder');
@@ -144,8 +159,9 @@ export async function upNow(
       deps.logger.debug({ err, guildId }, 'guild statistics not gathered; the up goes without them'),
     );
     answer = upAnswer(await sendUp(deps.directory, up, options.deadline, stats), options.t, deps.now());
-    await scheduleReminder(deps, guildId, answer.remindAt);
-    await recordUp(deps, up, answer, deps.now());
+    const answeredAt = deps.now();
+    await scheduleReminder(deps, guildId, answer, answeredAt);
+    await recordUp(deps, up, answer, answeredAt);
   } finally {
     await deps.journal.remove(up.interactionId).catch((err: unknown) => {
       deps.logger.warn({ err }, 'could not update the journal of pending ups');

@@ -7,12 +7,14 @@ import { initial } from './001-initial.js';
 import { directoryLimits } from './002-directory-limits.js';
 import { hosts } from './003-hosts.js';
 import { history } from './004-history.js';
+import { webhooks } from './005-webhooks.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '001-initial': initial,
   '002-directory-limits': directoryLimits,
   '003-hosts': hosts,
   '004-history': history,
+  '005-webhooks': webhooks,
 };
 
 export const migrationProvider: MigrationProvider = {

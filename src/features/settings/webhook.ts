@@ -1,0 +1,116 @@
+/**
+ * /settings webhook | webhook-off: where the directory's events for this server are announced,
+ * and the key its deliveries carry. The key is checked for what a copy-paste can get wrong,
+ * stored only as a salted hash (store/webhooks.ts), and never shown again, logged or echoed: the
+ * answer gives the URL to paste on the server's page and the steps, privately.
+ *
+ * Choosing the channel proves it works, as for reminders: the bot posts a short confirmation
+ * there first, and saves nothing if it cannot.
+ */
+import { translator } from '../../i18n/index.js';
+import type { BotDeps } from '../../interactions/types.js';
+import { COLORS } from '../../render/colors.js';
+import { fitEmbed } from '../../render/limits.js';
+import { WEBHOOK_PATH_PREFIX } from '../webhooks/receiver.js';
+import { publicLocale } from './language.js';
+import { channelMention } from './problems.js';
+import { renderRefusal } from './render.js';
+import {
+  deleteConfirmation,
+  postConfirmation,
+  type SettingsAnswer,
+  type SettingsContext,
+  type SettingsDeps,
+} from './settings.js';
+
+export type WebhookDeps = SettingsDeps & Pick<BotDeps, 'webhooks' | 'webhookReceiver'>;
+
+export const MIN_KEY_LENGTH = 4;
+export const MAX_KEY_LENGTH = 256;
+
+/** One word of visible ASCII: what a key shown on a web page and copied is. */
+export function isPlausibleKey(key: string): boolean {
+  return key.length >= MIN_KEY_LENGTH && key.length <= MAX_KEY_LENGTH && /^[\x21-\x7e]+$/.test(key);
+}
+
+/** The address to paste on the directory (PUBLIC_URL and the route), or only the path without it. */
+export function webhookAddress(
+  publicUrl: string | undefined,
+  guildId: string,
+): { url?: string; path: string } {
+  const path = `${WEBHOOK_PATH_PREFIX}${guildId}`;
+  return publicUrl ? { url: `${publicUrl.replace(/\/+$/, '')}${path}`, path } : { path };
+}
+
+export async function setWebhook(
+  deps: WebhookDeps,
+  context: SettingsContext,
+  request: { key: string; channelId: string },
+): Promise<SettingsAnswer> {
+  const { t, guildId } = context;
+  const key = request.key.trim();
+  if (!isPlausibleKey(key)) {
+    return {
+      message: renderRefusal(t('settings.webhook.badKey', { min: MIN_KEY_LENGTH, max: MAX_KEY_LENGTH }), t),
+      outcome: 'refused:webhook-key',
+    };
+  }
+  const settings = await deps.settings.get(guildId);
+  const publicT = translator(publicLocale(settings?.publicLanguage ?? 'auto', context.guildLocale));
+  const posted = await postConfirmation(deps, context, request.channelId, {
+    embeds: [
+      fitEmbed({
+        color: COLORS.info,
+        title: publicT('settings.webhook.confirmation.title'),
+        description: publicT('settings.webhook.confirmation.description'),
+      }),
+    ],
+  });
+  if (!posted.ok) return posted.answer;
+  try {
+    await deps.webhooks.configure(guildId, key, request.channelId, deps.now());
+  } catch (err) {
+    await deleteConfirmation(deps, guildId, request.channelId, posted.messageId);
+    throw err;
+  }
+  const channel = channelMention(request.channelId, t);
+  const address = webhookAddress(deps.webhookReceiver.publicUrl, guildId);
+  const parts = [
+    t('settings.webhook.on', { channel }),
+    address.url
+      ? t('settings.webhook.steps', { url: `\`${address.url}\``, channel })
+      : t('settings.webhook.stepsNoUrl', { path: `\`${address.path}\``, channel }),
+  ];
+  if (!deps.webhookReceiver.listening) parts.push(t('settings.webhook.notListening'));
+  return {
+    message: {
+      embeds: [
+        fitEmbed({
+          color: deps.webhookReceiver.listening ? COLORS.success : COLORS.warning,
+          title: t('settings.title.webhookOn'),
+          description: parts.join('\n\n'),
+        }),
+      ],
+      components: [],
+    },
+    outcome: 'webhook-on',
+  };
+}
+
+export async function turnWebhookOff(deps: WebhookDeps, context: SettingsContext): Promise<SettingsAnswer> {
+  const { t, guildId } = context;
+  const removed = await deps.webhooks.remove(guildId);
+  return {
+    message: {
+      embeds: [
+        fitEmbed({
+          color: COLORS.info,
+          title: t('settings.title.webhookOff'),
+          description: t(removed ? 'settings.webhook.off' : 'settings.webhook.wasOff'),
+        }),
+      ],
+      components: [],
+    },
+    outcome: removed ? 'webhook-off' : 'webhook-off:unchanged',
+  };
+}

@@ -1,0 +1,277 @@
+/**
+ * The directory's webhooks (issue 16): each server's set-up, and the outbox of events received.
+ *
+ * The key a server's page on the directory shows is kept as HMAC-SHA-256 under a random salt of
+ * the server's own: a leaked database does not give it away, and a delivery's key is checked
+ * against it in constant time. A salted hash and not a slow one (scrypt): the key is the
+ * directory's random string, not a password a person chose, and every delivery is checked, so a
+ * slow hash would only hand whoever floods the receiver the CPU.
+ *
+ * An event is stored (`pending`) before the directory is answered, then claimed, announced and
+ * recorded as `done` or `failed`, as reminders are (reminders.ts): one conditional UPDATE per
+ * claim, so of several processes one wins; a claim whose process died is taken over after its
+ * lease with the same Discord nonce, so a message posted before the crash is not posted twice.
+ */
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Selectable } from 'kysely';
+import { newNonce } from './reminders.js';
+import type {
+  DirectoryWebhooksTable,
+  GuildProblem,
+  WebhookEventState,
+  WebhookEventsTable,
+} from './schema.js';
+import type { Store } from './store.js';
+
+export interface WebhookSetup {
+  guildId: string;
+  channelId: string;
+  problem: GuildProblem | null;
+  lastEventAt: number | null;
+  updatedAt: number;
+}
+
+/** What a delivery's key is, against the server's set-up. */
+export type KeyCheck =
+  | { kind: 'ok'; setup: WebhookSetup }
+  /** No webhook set up for this server (or no such server). */
+  | { kind: 'unknown' }
+  | { kind: 'wrong' };
+
+export interface StoredEvent {
+  id: string;
+  guildId: string;
+  type: string;
+  /** JSON of the checked event. */
+  payload: string;
+  receivedAt: number;
+  state: WebhookEventState;
+  nonce: string | null;
+  failure: string | null;
+}
+
+export interface EventClaim {
+  id: string;
+  by: string;
+  nonce: string;
+  expiresAt: number;
+}
+
+/** How long an event is kept once done: a delivery repeated within it is still recognized. */
+export const WEBHOOK_EVENT_DAYS = 14;
+export const WEBHOOK_EVENT_MS = WEBHOOK_EVENT_DAYS * 86_400_000;
+
+function hashKey(key: string, salt: string): Buffer {
+  return createHmac('sha256', Buffer.from(salt, 'base64url')).update(key, 'utf8').digest();
+}
+
+export class WebhookRepository {
+  readonly #store: Store;
+
+  constructor(store: Store) {
+    this.#store = store;
+  }
+
+  /** Sets the server's webhook up (a new key replaces the old one). */
+  async configure(guildId: string, key: string, channelId: string, now: number): Promise<WebhookSetup> {
+    const salt = randomBytes(16).toString('base64url');
+    const columns = {
+      channel_id: channelId,
+      key_salt: salt,
+      key_hash: hashKey(key, salt).toString('base64url'),
+      problem: null,
+      updated_at: now,
+    };
+    const row = await this.#store.run((db) =>
+      db
+        .insertInto('directory_webhooks')
+        .values({ guild_id: guildId, last_event_at: null, ...columns })
+        .onConflict((oc) => oc.column('guild_id').doUpdateSet(columns))
+        .returningAll()
+        .executeTakeFirstOrThrow(),
+    );
+    return setupOf(row);
+  }
+
+  /** Turns the server's webhook off; false when it was not on. */
+  async remove(guildId: string): Promise<boolean> {
+    const result = await this.#store.run((db) =>
+      db.deleteFrom('directory_webhooks').where('guild_id', '=', guildId).executeTakeFirst(),
+    );
+    return result.numDeletedRows > 0n;
+  }
+
+  async get(guildId: string): Promise<WebhookSetup | undefined> {
+    const row = await this.#store.run((db) =>
+      db.selectFrom('directory_webhooks').selectAll().where('guild_id', '=', guildId).executeTakeFirst(),
+    );
+    return row && setupOf(row);
+  }
+
+  /** Checks a delivery's key, in constant time. */
+  async check(guildId: string, key: string): Promise<KeyCheck> {
+    const row = await this.#store.run((db) =>
+      db.selectFrom('directory_webhooks').selectAll().where('guild_id', '=', guildId).executeTakeFirst(),
+    );
+    if (!row) return { kind: 'unknown' };
+    const expected = Buffer.from(row.key_hash, 'base64url');
+    const given = hashKey(key, row.key_salt);
+    return expected.length === given.length && timingSafeEqual(expected, given)
+      ? { kind: 'ok', setup: setupOf(row) }
+      : { kind: 'wrong' };
+  }
+
+  /** Records the server's last problem posting there (null clears it). */
+  async setProblem(guildId: string, problem: GuildProblem | null): Promise<void> {
+    await this.#store.run((db) =>
+      db.updateTable('directory_webhooks').set({ problem }).where('guild_id', '=', guildId).execute(),
+    );
+  }
+
+  /**
+   * Stores a received event, unless one with its id is stored already: 'duplicate' then (the
+   * directory delivered it again). Either way it is safe to answer 2xx.
+   */
+  async enqueue(event: {
+    id: string;
+    guildId: string;
+    type: string;
+    payload: string;
+    receivedAt: number;
+  }): Promise<'stored' | 'duplicate'> {
+    const stored = await this.#store.transaction(async (trx) => {
+      const row = await trx
+        .insertInto('webhook_events')
+        .values({
+          id: event.id,
+          guild_id: event.guildId,
+          type: event.type,
+          payload: event.payload,
+          received_at: event.receivedAt,
+          state: 'pending',
+          claimed_by: null,
+          claim_expires_at: null,
+          nonce: null,
+          done_at: null,
+          failure: null,
+        })
+        .onConflict((oc) => oc.column('id').doNothing())
+        .returning('id')
+        .executeTakeFirst();
+      await trx
+        .updateTable('directory_webhooks')
+        .set({ last_event_at: event.receivedAt })
+        .where('guild_id', '=', event.guildId)
+        .execute();
+      return row !== undefined;
+    });
+    return stored ? 'stored' : 'duplicate';
+  }
+
+  /** Events to announce, oldest first: pending ones, and claims whose lease ran out. */
+  async due(now: number, limit: number): Promise<StoredEvent[]> {
+    const rows = await this.#store.run((db) =>
+      db
+        .selectFrom('webhook_events')
+        .selectAll()
+        .where((eb) =>
+          eb.or([
+            eb('state', '=', 'pending'),
+            eb.and([eb('state', '=', 'claimed'), eb('claim_expires_at', '<=', now)]),
+          ]),
+        )
+        .orderBy('received_at')
+        .limit(limit)
+        .execute(),
+    );
+    return rows.map(eventOf);
+  }
+
+  async getEvent(id: string): Promise<StoredEvent | undefined> {
+    const row = await this.#store.run((db) =>
+      db.selectFrom('webhook_events').selectAll().where('id', '=', id).executeTakeFirst(),
+    );
+    return row && eventOf(row);
+  }
+
+  /** Claims an event for `leaseMs`; undefined when another process holds it or it is done. */
+  async claim(id: string, by: string, leaseMs: number, now: number): Promise<EventClaim | undefined> {
+    const expiresAt = now + leaseMs;
+    const row = await this.#store.run((db) =>
+      db
+        .updateTable('webhook_events')
+        .set((eb) => ({
+          state: 'claimed',
+          claimed_by: by,
+          claim_expires_at: expiresAt,
+          nonce: eb.fn.coalesce('nonce', eb.val(newNonce())),
+        }))
+        .where('id', '=', id)
+        .where((eb) =>
+          eb.or([
+            eb('state', '=', 'pending'),
+            eb.and([eb('state', '=', 'claimed'), eb('claim_expires_at', '<=', now)]),
+          ]),
+        )
+        .returning('nonce')
+        .executeTakeFirst(),
+    );
+    if (!row?.nonce) return undefined;
+    return { id, by, nonce: row.nonce, expiresAt };
+  }
+
+  /** Records how the claimed event ended; false when the claim was no longer ours. */
+  async finish(
+    claim: EventClaim,
+    state: 'done' | 'failed',
+    failure: string | null,
+    now: number,
+  ): Promise<boolean> {
+    const result = await this.#store.run((db) =>
+      db
+        .updateTable('webhook_events')
+        .set({ state, failure, done_at: now, claimed_by: null, claim_expires_at: null })
+        .where('id', '=', claim.id)
+        .where('state', '=', 'claimed')
+        .where('claimed_by', '=', claim.by)
+        .where('nonce', '=', claim.nonce)
+        .executeTakeFirst(),
+    );
+    return result.numUpdatedRows > 0n;
+  }
+
+  /** Deletes the events done (or given up) before `before`; how many went. */
+  async prune(before: number): Promise<number> {
+    const result = await this.#store.run((db) =>
+      db
+        .deleteFrom('webhook_events')
+        .where('state', 'in', ['done', 'failed'])
+        .where('received_at', '<', before)
+        .executeTakeFirst(),
+    );
+    return Number(result.numDeletedRows);
+  }
+}
+
+function setupOf(row: Selectable<DirectoryWebhooksTable>): WebhookSetup {
+  return {
+    guildId: row.guild_id,
+    channelId: row.channel_id,
+    problem: row.problem,
+    lastEventAt: row.last_event_at === null ? null : Number(row.last_event_at),
+    updatedAt: Number(row.updated_at),
+  };
+}
+
+function eventOf(row: Selectable<WebhookEventsTable>): StoredEvent {
+  return {
+    id: row.id,
+    guildId: row.guild_id,
+    type: row.type,
+    payload: row.payload,
+    receivedAt: Number(row.received_at),
+    state: row.state,
+    nonce: row.nonce,
+    failure: row.failure,
+  };
+}
