@@ -17,8 +17,16 @@ import {
   ReminderRepository,
   SettingsRepository,
   type Store,
+  WebhookRepository,
 } from '../../src/store/index.js';
-import { commandOption, makeGuild, makeTextChannel, type PostedMessage } from '../discord/index.js';
+import {
+  botRoleOf,
+  commandOption,
+  type GuildFixture,
+  makeGuild,
+  makeTextChannel,
+  type PostedMessage,
+} from '../discord/index.js';
 import { IDS } from '../emulator/index.js';
 import { ENGINES, freshPlace, type Place } from '../store/places.js';
 import { hostileTexts } from '../support/hostile-texts.js';
@@ -390,9 +398,58 @@ describe.each(ENGINES)("the directory's webhooks (%s)", (engine) => {
     expect((await repo.getGuild(guild.id))?.dueAt).toBe(moved.dueAt);
   });
 
+  it('a channel the bot may not post in: given up, told in /settings show, and cleared once it posts again', async () => {
+    const botRole = botRoleOf(h.discord.guilds.get(guild.id) as GuildFixture, h.discord.botUser.id);
+    if (!botRole) throw new Error('the stand-in gave the bot no role');
+    h.discord.setChannelOverwrites(events.id, [
+      { id: botRole.id, type: 'role', deny: PermissionFlagsBits.SendMessages },
+    ]);
+    const before = posts().length;
+    const at = Date.now() - 1_000;
+    expect(await h.emu.webhooks.comment(guild.id, 'new', { user: anna.id, at, new: 'unseen' })).toBe(200);
+    const failed = await eventually(
+      async () => {
+        const row = await store.run((db) =>
+          db
+            .selectFrom('webhook_events')
+            .select(['state', 'failure'])
+            .where('id', 'like', `%:${at}`)
+            .executeTakeFirst(),
+        );
+        return row?.state === 'failed' ? row : undefined;
+      },
+      10_000,
+      'the event to be given up',
+    );
+    expect(failed.failure).toBe('missing-permission:SendMessages');
+    expect(posts().length).toBe(before);
+    const shown = await h.run({
+      guildId: guild.id,
+      name: 'settings',
+      options: [commandOption.subcommand('show')],
+      permissions: PermissionFlagsBits.ManageGuild,
+    });
+    expect(shown.outcome).toBe('shown:problem');
+    expect(embedText(embedOf(privateMessage(shown)))).toContain(
+      `The bot could not announce the directory's events in <#${events.id}>: grant it **Send Messages** there`,
+    );
+
+    h.discord.setChannelOverwrites(events.id, []);
+    expect(await h.emu.webhooks.comment(guild.id, 'new', { user: anna.id, at: at + 1, new: 'seen' })).toBe(
+      200,
+    );
+    await announced(before, 1);
+    await eventually(
+      async () => ((await new WebhookRepository(store).get(guild.id))?.problem === null ? true : undefined),
+      5_000,
+      'the problem to be cleared',
+    );
+  });
+
   it('announces 1,000 hostile comment texts: every one posted, none pings anyone, nothing crashes', async () => {
     const texts = hostileTexts(1_000);
     const before = posts().length;
+    const logFrom = h.entries().length;
     const base = Date.now() - 3_600_000;
     for (let i = 0; i < texts.length; i += 50) {
       const statuses = await Promise.all(
@@ -420,4 +477,24 @@ describe.each(ENGINES)("the directory's webhooks (%s)", (engine) => {
       [],
     );
   }, 180_000);
+
+  it('/settings webhook-off: the directory is refused from then on, nothing stored', async () => {
+    const answer = await h.run({
+      guildId: guild.id,
+      name: 'settings',
+      options: [commandOption.subcommand('webhook-off')],
+      permissions: PermissionFlagsBits.ManageGuild,
+    });
+    expect(answer.outcome).toBe('webhook-off');
+    const before = await stored();
+    expect(await h.emu.webhooks.test(guild.id)).toBe(404);
+    expect(await stored()).toBe(before);
+    const again = await h.run({
+      guildId: guild.id,
+      name: 'settings',
+      options: [commandOption.subcommand('webhook-off')],
+      permissions: PermissionFlagsBits.ManageGuild,
+    });
+    expect(again.outcome).toBe('webhook-off:unchanged');
+  });
 });

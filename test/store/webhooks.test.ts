@@ -1,0 +1,241 @@
+/**
+ * The directory's webhooks in the store, on both engines: the key kept only as a salted hash and
+ * checked in constant time; an event stored once however often it is delivered; claims of which
+ * one wins, taken over with the same nonce once their lease ran out; two announcers on one store
+ * (two processes) handling every event exactly once and each server's in order; an up told by the
+ * webhook and through the bot counted once, even when both are recorded at the same moment; the
+ * reminder moved by the last known cooldown; a server's webhook and events gone with it.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { SendOutcome } from '../../src/features/reminders/scheduler.js';
+import { WebhookAnnouncer } from '../../src/features/webhooks/announcer.js';
+import { createLogger } from '../../src/log/logger.js';
+import {
+  HistoryRepository,
+  ReminderRepository,
+  SAME_UP_MS,
+  SettingsRepository,
+  type Store,
+  type StoredEvent,
+  WebhookRepository,
+} from '../../src/store/index.js';
+import { eventually } from '../support/wait.js';
+import { ENGINES, freshStore } from './places.js';
+
+const GUILD = '722424773233213460';
+const OTHER = '722424773233213999';
+const ANNA = '310000000000000001';
+const KEY = 'hk_0123456789abcdef';
+const NOW = Date.UTC(2026, 10, 25, 12);
+const silent = createLogger({ level: 'silent' });
+
+function event(id: string, guildId = GUILD, receivedAt = NOW) {
+  return {
+    id: `${guildId}:${id}`,
+    guildId,
+    type: 'new_server_comment',
+    payload: '{"kind":"test"}',
+    receivedAt,
+  };
+}
+
+describe.each(ENGINES)("the directory's webhooks in the store (%s)", (engine) => {
+  let store: Store;
+  let done: () => Promise<void>;
+  let another: () => Promise<Store>;
+  let webhooks: WebhookRepository;
+
+  beforeEach(async () => {
+    ({ store, done, another } = await freshStore(engine));
+    webhooks = new WebhookRepository(store);
+  });
+  afterEach(() => done());
+
+  it('keeps the key only as a salted hash, checks it, and forgets the old one when a new one is set', async () => {
+    expect(await webhooks.check(GUILD, KEY)).toEqual({ kind: 'unknown' });
+    await webhooks.configure(GUILD, KEY, '1000', NOW);
+    await webhooks.configure(OTHER, KEY, '2000', NOW);
+    const rows = await store.run((db) => db.selectFrom('directory_webhooks').selectAll().execute());
+    expect(JSON.stringify(rows)).not.toContain(KEY);
+    // The same key, two servers: two salts, two hashes.
+    expect(rows[0]?.key_hash).not.toBe(rows[1]?.key_hash);
+    expect(await webhooks.check(GUILD, KEY)).toMatchObject({ kind: 'ok', setup: { channelId: '1000' } });
+    expect(await webhooks.check(GUILD, `${KEY}0`)).toEqual({ kind: 'wrong' });
+    expect(await webhooks.check(GUILD, '')).toEqual({ kind: 'wrong' });
+    await webhooks.configure(GUILD, 'hk_new-key', '1001', NOW + 1);
+    expect(await webhooks.check(GUILD, KEY)).toEqual({ kind: 'wrong' });
+    expect(await webhooks.check(GUILD, 'hk_new-key')).toMatchObject({
+      kind: 'ok',
+      setup: { channelId: '1001' },
+    });
+    expect(await webhooks.remove(GUILD)).toBe(true);
+    expect(await webhooks.remove(GUILD)).toBe(false);
+    expect(await webhooks.check(GUILD, 'hk_new-key')).toEqual({ kind: 'unknown' });
+  });
+
+  it('stores an event once however often it is delivered, and notes when the last came', async () => {
+    await webhooks.configure(GUILD, KEY, '1000', NOW);
+    expect(await webhooks.enqueue(event('a'))).toBe('stored');
+    expect(await webhooks.enqueue(event('a', GUILD, NOW + 5))).toBe('duplicate');
+    expect(await webhooks.due(NOW, 10)).toHaveLength(1);
+    expect((await webhooks.get(GUILD))?.lastEventAt).toBe(NOW + 5);
+  });
+
+  it('lets one claim win, and another take it over with the same nonce once its lease ran out', async () => {
+    await webhooks.enqueue(event('a'));
+    const id = `${GUILD}:a`;
+    const first = await webhooks.claim(id, 'p1', 1_000, NOW);
+    expect(first?.nonce).toMatch(/^[\w-]{16}$/);
+    expect(await webhooks.claim(id, 'p2', 1_000, NOW + 999)).toBeUndefined();
+    expect(await webhooks.due(NOW + 999, 10)).toEqual([]);
+    expect((await webhooks.due(NOW + 1_000, 10)).map((e) => e.state)).toEqual(['claimed']);
+    const second = await webhooks.claim(id, 'p2', 1_000, NOW + 1_000);
+    expect(second?.nonce).toBe(first?.nonce);
+    // The first process, back from a pause: its claim is not its own any more.
+    expect(await webhooks.finish(first!, 'done', null, NOW + 1_001)).toBe(false);
+    expect(await webhooks.finish(second!, 'done', null, NOW + 1_001)).toBe(true);
+    expect(await webhooks.claim(id, 'p3', 1_000, NOW + 10_000)).toBeUndefined();
+    expect((await webhooks.getEvent(id))?.state).toBe('done');
+  });
+
+  it('prunes what is done and old, keeps what waits', async () => {
+    await webhooks.enqueue(event('old', GUILD, NOW - 20 * 86_400_000));
+    await webhooks.enqueue(event('waiting', GUILD, NOW - 20 * 86_400_000));
+    const claim = await webhooks.claim(`${GUILD}:old`, 'p', 1_000, NOW);
+    await webhooks.finish(claim!, 'done', null, NOW);
+    expect(await webhooks.prune(NOW - 14 * 86_400_000)).toBe(1);
+    expect((await webhooks.due(NOW, 10)).map((e) => e.id)).toEqual([`${GUILD}:waiting`]);
+  });
+
+  it("goes with the server's settings when the bot leaves it", async () => {
+    await webhooks.configure(GUILD, KEY, '1000', NOW);
+    await webhooks.configure(OTHER, KEY, '2000', NOW);
+    await webhooks.enqueue(event('a'));
+    await webhooks.enqueue(event('b', OTHER));
+    await new SettingsRepository(store).deleteGuild(GUILD);
+    expect(await webhooks.get(GUILD)).toBeUndefined();
+    expect(await webhooks.get(OTHER)).toBeDefined();
+    expect((await webhooks.due(NOW, 10)).map((e) => e.guildId)).toEqual([OTHER]);
+  });
+
+  it('two announcers on one store (two processes) handle every event once, each server in order', async () => {
+    const second = await another();
+    {
+      const repos = [webhooks, new WebhookRepository(second)];
+      const handled: Array<{ by: number; id: string }> = [];
+      const announcers = repos.map(
+        (repo, by) =>
+          new WebhookAnnouncer({
+            webhooks: repo,
+            owner: `process-${by}`,
+            logger: silent,
+            pollMs: 20,
+            handler: {
+              async handle(e: StoredEvent): Promise<SendOutcome> {
+                handled.push({ by, id: e.id });
+                await new Promise((resolve) => setTimeout(resolve, 1));
+                return { kind: 'sent' };
+              },
+            },
+          }),
+      );
+      const guilds = Array.from({ length: 10 }, (_, g) => `72242477323321${String(g).padStart(4, '0')}`);
+      for (let i = 0; i < 20; i++) {
+        for (const guildId of guilds)
+          await webhooks.enqueue(event(String(i).padStart(3, '0'), guildId, NOW + i));
+      }
+      for (const a of announcers) a.start();
+      await eventually(() => (handled.length >= 200 ? true : undefined), 30_000, 'every event handled');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await Promise.all(announcers.map((a) => a.stop()));
+      expect(handled).toHaveLength(200);
+      expect(new Set(handled.map((h) => h.id)).size).toBe(200);
+      // Both processes took part.
+      expect(new Set(handled.map((h) => h.by)).size).toBe(2);
+      for (const guildId of guilds) {
+        const order = handled.filter((h) => h.id.startsWith(guildId)).map((h) => h.id);
+        expect(order).toEqual([...order].sort());
+      }
+    }
+  });
+
+  describe('an up the webhook tells of', () => {
+    const bot = (at: number, n: number) => ({
+      id: `bot:${n}`,
+      guildId: GUILD,
+      userId: ANNA,
+      at,
+      upCount: 10 + n,
+      source: 'bot' as const,
+    });
+    const hook = (at: number) => ({
+      id: `hook:${GUILD}:bump:${ANNA}:${at}`,
+      guildId: GUILD,
+      userId: ANNA,
+      at,
+      upCount: null,
+      source: 'webhook' as const,
+    });
+    const count = async () => (await new HistoryRepository(store).members(GUILD, 0))[0]?.ups ?? 0;
+
+    it('is counted once with the same /up through the bot, whichever is recorded first', async () => {
+      const history = new HistoryRepository(store);
+      expect(await history.record(bot(NOW, 1))).toBe(true);
+      expect(await history.record(hook(NOW + 900))).toBe(false);
+      expect(await count()).toBe(1);
+      expect(await history.record(hook(NOW + 10 * 60_000))).toBe(true);
+      expect(await history.record(bot(NOW + 10 * 60_000 + 500, 2))).toBe(true);
+      expect(await count()).toBe(2);
+      const sources = await store.run((db) =>
+        db.selectFrom('up_history').select(['source', 'up_count']).execute(),
+      );
+      expect(sources.map((s) => s.source)).toEqual(['bot', 'bot']);
+      // Further apart than SAME_UP_MS: two ups.
+      expect(await history.record(hook(NOW + 10 * 60_000 + SAME_UP_MS + 1_000))).toBe(true);
+      expect(await count()).toBe(3);
+    });
+
+    // PostgreSQL only: two processes share a store only there (SQLite serves one process, whose one
+    // connection runs one transaction at a time), and better-sqlite3's second connection in this
+    // process would wait synchronously for the first, which then cannot finish.
+    it.skipIf(engine === 'sqlite')(
+      'is counted once when both are recorded at the same moment (two connections), 40 times over',
+      async () => {
+        const a = new HistoryRepository(store);
+        const b = new HistoryRepository(await another());
+        for (let i = 0; i < 40; i++) {
+          const at = NOW + i * 10 * 60_000;
+          await Promise.all([a.record(bot(at, 100 + i)), b.record(hook(at + 50))]);
+        }
+        expect(await count()).toBe(40);
+      },
+    );
+
+    it('moves the reminder by the cooldown of the last answer, when known and later', async () => {
+      const reminders = new ReminderRepository(store);
+      expect(await reminders.moveForUp(GUILD, NOW, SAME_UP_MS, NOW)).toBeUndefined();
+      await reminders.scheduleGuild(GUILD, { dueAt: NOW + 3_600_000, nextUpAt: NOW + 3_600_000 }, NOW);
+      // No cooldown known (a "not yet" answer): not moved.
+      expect(await reminders.moveForUp(GUILD, NOW + 600_000, SAME_UP_MS, NOW)).toBeUndefined();
+      await reminders.scheduleGuild(
+        GUILD,
+        { dueAt: NOW + 3_600_000, nextUpAt: NOW + 3_600_000, cooldownMs: 3_600_000 },
+        NOW,
+      );
+      // The bot's own up told again: within the tolerance, not moved.
+      expect(await reminders.moveForUp(GUILD, NOW + 30_000, SAME_UP_MS, NOW)).toBeUndefined();
+      // An older delivery: not moved back.
+      expect(await reminders.moveForUp(GUILD, NOW - 600_000, SAME_UP_MS, NOW)).toBeUndefined();
+      expect(await reminders.moveForUp(GUILD, NOW + 600_000, SAME_UP_MS, NOW + 1)).toBe(NOW + 4_200_000);
+      expect(await reminders.getGuild(GUILD)).toMatchObject({
+        dueAt: NOW + 4_200_000,
+        nextUpAt: NOW + 4_200_000,
+        cooldownMs: 3_600_000,
+        state: 'scheduled',
+      });
+      // A "not yet" answer later keeps the cooldown known.
+      await reminders.scheduleGuild(GUILD, { dueAt: NOW + 4_300_000, nextUpAt: NOW + 4_300_000 }, NOW + 2);
+      expect((await reminders.getGuild(GUILD))?.cooldownMs).toBe(3_600_000);
+    });
+  });
+});
