@@ -58,6 +58,13 @@ describe('runSandbox', () => {
     expect(kerdoku).toContain('[Comments]');
 
     expect(stepText(transcript, 4)).toContain('Server BotiCord Community');
+
+    // The directory's webhook: the test button and a comment, announced in the channel.
+    const webhook = transcript.slice(transcript.indexOf('━━ webhook'));
+    expect(webhook).toContain('the directory delivers the test button: the bot answers 200');
+    expect(webhook).toContain('Webhook connected');
+    expect(webhook).toContain('New comment on the directory');
+    expect(webhook).toContain('\\*\\*friendly\\*\\*');
     const profile = stepText(transcript, 5);
     expect(profile).toContain('Profile of Cipherka');
     expect(profile).toContain('178404926869733376');

@@ -14,6 +14,7 @@ import { registry } from '../../commands/index.js';
 import { type BotApp, createBot } from '../../src/app/bot.js';
 import { loadConfig, secretsOf } from '../../src/config/env.js';
 import { createLogger } from '../../src/log/logger.js';
+import { WebhookRepository } from '../../src/store/index.js';
 import {
   type DiscordStandIn,
   type InteractionHandle,
@@ -361,6 +362,63 @@ async function runStep(
 }
 
 // -------------------------------------------------------------------------------------------------
+// The directory's webhook
+
+/** What the directory delivers once a server's page has the bot's webhook URL and key. */
+const WEBHOOK_DELIVERIES: ReadonlyArray<{
+  what: string;
+  send: (emu: Emulator, guildId: string) => Promise<number>;
+}> = [
+  { what: 'the test button', send: (emu, guildId) => emu.webhooks.test(guildId) },
+  {
+    what: 'a new comment on the server',
+    send: (emu, guildId) =>
+      emu.webhooks.comment(guildId, 'new', {
+        user: USER.id,
+        new: 'Great community, **friendly** mods. @everyone come!',
+        vote: { old: null, new: 1 },
+      }),
+  },
+];
+
+async function webhookPart(
+  session: Session,
+  world: { bot: BotApp; emulator: Emulator; guildId: string; channelId: string },
+): Promise<void> {
+  const { style: s, write } = session;
+  const { bot, emulator, guildId, channelId } = world;
+  const port = bot.webhookPort();
+  if (port === undefined) throw new SandboxError('the webhook receiver did not start');
+  const key = 'sandbox-webhook-key';
+  // What /settings webhook key:… channel:#general stores, and what the admin pastes on the directory.
+  await new WebhookRepository(bot.store).configure(guildId, key, channelId, Date.now());
+  const url = `http://127.0.0.1:${port}/hooks/directory/${guildId}`;
+  emulator.webhooks.set(guildId, { url, key });
+  write();
+  write(`${s.cyan('━━ webhook')} the server's page on the directory has the bot's webhook: ${url}`);
+  for (const delivery of WEBHOOK_DELIVERIES) {
+    const seen = new Set(session.standIn.channelMessages(channelId).map((m) => m.id));
+    const status = await bounded(
+      delivery.send(emulator, guildId),
+      session.timeoutMs,
+      'the delivery',
+      session.signal,
+    );
+    write(s.dim(`   the directory delivers ${delivery.what}: the bot answers ${status}`));
+    if (status !== 200) throw new SandboxError(`the webhook answered ${status} to ${delivery.what}`);
+    const message = await bounded(
+      session.standIn.waitForMessage(channelId, (m) => !seen.has(m.id)),
+      session.timeoutMs,
+      `the announcement of ${delivery.what}`,
+      session.signal,
+    );
+    write(`   the bot posts in #${CHANNEL}:`);
+    const context = { nowMs: Date.now(), style: s, names: session.names, indent: '   ' };
+    for (const line of renderMessage(message, context)) write(line);
+  }
+}
+
+// -------------------------------------------------------------------------------------------------
 // Start-up and shutdown
 
 export function defaultLogFile(): string {
@@ -459,6 +517,8 @@ export async function runSandbox(options: RunSandboxOptions): Promise<void> {
       DISCORD_TOKEN: standIn.token,
       DISCORD_API_URL: standIn.restUrl,
       LOG_LEVEL: 'debug',
+      WEBHOOK_PORT: '0',
+      WEBHOOK_HOST: '127.0.0.1',
     });
     const logger = log
       ? createLogger({ level: config.logLevel, secrets: secretsOf(config), destination: log })
@@ -499,6 +559,8 @@ export async function runSandbox(options: RunSandboxOptions): Promise<void> {
       names,
     };
     const results: StepResult[] = [];
+    const channelId = guild.channels[0]?.id;
+    if (!channelId) throw new SandboxError('the sample server has no channel');
     for (const [index, step] of SCRIPT.entries()) {
       try {
         results.push(await runStep(session, step, index, results));
@@ -513,6 +575,7 @@ export async function runSandbox(options: RunSandboxOptions): Promise<void> {
         );
       }
     }
+    await webhookPart(session, { bot, emulator, guildId: guild.id, channelId });
   } catch (err) {
     failure = err instanceof SandboxError ? err : new SandboxError(messageOf(err), { cause: err });
   }
