@@ -17,6 +17,7 @@ import { readyScenario } from './scenarios/ready.js';
 import { remindersScenario } from './scenarios/reminders.js';
 import { sharedLimitsScenario } from './scenarios/shared-limits.js';
 import { upEndToEndScenario } from './scenarios/up-e2e.js';
+import { webhooksScenario } from './scenarios/webhooks.js';
 
 /** The whole run must stay under 10 minutes; the memory scenario drops its largest size to fit. */
 const FULL_BUDGET_MS = 9 * 60_000;
@@ -43,6 +44,7 @@ const SCENARIOS: Scenario[] = [
   { id: 6, name: '6. Reminders at scale', run: () => remindersScenario() },
   { id: 7, name: '7. Shared rate limits', run: () => sharedLimitsScenario() },
   { id: 8, name: '8. Charts', run: () => chartsScenario() },
+  { id: 9, name: '9. Webhook receiver', run: () => webhooksScenario() },
   { id: 10, name: '10. Three hosts', run: () => hostsScenario() },
 ];
 
