@@ -124,7 +124,7 @@ describe("the directory's webhook deliveries", () => {
       parseDelivery({ type: 'new_server_comment', data: { user: USER, at: NOW, ...data } }, GUILD, NOW);
     for (const bad of [
       comment({ user: '<@310000000000000001>' }),
-      comment({ user: 310000000000000001 }),
+      comment({ user: 3_100_000_000_000 }),
       comment({ comment: { vote: { old: null, new: 5 } } }),
       comment({ comment: { new: 42 } }),
       comment({ at: NOW + 11 * 60_000 }),
