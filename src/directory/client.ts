@@ -127,6 +127,11 @@ export interface RequestOptions {
    */
   deadline?: Date | number;
   signal?: AbortSignal;
+  /**
+   * Called right before each attempt goes out, once the rate limiter let it go, with the time:
+   * when the directory sees the request, near enough (a request may wait its turn first).
+   */
+  onSend?: (at: number) => void;
 }
 
 const EXCERPT_LENGTH = 200;
@@ -443,6 +448,7 @@ export class DirectoryClient {
         deadline,
         signal: options.signal,
         methodName: endpoint.name,
+        onSend: options.onSend,
       });
     } catch (err) {
       const mapped = this.#networkError(err, context, options.signal);

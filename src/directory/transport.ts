@@ -54,6 +54,8 @@ export interface TransportRequest {
   deadline: number | undefined;
   signal: AbortSignal | undefined;
   methodName: string;
+  /** Called right before each attempt goes out (after the limiter), with the time. */
+  onSend?: ((at: number) => void) | undefined;
 }
 
 export interface TransportResponse {
@@ -171,6 +173,13 @@ export class Transport {
         : undefined;
       const started = now();
       deadline ??= started + this.#budgetMs;
+      if (req.onSend) {
+        try {
+          req.onSend(started);
+        } catch {
+          // The caller's bookkeeping: it must not stop the request.
+        }
+      }
       let answer: TransportResponse | undefined;
       let failure: unknown;
       try {

@@ -190,6 +190,9 @@ export class Host {
       go: true,
       stillValid: async () =>
         performance.now() - claimedAt < FRESH_CLAIM_MS || this.#leases.holds(STATS_LEASE, host, lead.token),
+      // The turn's time becomes the post's: one that waited for the directory's limits counts from
+      // when it went out, so that the next, by whichever host, is an interval after it.
+      done: (sentAgoMs: number) => this.#leases.markDone(STATS_LEASE, host, lead.token, sentAgoMs),
     };
   };
 

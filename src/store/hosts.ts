@@ -277,6 +277,20 @@ export class LeaseRepository {
     });
   }
 
+  /**
+   * The guarded work of the holder of `token` was done `agoMs` ago (database clock): the next
+   * turn's spacing counts from then, when that is later than when the turn began (a stats post
+   * that waited for the directory's limits). Only ever moves later.
+   */
+  async markDone(name: string, holder: string, token: number, agoMs: number): Promise<void> {
+    const at = sql<number>`(${NOW} - ${Math.max(0, Math.round(agoMs))})`;
+    await this.#store.run((db) =>
+      sql`update leases set last_done_at = ${at}
+            where name = ${name} and holder = ${holder} and token = ${token}
+              and (last_done_at is null or last_done_at < ${at})`.execute(db),
+    );
+  }
+
   /** Whether `holder` still holds the lease with `token` (a check right before acting on it). */
   async holds(name: string, holder: string, token: number): Promise<boolean> {
     const found = await this.#store.run((db) =>

@@ -80,7 +80,15 @@ export interface StatsPosterOptions extends TaskOptions {
  * next turn is known (the interval since the last post, by any host, not over yet).
  */
 export type StatsGate =
-  | { go: true; stillValid: () => Promise<boolean> }
+  | {
+      go: true;
+      stillValid: () => Promise<boolean>;
+      /**
+       * The post reached the directory `sentAgoMs` ago: the next turn, on whichever host, is an
+       * interval from then.
+       */
+      done?: (sentAgoMs: number) => Promise<void>;
+    }
   | { go: false; reason: 'not-leader' | 'too-soon' | 'unknown'; retryInMs?: number };
 
 export type StatsOutcome =
@@ -186,8 +194,14 @@ export class StatsPoster {
 
   /** The tick running, which a tick() meanwhile returns. */
   #ticking: Promise<StatsOutcome> | undefined;
-  /** Start of the last tick that reached the directory; the interval is measured from it. */
+  /**
+   * When the last tick that reached the directory began, or sent its post if that was later (it
+   * waited behind interactive ups for the directory's limits): the interval is measured from it,
+   * so that the next post never reaches the directory sooner than the interval after this one.
+   */
   #lastPostStartedAt: number | undefined;
+  /** When this tick's post last went out (the directory client's onSend). */
+  #sentAt: number | undefined;
   /** Ticks that reached the directory and failed since the last success, for the recovery line. */
   #failedTicks = 0;
   #lastFailureCode: string | undefined;
@@ -278,6 +292,7 @@ export class StatsPoster {
       return Promise.resolve('failed');
     }
     const started = this.#now();
+    this.#sentAt = undefined;
     const ticking = this.#loop.run(async () => {
       let result: TickResult;
       try {
@@ -327,7 +342,17 @@ export class StatsPoster {
         };
       }
     }
-    return this.#post(check.totals, gate);
+    const result = await this.#post(check.totals, gate);
+    if (result.outcome === 'posted' && gate?.go && gate.done) {
+      const sentAgoMs = Math.max(0, this.#now() - (this.#sentAt ?? started));
+      await gate.done(sentAgoMs).catch((err: unknown) => {
+        this.#log.warn(
+          { err: failureOf(err).message },
+          'could not record the stats post for the other hosts',
+        );
+      });
+    }
+    return result;
   }
 
   /** The gate's answer; one that fails counts as "not now" (nothing is posted on a doubt). */
@@ -353,7 +378,14 @@ export class StatsPoster {
           this.#directory.postBotStats(
             { ...body },
             // The deadline keeps a background post from queueing behind interactive ups past the cap.
-            { priority: 'background', deadline: this.#now() + capMs, signal },
+            {
+              priority: 'background',
+              deadline: this.#now() + capMs,
+              signal,
+              onSend: (at) => {
+                this.#sentAt = at;
+              },
+            },
           ),
         this.#attemptTimeoutMs,
       );
@@ -444,7 +476,7 @@ export class StatsPoster {
     try {
       const durationMs = this.#now() - started;
       const skipped = SKIPPED.has(result.outcome);
-      if (!skipped) this.#lastPostStartedAt = started;
+      if (!skipped) this.#lastPostStartedAt = Math.max(started, this.#sentAt ?? started);
       if (result.outcome === 'posted') {
         this.#logPosted(result, durationMs);
       } else if (!skipped) {
@@ -504,7 +536,7 @@ export class StatsPoster {
       }
       return;
     }
-    let at = started + this.#intervalMs;
+    let at = Math.max(started, this.#sentAt ?? started) + this.#intervalMs;
     if (result.notBefore !== undefined) at = Math.max(at, result.notBefore);
     this.#scheduleTick(at - now);
   }

@@ -31,6 +31,20 @@ const up = (i: number) => ({
 });
 
 describe('rate-limit compliance', () => {
+  it('tells the caller when a request that waited its turn went out (onSend)', async () => {
+    emu = await startEmulator({ rateLimits: false });
+    client = clientFor(emu, { rateLimits: { global: { max: 1, windowMs: 1_000 }, marginMs: 0 } });
+    const sent: number[][] = [[], []];
+    const asked = Date.now();
+    await Promise.all([0, 1].map((i) => client!.getBot('kerdoku', { onSend: (at) => sent[i]!.push(at) })));
+    expect(sent.map((s) => s.length)).toEqual([1, 1]);
+    const [first, second] = sent.map((s) => s[0]!);
+    // The second waited for the first's window: it went out a second after it, not when asked.
+    expect(second! - asked).toBeGreaterThanOrEqual(950);
+    expect(second! - first!).toBeGreaterThanOrEqual(950);
+    expect(emu.requests.map((r) => r.at - asked).at(-1)).toBeGreaterThanOrEqual(950);
+  });
+
   it('a burst of look-ups at the published 5 per 5 s: zero 429, at least 90% of the ceiling', async () => {
     emu = await startEmulator();
     client = clientFor(emu, { rateLimits: {} });

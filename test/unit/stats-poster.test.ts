@@ -357,6 +357,29 @@ describe('StatsPoster', () => {
     await poster.stop();
   });
 
+  it('counts the interval from when a post went out, when it waited its turn for the directory’s limits', async () => {
+    let queued: Call | undefined;
+    const { calls, poster } = setup((n, call) => {
+      // The first post waits 10 s behind interactive ups, then goes out and is answered at once.
+      if (n === 0) queued = call;
+      else call.resolve();
+    });
+    poster.start();
+    await vi.advanceTimersByTimeAsync(FIRST_POST_AT);
+    expect(calls).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(10_000);
+    const sentAt = Date.now();
+    queued!.options?.onSend?.(sentAt);
+    queued!.resolve();
+    await flush();
+    await vi.advanceTimersByTimeAsync(INTERVAL - 1);
+    expect(calls).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(calls).toHaveLength(2);
+    expect(calls[1]!.at - sentAt).toBe(INTERVAL);
+    await poster.stop();
+  });
+
   it('never posts twice at once: a tick() during a slow post returns the running promise', async () => {
     const { calls, poster, state } = setup(() => undefined);
     poster.start();
