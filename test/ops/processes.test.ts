@@ -11,9 +11,11 @@
  */
 import { hostname } from 'node:os';
 import { describe, it, type onTestFinished } from 'vitest';
+import { openStore, WebhookRepository } from '../../src/store/index.js';
 import { type DiscordStandIn, shardForGuild, snowflake, startDiscordStandIn } from '../discord/index.js';
 import { type Emulator, type EmulatorOptions, IDS, startEmulator, TOKENS } from '../emulator/index.js';
-import { freshPlace } from '../store/places.js';
+import { freshPlace, type Place } from '../store/places.js';
+import { freePort } from '../support/local.js';
 import {
   BotProcess,
   bodyOf,
@@ -43,6 +45,8 @@ interface World {
   guildIds: string[];
   /** A child process, destroyed (with its whole tree) when the test ends. */
   spawn(script: 'main.js' | 'sharded.js', env: Record<string, string>): BotProcess;
+  /** The PostgreSQL schema of the store, with `postgres`. */
+  store: Place | undefined;
 }
 
 /**
@@ -96,6 +100,7 @@ async function world(
     users: set.users,
     guilds: options.guilds,
     guildIds: set.guilds.map((g) => g.id),
+    store,
     spawn(script, env) {
       const child = new BotProcess(script, {
         DISCORD_TOKEN: discord.token,
@@ -316,6 +321,70 @@ describe.concurrent('built entry points as child processes', () => {
       const gaps = posts.slice(1).map((r, i) => r.at - (posts[i] as { at: number }).at);
       expect(Math.min(...gaps)).toBeGreaterThanOrEqual(2_000);
       for (const up of ups) expect(up.view().original?.embeds?.length ?? 0).toBeGreaterThan(0);
+    }, 60_000);
+
+    it("the manager receives the directory's webhooks; the shard processes announce each event once", async ({
+      expect,
+      onTestFinished,
+    }) => {
+      const w = await world(onTestFinished, {
+        shards: SHARDS,
+        guilds: 20,
+        maxConcurrency: 16,
+        postgres: true,
+      });
+      const guild = w.discord.guilds.get(IDS.serverFresh);
+      const channelId = guild?.channels?.[0]?.id;
+      if (!channelId || !w.store) throw new Error('no channel in the test server');
+      const store = await openStore(w.store.options);
+      onTestFinished(() => store.close());
+      const port = await freePort();
+      const bot = w.spawn('sharded.js', {
+        ...shardedEnv,
+        WEBHOOK_PORT: String(port),
+        WEBHOOK_HOST: '127.0.0.1',
+      });
+      await readyzBecomes(await bot.opsPort(10_000), 200, 20_000, 100);
+      await new WebhookRepository(store).configure(
+        IDS.serverFresh,
+        'sharded-key-1234',
+        channelId,
+        Date.now(),
+      );
+      w.emu.webhooks.set(IDS.serverFresh, {
+        url: `http://127.0.0.1:${port}/hooks/directory/${IDS.serverFresh}`,
+        key: 'sharded-key-1234',
+      });
+      expect(await w.emu.webhooks.test(IDS.serverFresh)).toBe(200);
+      const base = Date.now() - 60_000;
+      for (let i = 0; i < 5; i++) {
+        const text = `comment ${i}`;
+        expect(
+          await w.emu.webhooks.comment(IDS.serverFresh, 'new', {
+            user: '310000000000000001',
+            new: text,
+            at: base + i,
+          }),
+        ).toBe(200);
+      }
+      // Both shard processes look at the store every 5 s; each event is claimed by one of them.
+      await eventually(
+        () => (w.discord.channelMessages(channelId).length >= 6 ? true : undefined),
+        15_000,
+        'six announcements',
+        100,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const titles = w.discord
+        .channelMessages(channelId)
+        .map((m) => m.embeds[0] as { title?: string; description?: string } | undefined);
+      expect(titles.map((e) => e?.title)).toEqual([
+        '✅ Webhook connected',
+        ...Array(5).fill('💬 New comment on the directory'),
+      ]);
+      expect(titles.slice(1).map((e) => e?.description)).toEqual(
+        [0, 1, 2, 3, 4].map((i) => `> comment ${i}`),
+      );
     }, 60_000);
 
     // BUG (reported): a shard process does not notice that its manager is gone. It stays connected to
