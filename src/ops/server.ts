@@ -10,7 +10,7 @@
  * the socket is closed, a failing readiness check reads as not ready, a failing scrape as 500.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { describeError as describe, guard, listen } from '../http/listener.js';
 import type { Logger } from '../log/logger.js';
 import type { Metrics } from './metrics.js';
 
@@ -39,9 +39,6 @@ const ALLOW = 'GET, HEAD';
 const JSON_TYPE = 'application/json; charset=utf-8';
 const TEXT_TYPE = 'text/plain; charset=utf-8';
 const DEFAULT_CLOSE_GRACE_MS = 1_000;
-/** A probe or a scrape is small: a client that takes longer than this is not one of ours. */
-const HEADERS_TIMEOUT_MS = 10_000;
-const REQUEST_TIMEOUT_MS = 15_000;
 
 type Route = '/healthz' | '/readyz' | '/metrics';
 const ROUTES: ReadonlySet<string> = new Set<Route>(['/healthz', '/readyz', '/metrics']);
@@ -51,10 +48,6 @@ interface Reply {
   type: string;
   body: string;
   headers?: Record<string, string>;
-}
-
-function describe(err: unknown): string {
-  return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
 }
 
 function text(status: number, body: string, headers?: Record<string, string>): Reply {
@@ -168,47 +161,13 @@ export function startOpsServer(options: OpsServerOptions): Promise<OpsServer> {
         }
       });
   });
-  server.headersTimeout = HEADERS_TIMEOUT_MS;
-  server.requestTimeout = REQUEST_TIMEOUT_MS;
-
-  // Malformed requests, resets and timeouts are the client's business: answer if possible, never throw.
-  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
-    log.debug({ error: describe(err), code: err.code }, 'ops client error');
-    if (socket.writable && !socket.destroyed && err.code !== 'ECONNRESET') {
-      const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request';
-      socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
-    } else {
-      socket.destroy();
-    }
-  });
-
-  return new Promise<OpsServer>((resolve, reject) => {
-    const onListenError = (err: Error): void => {
-      log.error({ error: describe(err), host, port: options.port }, 'ops server could not listen');
-      reject(err);
-    };
-    server.once('error', onListenError);
-    server.listen(options.port, host, () => {
-      server.off('error', onListenError);
-      server.on('error', (err) => log.error({ error: describe(err) }, 'ops server error'));
-      const address = server.address() as AddressInfo;
-      log.info({ address: address.address, port: address.port }, 'ops server listening');
-
-      let closing: Promise<void> | undefined;
-      const close = (): Promise<void> => {
-        closing ??= new Promise<void>((done) => {
-          const cut = setTimeout(() => server.closeAllConnections(), closeGraceMs);
-          cut.unref();
-          server.close(() => {
-            clearTimeout(cut);
-            done();
-          });
-          // Keep-alive sockets waiting for their next request would hold close() open.
-          server.closeIdleConnections();
-        });
-        return closing;
-      };
-      resolve({ port: address.port, close });
-    });
+  guard(server, log, 'ops');
+  return listen(server, {
+    port: options.port,
+    host,
+    closeGraceMs,
+    log,
+    what: 'ops server',
+    listenError: (err) => err,
   });
 }

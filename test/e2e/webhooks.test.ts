@@ -8,7 +8,11 @@
  */
 import { connect } from 'node:net';
 import { Readable } from 'node:stream';
-import { type APIEmbed, PermissionFlagsBits } from 'discord.js';
+import {
+  type APIEmbed,
+  type APIApplicationCommandInteractionDataOption as CommandOption,
+  PermissionFlagsBits,
+} from 'discord.js';
 import { request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -32,6 +36,7 @@ import { ENGINES, freshPlace, type Place } from '../store/places.js';
 import { hostileTexts } from '../support/hostile-texts.js';
 import { eventually } from '../support/wait.js';
 import {
+  type Answer,
   embedOf,
   embedText,
   type Harness,
@@ -73,17 +78,10 @@ describe.each(ENGINES)("the directory's webhooks (%s)", (engine) => {
     });
     h.secrets.add(KEY);
     hookUrl = `http://127.0.0.1:${h.bot.webhookPort()}/hooks/directory/${guild.id}`;
-    const answer = await h.run({
-      guildId: guild.id,
-      name: 'settings',
-      options: [
-        commandOption.subcommand('webhook', [
-          commandOption.string('key', KEY),
-          commandOption.channel('channel', events.id),
-        ]),
-      ],
-      permissions: PermissionFlagsBits.ManageGuild,
-    });
+    const answer = await settingsRun('webhook', [
+      commandOption.string('key', KEY),
+      commandOption.channel('channel', events.id),
+    ]);
     expect(answer.outcome).toBe('webhook-on');
     setUpText = embedText(embedOf(privateMessage(answer)));
   }, 60_000);
@@ -95,6 +93,16 @@ describe.each(ENGINES)("the directory's webhooks (%s)", (engine) => {
   beforeEach(() => {
     h.emu.webhooks.set(guild.id, { url: hookUrl, key: KEY });
   });
+
+  /** /settings <sub> by a member allowed to manage the server (Discord checked that already). */
+  function settingsRun(sub: string, options: CommandOption[] = []): Promise<Answer> {
+    return h.run({
+      guildId: guild.id,
+      name: 'settings',
+      options: [commandOption.subcommand(sub, options)],
+      permissions: PermissionFlagsBits.ManageGuild,
+    });
+  }
 
   function posts(): PostedMessage[] {
     return h.discord.channelMessages(events.id);
@@ -123,25 +131,13 @@ describe.each(ENGINES)("the directory's webhooks (%s)", (engine) => {
   }
 
   it('/settings webhook: a bad key is refused; the URL to paste is answered privately; the key is kept only hashed', async () => {
-    const refused = await h.run({
-      guildId: guild.id,
-      name: 'settings',
-      options: [
-        commandOption.subcommand('webhook', [
-          commandOption.string('key', 'two words'),
-          commandOption.channel('channel', events.id),
-        ]),
-      ],
-      permissions: PermissionFlagsBits.ManageGuild,
-    });
+    const refused = await settingsRun('webhook', [
+      commandOption.string('key', 'two words'),
+      commandOption.channel('channel', events.id),
+    ]);
     expect(refused.outcome).toBe('refused:webhook-key');
 
-    const shown = await h.run({
-      guildId: guild.id,
-      name: 'settings',
-      options: [commandOption.subcommand('show')],
-      permissions: PermissionFlagsBits.ManageGuild,
-    });
+    const shown = await settingsRun('show');
     const text = embedText(embedOf(privateMessage(shown)));
     expect(text).toContain(`On: events in <#${events.id}>`);
     expect(text).not.toContain(KEY);
@@ -423,12 +419,7 @@ describe.each(ENGINES)("the directory's webhooks (%s)", (engine) => {
     );
     expect(failed.failure).toBe('missing-permission:SendMessages');
     expect(posts().length).toBe(before);
-    const shown = await h.run({
-      guildId: guild.id,
-      name: 'settings',
-      options: [commandOption.subcommand('show')],
-      permissions: PermissionFlagsBits.ManageGuild,
-    });
+    const shown = await settingsRun('show');
     expect(shown.outcome).toBe('shown:problem');
     expect(embedText(embedOf(privateMessage(shown)))).toContain(
       `The bot could not announce the directory's events in <#${events.id}>: grant it **Send Messages** there`,
@@ -481,22 +472,12 @@ describe.each(ENGINES)("the directory's webhooks (%s)", (engine) => {
   }, 180_000);
 
   it('/settings webhook-off: the directory is refused from then on, nothing stored', async () => {
-    const answer = await h.run({
-      guildId: guild.id,
-      name: 'settings',
-      options: [commandOption.subcommand('webhook-off')],
-      permissions: PermissionFlagsBits.ManageGuild,
-    });
+    const answer = await settingsRun('webhook-off');
     expect(answer.outcome).toBe('webhook-off');
     const before = await stored();
     expect(await h.emu.webhooks.test(guild.id)).toBe(404);
     expect(await stored()).toBe(before);
-    const again = await h.run({
-      guildId: guild.id,
-      name: 'settings',
-      options: [commandOption.subcommand('webhook-off')],
-      permissions: PermissionFlagsBits.ManageGuild,
-    });
+    const again = await settingsRun('webhook-off');
     expect(again.outcome).toBe('webhook-off:unchanged');
   });
 });

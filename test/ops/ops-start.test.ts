@@ -82,6 +82,16 @@ describe.each<BotScript>(['main.js', 'sharded.js'])(
       expect(result.stderr).not.toMatch(STACK_LINE);
     });
 
+    it("says that WEBHOOK_PORT (the directory's webhooks) is in use in one line and exits 1", async () => {
+      const result = await runToExit(script, { WEBHOOK_PORT: String(takenPort), WEBHOOK_HOST: LOCALHOST });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(
+        `the webhook receiver could not start: WEBHOOK_PORT ${takenPort} is already in use on ${LOCALHOST}: ` +
+          'stop what listens there or choose another WEBHOOK_PORT',
+      );
+      expect(result.stderr).not.toMatch(STACK_LINE);
+    });
+
     it('says that HTTP_HOST is not an address of this machine in one line and exits 1', async () => {
       // TEST-NET-1: never assigned to a machine, so binding fails at once and nothing is sent.
       const result = await runToExit(script, { HTTP_PORT: '0', HTTP_HOST: '192.0.2.1' });

@@ -19,7 +19,7 @@
  * is cut off without touching the store, and one server's flood never slows another's.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { describeError as describe, guard, type Listening, listen } from '../../http/listener.js';
 import type { Logger } from '../../log/logger.js';
 import { listenProblem } from '../../ops/server.js';
 import type { KeyCheck } from '../../store/webhooks.js';
@@ -29,8 +29,6 @@ import { type DirectoryEvent, parseDelivery } from './events.js';
 export const MAX_BODY_BYTES = 64 * 1024;
 const ROUTE = /^\/hooks\/directory\/(\d{17,20})\/?$/;
 export const WEBHOOK_PATH_PREFIX = '/hooks/directory/';
-const HEADERS_TIMEOUT_MS = 10_000;
-const REQUEST_TIMEOUT_MS = 15_000;
 /** How many sources the limiter remembers at most; past it, the oldest windows are dropped. */
 const MAX_SOURCES = 50_000;
 
@@ -72,10 +70,7 @@ export interface WebhookReceiverOptions {
   onDelivery?: (outcome: DeliveryOutcome, seconds: number) => void;
 }
 
-export interface WebhookReceiver {
-  port: number;
-  close(): Promise<void>;
-}
+export type WebhookReceiver = Listening;
 
 const STATUS: Record<DeliveryOutcome, number> = {
   stored: 200,
@@ -147,10 +142,6 @@ function isJson(type: string | undefined): boolean {
   if (!type) return false;
   const media = type.split(';', 1)[0]?.trim().toLowerCase();
   return media === 'application/json';
-}
-
-function describe(err: unknown): string {
-  return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
 }
 
 export function startWebhookReceiver(options: WebhookReceiverOptions): Promise<WebhookReceiver> {
@@ -258,47 +249,16 @@ export function startWebhookReceiver(options: WebhookReceiverOptions): Promise<W
         res.destroy();
       });
   });
-  server.headersTimeout = HEADERS_TIMEOUT_MS;
-  server.requestTimeout = REQUEST_TIMEOUT_MS;
-  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
-    log.debug({ error: describe(err), code: err.code }, 'webhook client error');
-    if (socket.writable && !socket.destroyed && err.code !== 'ECONNRESET') {
-      const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request';
-      socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
-    } else {
-      socket.destroy();
-    }
-  });
-
-  return new Promise<WebhookReceiver>((resolve, reject) => {
-    const onListenError = (err: Error): void =>
-      reject(
-        new WebhookListenError(
-          `the webhook receiver could not start: ${listenProblem(err, host, options.port, { port: 'WEBHOOK_PORT', host: 'WEBHOOK_HOST' })}`,
-        ),
-      );
-    server.once('error', onListenError);
-    server.listen(options.port, host, () => {
-      server.off('error', onListenError);
-      server.on('error', (err) => log.error({ error: describe(err) }, 'webhook receiver error'));
-      const address = server.address() as AddressInfo;
-      log.info({ address: address.address, port: address.port }, 'webhook receiver listening');
-      let closing: Promise<void> | undefined;
-      resolve({
-        port: address.port,
-        close() {
-          closing ??= new Promise<void>((done) => {
-            const cut = setTimeout(() => server.closeAllConnections(), 1_000);
-            cut.unref();
-            server.close(() => {
-              clearTimeout(cut);
-              done();
-            });
-            server.closeIdleConnections();
-          });
-          return closing;
-        },
-      });
-    });
+  guard(server, log, 'webhook');
+  return listen(server, {
+    port: options.port,
+    host,
+    closeGraceMs: 1_000,
+    log,
+    what: 'webhook receiver',
+    listenError: (err) =>
+      new WebhookListenError(
+        `the webhook receiver could not start: ${listenProblem(err, host, options.port, { port: 'WEBHOOK_PORT', host: 'WEBHOOK_HOST' })}`,
+      ),
   });
 }
