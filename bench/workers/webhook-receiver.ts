@@ -22,20 +22,10 @@ serveRpc({
     const webhooks = new WebhookRepository(store);
     for (const guildId of guilds) await webhooks.configure(guildId, key, '1', Date.now());
     const logger = createLogger({ level: 'silent' });
-    const open = await startWebhookReceiver({
-      port: 0,
-      host: '127.0.0.1',
-      webhooks,
-      logger,
-      rateLimit: { max: 1_000_000, windowMs: 1_000 },
-    });
-    const limited = await startWebhookReceiver({
-      port: 0,
-      host: '127.0.0.1',
-      webhooks,
-      logger,
-      rateLimit: { max: 30, windowMs: 10_000 },
-    });
+    const listen = (rateLimit: { max: number; windowMs: number }) =>
+      startWebhookReceiver({ port: 0, host: '127.0.0.1', webhooks, logger, rateLimit });
+    const open = await listen({ max: 1_000_000, windowMs: 1_000 });
+    const limited = await listen({ max: 30, windowMs: 10_000 });
     receivers.push(open, limited);
     return { open: open.port, limited: limited.port };
   },

@@ -26,6 +26,31 @@ export function describeError(err: unknown): string {
   return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
 }
 
+/** Why listening failed, in one line that names the variable to change. */
+export function listenProblem(
+  err: unknown,
+  host: string,
+  port: number,
+  names: { port: string; host: string } = { port: 'HTTP_PORT', host: 'HTTP_HOST' },
+): string {
+  const code = typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : '';
+  const P = names.port;
+  const H = names.host;
+  switch (code) {
+    case 'EADDRINUSE':
+      return `${P} ${port} is already in use on ${host}: stop what listens there or choose another ${P}`;
+    case 'EACCES':
+      return `${P} ${port} on ${host} needs privileges this user does not have: choose a port from 1024 up`;
+    case 'EADDRNOTAVAIL':
+      return `${H} ${host} is not an address of this machine: use 0.0.0.0 (every interface) or 127.0.0.1`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `${H} ${host} does not resolve to an address: use 0.0.0.0 (every interface) or 127.0.0.1`;
+    default:
+      return `could not listen on ${host} port ${port}: ${describeError(err)}`;
+  }
+}
+
 /**
  * Bounds slow clients and answers malformed requests, resets and timeouts (400, 408, or the
  * socket closed): the client's business, never an error of ours.

@@ -11,6 +11,9 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { describeError as describe, guard, listen } from '../http/listener.js';
+
+export { listenProblem } from '../http/listener.js';
+
 import type { Logger } from '../log/logger.js';
 import type { Metrics } from './metrics.js';
 
@@ -69,31 +72,6 @@ function pathOf(url: string | undefined): string {
   const raw = url ?? '/';
   const end = raw.search(/[?#]/);
   return end === -1 ? raw : raw.slice(0, end);
-}
-
-/** Why listening failed, in one line that names the variable to change. */
-export function listenProblem(
-  err: unknown,
-  host: string,
-  port: number,
-  names: { port: string; host: string } = { port: 'HTTP_PORT', host: 'HTTP_HOST' },
-): string {
-  const code = typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : '';
-  const P = names.port;
-  const H = names.host;
-  switch (code) {
-    case 'EADDRINUSE':
-      return `${P} ${port} is already in use on ${host}: stop what listens there or choose another ${P}`;
-    case 'EACCES':
-      return `${P} ${port} on ${host} needs privileges this user does not have: choose a port from 1024 up`;
-    case 'EADDRNOTAVAIL':
-      return `${H} ${host} is not an address of this machine: use 0.0.0.0 (every interface) or 127.0.0.1`;
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-      return `${H} ${host} does not resolve to an address: use 0.0.0.0 (every interface) or 127.0.0.1`;
-    default:
-      return `could not listen on ${host} port ${port}: ${describe(err)}`;
-  }
 }
 
 export function startOpsServer(options: OpsServerOptions): Promise<OpsServer> {

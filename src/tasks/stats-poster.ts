@@ -536,7 +536,8 @@ export class StatsPoster {
       }
       return;
     }
-    let at = Math.max(started, this.#sentAt ?? started) + this.#intervalMs;
+    // Set by #finish for a tick that reached the directory: from its start, or its post's send.
+    let at = (this.#lastPostStartedAt ?? started) + this.#intervalMs;
     if (result.notBefore !== undefined) at = Math.max(at, result.notBefore);
     this.#scheduleTick(at - now);
   }

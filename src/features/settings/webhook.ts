@@ -33,13 +33,16 @@ export function isPlausibleKey(key: string): boolean {
   return key.length >= MIN_KEY_LENGTH && key.length <= MAX_KEY_LENGTH && /^[\x21-\x7e]+$/.test(key);
 }
 
-/** The address to paste on the directory (PUBLIC_URL and the route), or only the path without it. */
+/**
+ * The address to paste on the directory (PUBLIC_URL, which the configuration keeps without its
+ * trailing slashes, and the route), or only the path without it.
+ */
 export function webhookAddress(
   publicUrl: string | undefined,
   guildId: string,
 ): { url?: string; path: string } {
   const path = `${WEBHOOK_PATH_PREFIX}${guildId}`;
-  return publicUrl ? { url: `${publicUrl.replace(/\/+$/, '')}${path}`, path } : { path };
+  return publicUrl ? { url: `${publicUrl}${path}`, path } : { path };
 }
 
 export async function setWebhook(

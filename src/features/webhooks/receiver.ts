@@ -19,16 +19,21 @@
  * is cut off without touching the store, and one server's flood never slows another's.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { describeError as describe, guard, type Listening, listen } from '../../http/listener.js';
+import {
+  describeError as describe,
+  guard,
+  type Listening,
+  listen,
+  listenProblem,
+} from '../../http/listener.js';
 import type { Logger } from '../../log/logger.js';
-import { listenProblem } from '../../ops/server.js';
 import type { KeyCheck } from '../../store/webhooks.js';
 import { type DirectoryEvent, parseDelivery } from './events.js';
 
 /** The largest body taken: the directory's events are a few hundred bytes. */
 export const MAX_BODY_BYTES = 64 * 1024;
-const ROUTE = /^\/hooks\/directory\/(\d{17,20})\/?$/;
 export const WEBHOOK_PATH_PREFIX = '/hooks/directory/';
+const ROUTE = new RegExp(`^${WEBHOOK_PATH_PREFIX}(\\d{17,20})/?$`);
 /** How many sources the limiter remembers at most; past it, the oldest windows are dropped. */
 const MAX_SOURCES = 50_000;
 
