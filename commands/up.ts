@@ -1,17 +1,17 @@
 /**
- * /up: raise this server in the directory (features/up/up.ts), with a deadline inside the
- * interaction's 15-minute window. A success is public, in the server's public language
- * (/settings language); "not yet", "not updated" and errors are seen only by the user, in theirs,
- * errors worded as /up's (features/up/failure.ts). An answer with a next-up time sets the
- * server's reminder and carries the "Remind me" button.
+ * /up: raise this server in the directory, with a deadline inside the interaction's 15-minute
+ * window: decided and answered by features/up/up.ts, as an up answered after a restart is. A
+ * success is public, in the server's public language (/settings language); "not yet", "not
+ * updated" and errors are seen only by the user, in theirs, errors worded as /up's
+ * (features/up/failure.ts). An answer with a next-up time sets the server's reminder and carries
+ * the "Remind me" button.
  */
 import { type ChatInputCommandInteraction, MessageFlags, PermissionFlagsBits } from 'discord.js';
 import { NO_MENTIONS } from '../src/discord/mentions.js';
-import { publicLocale } from '../src/features/settings/language.js';
 import { problemText } from '../src/features/settings/problems.js';
 import { describeUpFailure } from '../src/features/up/failure.js';
-import { upAnswer, upNow } from '../src/features/up/up.js';
-import { type Translate, translator } from '../src/i18n/index.js';
+import { answerUp, decideUp, readSettings } from '../src/features/up/up.js';
+import type { Translate } from '../src/i18n/index.js';
 import { GuildOnlyError } from '../src/interactions/error-message.js';
 import type { SlashCommand } from '../src/interactions/types.js';
 import type { Logger } from '../src/log/logger.js';
@@ -48,38 +48,34 @@ export const up: SlashCommand = {
   data: upCommand,
   guildOnly: true,
   describeFailure: describeUpFailure,
-  async execute({ interaction, deps, t, locale, reply, deadline }) {
+  async execute({ interaction, deps, t, reply, deadline }) {
     const guildId = interaction.guildId;
     if (!guildId) throw new GuildOnlyError();
     deps.commands.learn(upCommand.name, interaction.commandId);
     // Read while the directory answers: the public language, and any problem to tell a manager.
-    const settings = deps.settings.get(guildId).catch((err: unknown): GuildSettings | undefined => {
-      deps.logger.warn({ err, guildId }, 'could not read the server settings; the answer uses defaults');
-      return undefined;
-    });
-    let answer = await upNow(
+    const settings = readSettings(deps, guildId);
+    const decision = await decideUp(
       deps,
       {
         interactionId: interaction.id,
         token: interaction.token,
         applicationId: interaction.applicationId,
         guildId,
+        guildLocale: interaction.guildLocale,
         channelId: interaction.channelId,
         channelName: deps.discord.channelName(interaction.channelId) ?? interaction.channelId,
         userId: interaction.user.id,
         locale: interaction.locale,
         createdAt: interaction.createdTimestamp,
       },
-      { deadline, t },
+      { deadline },
     );
-    if (answer.publicly) {
-      const serverLocale = publicLocale((await settings)?.publicLanguage ?? 'auto', interaction.guildLocale);
-      if (serverLocale !== locale) answer = upAnswer(answer.result, translator(serverLocale), deps.now());
-      await reply.public(answer.message);
-    } else {
-      await reply.private(answer.message);
-    }
+    await answerUp(
+      decision,
+      { reply, person: t, settings, guildLocale: interaction.guildLocale },
+      deps.now(),
+    );
     await tellManager(interaction, t, await settings, deps.logger);
-    return answer.outcome;
+    return decision.outcome;
   },
 };

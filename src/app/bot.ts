@@ -31,7 +31,6 @@ import { watchShards } from '../events/shards.js';
 import { ReminderRoles } from '../features/reminders/roles.js';
 import { ReminderScheduler } from '../features/reminders/scheduler.js';
 import { DiscordReminderSender, type GuildFacts } from '../features/reminders/send.js';
-import type { PendingUp } from '../features/up/journal.js';
 import { recoverPendingUps } from '../features/up/recover.js';
 import { WebhookAnnouncer } from '../features/webhooks/announcer.js';
 import { DirectoryEventHandler } from '../features/webhooks/handle.js';
@@ -55,6 +54,7 @@ import {
   WEBHOOK_EVENT_MS,
   WebhookRepository,
 } from '../store/index.js';
+import type { PendingUp } from '../store/journal.js';
 import type { ServerReporter } from '../tasks/server-reports.js';
 import type { StatsPoster } from '../tasks/stats-poster.js';
 import { createServices, type ServicesOptions } from './services.js';
@@ -330,17 +330,7 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
     historyPruner ??= setInterval(() => void pruneHistory(), HISTORY_PRUNE_EVERY_MS);
     historyPruner.unref();
     const recover = (entries?: PendingUp[]) =>
-      recoverPendingUps({
-        journal,
-        directory,
-        rest: client.rest,
-        logger,
-        now: deps.now,
-        reminders: deps.reminders,
-        wakeReminders: deps.wakeReminders,
-        history: deps.history,
-        ...(entries ? { entries } : {}),
-      });
+      recoverPendingUps({ ...deps, rest: client.rest, ...(entries ? { entries } : {}) });
     void recover().then((answered) =>
       logger.debug({ answered }, 'the ups from before the restart are dealt with'),
     );

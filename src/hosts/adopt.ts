@@ -8,8 +8,9 @@
  * - says which shards are orphaned, so that their guilds' reminders are sent too (the
  *   reminders' own claims keep each to one host; `onOrphans`).
  */
-import type { PendingUp } from '../features/up/journal.js';
+
 import type { Logger } from '../log/logger.js';
+import type { PendingUp } from '../store/journal.js';
 
 export const ADOPT_EVERY_MS = 30_000;
 export const SILENT_MS = 60_000;

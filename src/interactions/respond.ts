@@ -4,7 +4,7 @@
  */
 import type { REST } from '@discordjs/rest';
 import { type ButtonInteraction, type ChatInputCommandInteraction, MessageFlags, Routes } from 'discord.js';
-import { NO_MENTIONS } from '../discord/mentions.js';
+import { NO_MENTIONS, NO_MENTIONS_API } from '../discord/mentions.js';
 import type { RenderedMessage } from '../render/message.js';
 import type { Responder } from './types.js';
 
@@ -42,7 +42,7 @@ export function responderForToken(rest: REST, applicationId: string, token: stri
   const body = ({ files: _files, ...message }: RenderedMessage) => ({
     ...message,
     content: '',
-    allowed_mentions: NO_MENTIONS,
+    allowed_mentions: NO_MENTIONS_API,
   });
   return {
     public: async (message) => {

@@ -11,12 +11,12 @@ import type {
 import type { DirectoryClient } from '../directory/index.js';
 import type { CommandMentions } from '../discord/command-mentions.js';
 import type { DiscordLookups } from '../discord/lookups.js';
-import type { UpJournal } from '../features/up/journal.js';
 import type { SupportedLocale, Translate } from '../i18n/index.js';
 import type { Logger } from '../log/logger.js';
 import type { ChartRenderer } from '../render/charts.js';
 import type { RenderedMessage } from '../render/message.js';
 import type { HistoryRepository } from '../store/history.js';
+import type { UpJournal } from '../store/journal.js';
 import type { ReminderRepository } from '../store/reminders.js';
 import type { SettingsRepository } from '../store/settings.js';
 import type { WebhookRepository } from '../store/webhooks.js';

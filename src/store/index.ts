@@ -21,7 +21,13 @@ export {
   type TurnClaim,
 } from './hosts.js';
 export { type IdentifyTurn, PostgresIdentifyLedger } from './identify-ledger.js';
-export { StoreUpJournal, type StoreUpJournalOptions, TOKEN_LIFETIME_MS } from './journal.js';
+export {
+  type PendingUp,
+  StoreUpJournal,
+  type StoreUpJournalOptions,
+  TOKEN_LIFETIME_MS,
+  type UpJournal,
+} from './journal.js';
 export { openStore, SQLITE_FILE_NAME, type StoreOptions } from './open.js';
 export { PostgresRateLimitLedger } from './rate-limit-ledger.js';
 export {

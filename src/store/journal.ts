@@ -1,7 +1,8 @@
 /**
- * The journal of ups in flight (see UpJournal), kept in the store: an /up is recorded before it
- * is sent and removed once its answer is decided, so a bot killed in between answers it when it
- * starts again.
+ * The journal of /up requests in flight, so that a bot killed during an up and started again
+ * still answers the person who asked (nothing lost) without raising the server twice (the
+ * directory's cooldown refuses a second up; features/up/recover.ts). An /up is recorded before
+ * it is sent and removed once its answer is decided.
  *
  * Changes made while a write is under way go out together in the
  * next one (one transaction): a burst of ups costs a few commits, not two each. Each change is
@@ -9,17 +10,44 @@
  * writes none of them.
  *
  * Entries hold interaction tokens, which answer as the bot for 15 minutes: every write also
- * deletes the entries older than that (of every process), and nothing here logs an entry.
+ * deletes the entries older than that (of every process), they are dropped once answered, and
+ * nothing here logs an entry.
  */
 import type { Insertable, Selectable } from 'kysely';
-import type { PendingUp, UpJournal } from '../features/up/journal.js';
 import type { PendingUpsTable } from './schema.js';
 import type { Store } from './store.js';
+
+export interface PendingUp {
+  interactionId: string;
+  /** The interaction's token: answers it after a restart. */
+  token: string;
+  applicationId: string;
+  guildId: string;
+  /**
+   * The server's locale as the interaction told it: a public answer's language with `auto`.
+   * Unknown (null) for an entry journaled before migration 006.
+   */
+  guildLocale?: string | null;
+  channelId: string;
+  channelName: string;
+  userId: string;
+  /** The presser's locale: a private answer's language. */
+  locale: string;
+  /** When the interaction was created (ms epoch): its token dies 15 minutes later. */
+  createdAt: number;
+}
+
+/** The port the /up use case writes to; StoreUpJournal below, a memory one in the tests. */
+export interface UpJournal {
+  add(entry: PendingUp): Promise<void>;
+  remove(interactionId: string): Promise<void>;
+  list(): Promise<PendingUp[]>;
+}
 
 /** How long an interaction token answers: past it an entry is of no use to anyone. */
 export const TOKEN_LIFETIME_MS = 15 * 60_000;
 
-/** Rows per INSERT, well under both engines' limit on bound values (10 per row). */
+/** Rows per INSERT, well under both engines' limit on bound values (11 per row). */
 const ROWS_PER_INSERT = 500;
 
 export interface StoreUpJournalOptions {
@@ -92,6 +120,7 @@ export class StoreUpJournal implements UpJournal {
       token: row.token,
       applicationId: row.application_id,
       guildId: row.guild_id,
+      guildLocale: row.guild_locale,
       channelId: row.channel_id,
       channelName: row.channel_name,
       userId: row.user_id,
@@ -141,6 +170,7 @@ export class StoreUpJournal implements UpJournal {
               token: eb.ref('excluded.token'),
               application_id: eb.ref('excluded.application_id'),
               guild_id: eb.ref('excluded.guild_id'),
+              guild_locale: eb.ref('excluded.guild_locale'),
               channel_id: eb.ref('excluded.channel_id'),
               channel_name: eb.ref('excluded.channel_name'),
               user_id: eb.ref('excluded.user_id'),
@@ -161,6 +191,7 @@ export class StoreUpJournal implements UpJournal {
       token: entry.token,
       application_id: entry.applicationId,
       guild_id: entry.guildId,
+      guild_locale: entry.guildLocale ?? null,
       channel_id: entry.channelId,
       channel_name: entry.channelName,
       user_id: entry.userId,

@@ -4,7 +4,9 @@
  * The migrations in ./migrations create these tables; a test checks that both engines end up
  * with the same columns, nullability and indexes.
  */
-import type { SupportedLocale } from '../i18n/index.js';
+import type { PublicLanguage } from '../i18n/public-language.js';
+
+export type { PublicLanguage };
 
 /** An /up in flight (the journal of ups): see journal.ts. */
 export interface PendingUpsTable {
@@ -19,10 +21,10 @@ export interface PendingUpsTable {
   channel_name: string;
   user_id: string;
   locale: string;
+  /** The server's locale when the up was asked (null: journaled before migration 006). */
+  guild_locale: string | null;
   created_at: number;
 }
-
-export type PublicLanguage = 'auto' | SupportedLocale;
 
 /** Why the last reminder could not be posted, for the settings command to show. */
 export type GuildProblem = 'channel-deleted' | 'role-deleted' | `missing-permission:${string}`;

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { PendingUp } from '../../src/features/up/journal.js';
 import { openStore, Store, StoreError, StoreUpJournal, TOKEN_LIFETIME_MS } from '../../src/store/index.js';
+import type { PendingUp } from '../../src/store/journal.js';
 import { ENGINES, freshStore, type Place } from './places.js';
 
 const NOW = 1_700_000_000_000;
@@ -10,6 +10,8 @@ const entry = (id: string, createdAt = NOW): PendingUp => ({
   token: `interaction-token-${id}`,
   applicationId: '1000000000000000001',
   guildId: '722424773233213460',
+  // The server's language is kept apart from the presser's: an answer after a restart needs both.
+  guildLocale: 'uk',
   channelId: '722424773233213461',
   channelName: 'général «test»',
   userId: '525366699969478676',

@@ -107,6 +107,7 @@ describe.each(ENGINES)('opening the store (%s)', (engine) => {
       '003-hosts',
       '004-history',
       '005-webhooks',
+      '006-journal-guild-locale',
     ]);
     expect((await new SettingsRepository(second).get('1'))?.publicLanguage).toBe('ru');
   });
@@ -127,6 +128,7 @@ describe.each(ENGINES)('opening the store (%s)', (engine) => {
         '003-hosts',
         '004-history',
         '005-webhooks',
+        '006-journal-guild-locale',
       ]);
     }
   });

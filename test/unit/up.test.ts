@@ -9,14 +9,15 @@ import { up } from '../../commands/up.js';
 import { ForbiddenError, type ServerUpdate, type ServerUpResult } from '../../src/directory/index.js';
 import type { DiscordLookups } from '../../src/discord/lookups.js';
 import { describeUpFailure } from '../../src/features/up/failure.js';
-import { MemoryUpJournal, type PendingUp } from '../../src/features/up/journal.js';
 import { recoverPendingUps } from '../../src/features/up/recover.js';
 import { translator } from '../../src/i18n/index.js';
 import { describeFailure } from '../../src/interactions/error-message.js';
 import type { BotDeps, CommandContext } from '../../src/interactions/types.js';
 import { createLogger } from '../../src/log/logger.js';
 import type { RenderedMessage } from '../../src/render/message.js';
+import type { PendingUp } from '../../src/store/journal.js';
 import type { GuildSettings } from '../../src/store/settings.js';
+import { MemoryUpJournal } from '../support/memory-journal.js';
 import { eventually } from '../support/wait.js';
 
 const settle = () => eventually(async () => true, 1_000, 'a tick');
@@ -74,6 +75,7 @@ function fakeDeps(answer: () => Promise<ServerUpResult>) {
       },
     },
     wakeReminders: (at: number) => void woken.push(at),
+    history: { record: async () => 'recorded' },
     commands: { learn: () => undefined },
     directory: {
       postServer: async (body: ServerUpdate) => {
@@ -281,8 +283,54 @@ describe('an up from before a restart', () => {
     ]);
     const body = calls[0]?.body as RenderedMessage & { allowed_mentions: unknown };
     expect(body.embeds[0]?.footer?.text).toBe(t('up.afterRestart'));
-    expect(body.allowed_mentions).toEqual({ parse: [], repliedUser: false });
+    // The API's own names: Discord drops a field it does not declare (`repliedUser`).
+    expect(body.allowed_mentions).toEqual({ parse: [], replied_user: false });
     expect(journal.entries.size).toBe(0);
+  });
+
+  it("is the message the live /up sends, in the server's public language, the note aside", async () => {
+    for (const [language, guildLocale, expected] of [
+      ['auto', 'ru', 'ru'],
+      ['ru', 'en-US', 'ru'],
+      ['en-US', 'ru', 'en-US'],
+    ] as const) {
+      const live = fakeDeps(async () => result());
+      live.settings.current = { publicLanguage: language };
+      const { ctx, answers } = context(live.deps);
+      (ctx.interaction as { guildLocale: string }).guildLocale = guildLocale;
+      await up.execute(ctx);
+
+      const after = fakeDeps(async () => result());
+      after.settings.current = { publicLanguage: language };
+      await after.journal.add({ ...pending, guildLocale });
+      const { rest, calls } = fakeRest();
+      await recoverPendingUps({ ...after.deps, rest, now: () => NOW });
+      const body = calls[0]?.body as RenderedMessage & { allowed_mentions: unknown; content: string };
+      const tt = translator(expected);
+      expect(answers[0]?.how).toBe('public');
+      expect(answers[0]?.message.embeds[0]?.title).toContain(tt('up.title.success'));
+      expect(body.embeds[0]?.footer?.text).toBe(tt('up.afterRestart'));
+      const [first, ...others] = body.embeds;
+      const { footer: _footer, ...withoutNote } = first ?? {};
+      expect({ embeds: [withoutNote, ...others], components: body.components }).toEqual({
+        embeds: answers[0]?.message.embeds,
+        components: answers[0]?.message.components,
+      });
+    }
+  });
+
+  it("answers 'not yet' privately in the presser's language, with the Remind me button", async () => {
+    const { deps } = fakeDeps(async () => result({ upSuccessfully: false }));
+    deps.settings.get = async () => ({ publicLanguage: 'en-US' }) as GuildSettings;
+    await deps.journal.add({ ...pending, locale: 'ru', guildLocale: 'en-US' });
+    const { rest, calls } = fakeRest();
+    await recoverPendingUps({ ...deps, rest, now: () => NOW });
+    expect(calls.map((c) => c.method)).toEqual(['delete', 'post']);
+    const body = calls[1]?.body as RenderedMessage & { flags: number };
+    expect(body.flags).toBe(64);
+    expect(body.embeds[0]?.title).toContain(translator('ru')('up.title.cooldown'));
+    expect(body.embeds[0]?.footer?.text).toBe(translator('ru')('up.afterRestart'));
+    expect(buttonIds(body)).toEqual([`remind:${(NOW + 4 * 3_600_000) / 1000}`]);
   });
 
   it("tells a failure privately, worded as the command's", async () => {

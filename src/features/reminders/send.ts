@@ -21,11 +21,11 @@ import {
   sendDirectMessage,
 } from '../../discord/messages.js';
 import { translator } from '../../i18n/index.js';
+import { publicLocale } from '../../i18n/public-language.js';
 import type { Logger } from '../../log/logger.js';
 import type { Claim, Reminder } from '../../store/reminders.js';
 import type { GuildProblem } from '../../store/schema.js';
 import type { GuildSettings, SettingsRepository } from '../../store/settings.js';
-import { publicLocale } from '../settings/language.js';
 import type { ReminderSender, SendOutcome } from './scheduler.js';
 import { fillTemplate } from './template.js';
 

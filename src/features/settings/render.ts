@@ -5,6 +5,7 @@
  */
 import { type APIEmbed, TimestampStyles } from 'discord.js';
 import type { Translate } from '../../i18n/index.js';
+import { languageText } from '../../i18n/public-language.js';
 import { COLORS } from '../../render/colors.js';
 import { fitEmbed, LIMITS } from '../../render/limits.js';
 import type { RenderedMessage } from '../../render/message.js';
@@ -12,7 +13,6 @@ import { stripControl, timestamp, truncate } from '../../render/text.js';
 import type { GuildReminder } from '../../store/reminders.js';
 import type { GuildSettings } from '../../store/settings.js';
 import type { WebhookSetup } from '../../store/webhooks.js';
-import { languageText } from './language.js';
 import { channelMention, problemText, roleMention } from './problems.js';
 
 /** A template shown as typed, in a code block: nothing in it renders, nor can end the block. */

@@ -11,6 +11,7 @@ import { type APIEmbed, PermissionFlagsBits, Routes } from 'discord.js';
 import { postMessage } from '../../discord/messages.js';
 import { fetchChannelPermissions } from '../../discord/permissions.js';
 import { type Translate, translator } from '../../i18n/index.js';
+import { languageText, publicLocale } from '../../i18n/public-language.js';
 import type { BotDeps } from '../../interactions/types.js';
 import { COLORS } from '../../render/colors.js';
 import type { RenderedMessage } from '../../render/message.js';
@@ -18,7 +19,6 @@ import { safeCode } from '../../render/text.js';
 import type { PublicLanguage } from '../../store/schema.js';
 import { DEFAULT_PUBLIC_LANGUAGE, type GuildSettings } from '../../store/settings.js';
 import { checkTemplate, MAX_TEMPLATE_LENGTH, type TemplateCheck } from '../reminders/template.js';
-import { languageText, publicLocale } from './language.js';
 import {
   channelMention,
   type PermissionName,

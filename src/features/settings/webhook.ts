@@ -8,11 +8,11 @@
  * there first, and saves nothing if it cannot.
  */
 import { translator } from '../../i18n/index.js';
+import { publicLocale } from '../../i18n/public-language.js';
 import type { BotDeps } from '../../interactions/types.js';
 import { COLORS } from '../../render/colors.js';
 import { fitEmbed } from '../../render/limits.js';
 import { WEBHOOK_PATH_PREFIX } from '../webhooks/receiver.js';
-import { publicLocale } from './language.js';
 import { channelMention } from './problems.js';
 import { renderRefusal } from './render.js';
 import {

@@ -1,31 +1,22 @@
 /**
- * After a restart, answers the /up requests the previous process did not finish (see
- * journal.ts). The up is sent again: if the first one reached the directory, its cooldown
- * refuses this one (no server is raised twice) and the person is told what the directory says
- * now; if it did not, the server is raised now. Interactions too old to answer are dropped.
+ * After a restart, answers the /up requests the previous process did not finish (the journal,
+ * store/journal.ts). The up is decided again (up.ts): if the first one reached the directory, its
+ * cooldown refuses this one (no server is raised twice) and the person is told what the directory
+ * says now; if it did not, the server is raised now. The answer is the message the live /up would
+ * have sent, in the same languages, with a footer saying it comes after a restart. Interactions
+ * too old to answer are dropped.
  */
 import type { REST } from '@discordjs/rest';
-import type { DirectoryClient } from '../../directory/index.js';
-import { translator } from '../../i18n/index.js';
+import { type Translate, translator } from '../../i18n/index.js';
 import { responderForToken } from '../../interactions/respond.js';
 import { INTERACTION_DEADLINE_MS } from '../../interactions/router.js';
-import type { Logger } from '../../log/logger.js';
 import type { RenderedMessage } from '../../render/message.js';
+import type { PendingUp } from '../../store/journal.js';
 import { describeUpFailure } from './failure.js';
-import type { PendingUp, UpJournal } from './journal.js';
-import { type HistoryDeps, type ReminderDeps, recordUp, scheduleReminder, sendUp, upAnswer } from './up.js';
+import { answerUp, decideUp, readSettings, type UpDecision, type UpDeps } from './up.js';
 
-export interface RecoverOptions {
-  journal: UpJournal;
-  directory: Pick<DirectoryClient, 'postServer'>;
+export interface RecoverOptions extends UpDeps {
   rest: REST;
-  logger: Logger;
-  now?: () => number;
-  /** Where the server's reminder follows the answer (as for an /up answered at once). */
-  reminders?: ReminderDeps['reminders'];
-  wakeReminders?: ReminderDeps['wakeReminders'];
-  /** Where a success is recorded (as for an /up answered at once). */
-  history?: HistoryDeps['history'];
   /** These entries (taken over from a host that died) instead of the journal's own list. */
   entries?: PendingUp[];
 }
@@ -38,8 +29,7 @@ function withNote(message: RenderedMessage, note: string): RenderedMessage {
 
 /** Returns how many pending ups were answered. Never throws. */
 export async function recoverPendingUps(options: RecoverOptions): Promise<number> {
-  const { journal, directory, rest, logger } = options;
-  const now = options.now ?? Date.now;
+  const { journal, rest, logger, now } = options;
   let entries: PendingUp[];
   try {
     entries = options.entries ?? (await journal.list());
@@ -56,34 +46,25 @@ export async function recoverPendingUps(options: RecoverOptions): Promise<number
         logger.info(log, 'a pending up from before the restart is too old to answer; dropped');
         continue;
       }
-      const t = translator(entry.locale);
-      let message: RenderedMessage;
-      let publicly = false;
+      const person = translator(entry.locale);
+      const reply = responderForToken(rest, entry.applicationId, entry.token);
+      const settings = readSettings(options, entry.guildId);
+      const note = (message: RenderedMessage, t: Translate) => withNote(message, t('up.afterRestart'));
+      let decision: UpDecision;
       try {
-        const answer = upAnswer(await sendUp(directory, entry, deadline), t, now());
-        const answeredAt = now();
-        publicly = answer.publicly;
-        if (options.reminders) {
-          await scheduleReminder(
-            { reminders: options.reminders, wakeReminders: options.wakeReminders ?? (() => {}), logger, now },
-            entry.guildId,
-            answer,
-            answeredAt,
-          );
-        }
-        await recordUp({ history: options.history, logger }, entry, answer, answeredAt);
-        message = withNote(answer.message, t('up.afterRestart'));
-        logger.info({ ...log, outcome: answer.outcome }, 'answered an up from before the restart');
+        decision = await decideUp(options, entry, { deadline, journaled: true, gatherStats: false });
       } catch (err) {
-        const failure = describeUpFailure(err, t, now());
+        const failure = describeUpFailure(err, person, now());
         logger[failure.described.level](
           { ...log, err, code: failure.described.code },
           'an up from before the restart failed',
         );
-        message = withNote(failure.message, t('up.afterRestart'));
+        await reply.private(note(failure.message, person));
+        answered++;
+        continue;
       }
-      const reply = responderForToken(rest, entry.applicationId, entry.token);
-      await (publicly ? reply.public(message) : reply.private(message));
+      await answerUp(decision, { reply, person, settings, guildLocale: entry.guildLocale }, now(), note);
+      logger.info({ ...log, outcome: decision.outcome }, 'answered an up from before the restart');
       answered++;
     } catch (err) {
       logger.warn({ ...log, err }, 'could not answer an up from before the restart');

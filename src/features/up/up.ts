@@ -1,58 +1,67 @@
 /**
- * The /up use case: raise a server in the directory for the person who asked. The command runs it
- * from an interaction (gathering the guild's statistics as the directory's own bot does, journaled
- * until the directory has answered); the recovery after a restart (recover.ts) sends the same up
- * again from the journal. Both word the directory's answer the same way.
+ * The /up use case: raise a server in the directory for the person who asked, decided once and
+ * answered once, whether the up is answered live (commands/up.ts) or after a restart from the
+ * journal (recover.ts).
+ *
+ * - `decideUp` sends the up (journaled until the directory has answered, with the guild's
+ *   statistics when they can be gathered in time), moves the server's reminder and records a
+ *   success in the history. It returns the decision, not a message: the directory's errors are
+ *   thrown.
+ * - `answerUp` renders the decision once, in the language of whoever reads it (a success is
+ *   public, in the server's public language; "not yet" and "not updated" are for the presser, in
+ *   theirs), through a Responder: the live interaction's or the journaled token's. The two paths
+ *   send the same message.
  */
 import type { DirectoryClient, ServerStatistics, ServerUpResult } from '../../directory/index.js';
 import type { DiscordLookups } from '../../discord/lookups.js';
-import type { Translate } from '../../i18n/index.js';
+import { type Translate, translator } from '../../i18n/index.js';
+import { publicLocale } from '../../i18n/public-language.js';
+import type { Responder } from '../../interactions/types.js';
 import type { Logger } from '../../log/logger.js';
 import type { RenderedMessage } from '../../render/message.js';
 import { renderUpResult, type UpOutcome, upOutcome } from '../../render/up.js';
 import type { HistoryRepository } from '../../store/history.js';
+import type { PendingUp, UpJournal } from '../../store/journal.js';
 import type { ReminderRepository } from '../../store/reminders.js';
+import type { GuildSettings, SettingsRepository } from '../../store/settings.js';
 import { remindableTime, remindRow } from '../reminders/remind-button.js';
-import type { PendingUp, UpJournal } from './journal.js';
 
-/** Where an answer's next-up time becomes the server's reminder. */
-export interface ReminderDeps {
-  reminders: Pick<ReminderRepository, 'scheduleGuild'>;
-  /** The scheduler of this process: look again before `dueAt` if need be. */
-  wakeReminders: (dueAt: number) => void;
-}
-
-/** Where a successful up is recorded (store/history.ts): /leaderboard reads it. */
-export interface HistoryDeps {
-  history?: Pick<HistoryRepository, 'record'> | undefined;
-}
-
-/** What an up needs: a part of the handlers' deps (interactions/types.ts). */
-export interface UpDeps extends ReminderDeps, HistoryDeps {
+/** What an up needs: a part of the handlers' deps (interactions/types.ts BotDeps). */
+export interface UpDeps {
   directory: Pick<DirectoryClient, 'postServer'>;
   discord: Pick<DiscordLookups, 'guildStats'>;
   journal: UpJournal;
+  /** Each server's reminder follows the directory's latest answer. */
+  reminders: Pick<ReminderRepository, 'scheduleGuild'>;
+  /** The reminder scheduler of this process: look again before `dueAt` if need be. */
+  wakeReminders: (dueAt: number) => void;
+  /** Where a success is recorded (store/history.ts): /leaderboard reads it. */
+  history: Pick<HistoryRepository, 'record'>;
+  /** The server's public language (/settings language). */
+  settings: Pick<SettingsRepository, 'get'>;
   logger: Logger;
   now: () => number;
 }
 
-export interface UpAnswer {
+/** What the directory decided of an up, before anyone words it. */
+export interface UpDecision {
   outcome: UpOutcome;
-  /** The directory's answer, to word it again in another language (a public answer). */
   result: ServerUpResult;
   /** The next-up time a reminder can be set for (remind-button.ts), or null. */
   remindAt: number | null;
-  message: RenderedMessage;
   /** Only a success is shown to the channel; "not yet" and "not updated" are for the person. */
   publicly: boolean;
 }
 
+/** A cooldown longer than this is not believed (the directory's is a few hours). */
+const MAX_COOLDOWN_MS = 7 * 86_400_000;
+
 /** POST /server with up=1 at interactive priority, done by `deadline`. Throws the directory's errors. */
-export function sendUp(
+function sendUp(
   directory: UpDeps['directory'],
   up: PendingUp,
   deadline: number,
-  stats: ServerStatistics = {},
+  stats: ServerStatistics,
 ): Promise<ServerUpResult> {
   return directory.postServer(
     {
@@ -68,17 +77,11 @@ export function sendUp(
   );
 }
 
-/** The answer, with the "Remind me" button when it carries a next-up time (a success, "not yet"). */
-export function upAnswer(result: ServerUpResult, t: Translate, now: number): UpAnswer {
+function decisionOf(result: ServerUpResult, now: number): UpDecision {
   const outcome = upOutcome(result);
   const remindAt = outcome === 'notUpdated' ? null : remindableTime(result.nextUpAt, now);
-  const message = renderUpResult(result, t, now);
-  if (remindAt !== null) message.components = [...message.components, remindRow(remindAt, t)];
-  return { outcome, result, remindAt, message, publicly: outcome === 'success' };
+  return { outcome, result, remindAt, publicly: outcome === 'success' };
 }
-
-/** A cooldown longer than this is not believed (the directory's is a few hours). */
-const MAX_COOLDOWN_MS = 7 * 86_400_000;
 
 /**
  * The server's reminder follows the directory's latest answer (the store's schedule; the latest
@@ -87,18 +90,18 @@ const MAX_COOLDOWN_MS = 7 * 86_400_000;
  * answer) or has the reminder in the store. Never throws: a store that fails costs the reminder
  * (one warn line), never the /up.
  */
-export async function scheduleReminder(
-  deps: ReminderDeps & Pick<UpDeps, 'logger' | 'now'>,
+async function scheduleReminder(
+  deps: UpDeps,
   guildId: string,
-  answer: Pick<UpAnswer, 'remindAt' | 'outcome'>,
+  decision: UpDecision,
   answeredAt: number,
 ): Promise<void> {
-  const { remindAt } = answer;
+  const { remindAt } = decision;
   if (remindAt === null) return;
   // A success says how long the directory makes a server wait after an up: what an up given
   // elsewhere (the directory's webhook) moves the reminder by.
   const cooldownMs =
-    answer.outcome === 'success' && remindAt > answeredAt && remindAt - answeredAt <= MAX_COOLDOWN_MS
+    decision.outcome === 'success' && remindAt > answeredAt && remindAt - answeredAt <= MAX_COOLDOWN_MS
       ? remindAt - answeredAt
       : undefined;
   try {
@@ -115,23 +118,18 @@ export async function scheduleReminder(
 
 /**
  * A success goes into the server's history, under the interaction's id: an up answered again
- * after a restart (recover.ts) is the same row. Written before the journal lets go of the up, as
- * the reminder is. Never throws: a store that fails costs the row (one warn line), never the /up.
+ * after a restart is the same row. Written before the journal lets go of the up, as the reminder
+ * is. Never throws: a store that fails costs the row (one warn line), never the /up.
  */
-export async function recordUp(
-  deps: HistoryDeps & Pick<UpDeps, 'logger'>,
-  up: PendingUp,
-  answer: UpAnswer,
-  at: number,
-): Promise<void> {
-  if (!deps.history || answer.outcome !== 'success') return;
+async function recordUp(deps: UpDeps, up: PendingUp, decision: UpDecision, at: number): Promise<void> {
+  if (decision.outcome !== 'success') return;
   try {
     await deps.history.record({
       id: `bot:${up.interactionId}`,
       guildId: up.guildId,
       userId: up.userId,
       at,
-      upCount: Number.isFinite(answer.result.up) ? answer.result.up : null,
+      upCount: Number.isFinite(decision.result.up) ? decision.result.up : null,
       source: 'bot',
     });
   } catch (err) {
@@ -139,37 +137,112 @@ export async function recordUp(
   }
 }
 
+export interface DecideOptions {
+  /** The directory must have answered by then (ms epoch). */
+  deadline: number;
+  /**
+   * The up is journaled already and its caller lets the journal go of it (an up answered after a
+   * restart, recover.ts). Otherwise it is added first, so that a restart before the directory
+   * answers still answers it, and removed once decided.
+   */
+  journaled?: boolean;
+  /** Gather the guild's statistics (the live /up; the recovery sends without them, in a hurry). */
+  gatherStats?: boolean;
+}
+
 /**
- * An up asked for now. Journaled until the directory has answered: a restart in between still
- * answers (recover.ts). The up goes without the guild's statistics if they cannot be gathered in
- * time. Throws the directory's errors (the router tells them with describeUpFailure).
+ * Sends the up, schedules the reminder and records the history, then lets the journal go of the
+ * up. The directory's errors are thrown (the caller words them with describeUpFailure). The up goes without the guild's statistics if they cannot be gathered in
+ * time.
  */
-export async function upNow(
-  deps: UpDeps,
-  up: PendingUp,
-  options: { deadline: number; t: Translate },
-): Promise<UpAnswer> {
+export async function decideUp(deps: UpDeps, up: PendingUp, options: DecideOptions): Promise<UpDecision> {
   const { guildId } = up;
-  await deps.journal
-    .add(up)
-    .catch((err: unknown) => deps.logger.warn({ err }, 'could not journal the up; it goes on'));
-  let answer: UpAnswer;
+  if (!options.journaled) {
+    await deps.journal
+      .add(up)
+      .catch((err: unknown) => deps.logger.warn({ err }, 'could not journal the up; it goes on'));
+  }
+  let decision: UpDecision;
   try {
-    const stats = await deps.discord.guildStats(guildId, (err) =>
-      deps.logger.debug({ err, guildId }, 'guild statistics not gathered; the up goes without them'),
-    );
-    answer = upAnswer(await sendUp(deps.directory, up, options.deadline, stats), options.t, deps.now());
+    const stats =
+      options.gatherStats === false
+        ? {}
+        : await deps.discord.guildStats(guildId, (err) =>
+            deps.logger.debug({ err, guildId }, 'guild statistics not gathered; the up goes without them'),
+          );
+    const result = await sendUp(deps.directory, up, options.deadline, stats);
     const answeredAt = deps.now();
-    await scheduleReminder(deps, guildId, answer, answeredAt);
-    await recordUp(deps, up, answer, answeredAt);
+    decision = decisionOf(result, answeredAt);
+    await scheduleReminder(deps, guildId, decision, answeredAt);
+    await recordUp(deps, up, decision, answeredAt);
   } finally {
-    await deps.journal.remove(up.interactionId).catch((err: unknown) => {
-      deps.logger.warn({ err }, 'could not update the journal of pending ups');
-    });
+    if (!options.journaled) {
+      await deps.journal.remove(up.interactionId).catch((err: unknown) => {
+        deps.logger.warn({ err }, 'could not update the journal of pending ups');
+      });
+    }
   }
-  const { result } = answer;
-  if (answer.outcome === 'notUpdated') {
-    deps.logger.warn({ guildId, message: result.message }, 'the directory did not update the server');
+  if (decision.outcome === 'notUpdated') {
+    deps.logger.warn(
+      { guildId, message: decision.result.message },
+      'the directory did not update the server',
+    );
   }
-  return answer;
+  return decision;
+}
+
+/** The decision in words, with the "Remind me" button when it carries a next-up time. */
+export function renderUpDecision(decision: UpDecision, t: Translate, now: number): RenderedMessage {
+  const message = renderUpResult(decision.result, t, now);
+  if (decision.remindAt !== null) {
+    message.components = [...message.components, remindRow(decision.remindAt, t)];
+  }
+  return message;
+}
+
+/**
+ * The server's settings for an answer: read while the directory answers, never failing (a store
+ * that cannot be read costs the public language its setting: the server's own locale is used).
+ */
+export function readSettings(
+  deps: Pick<UpDeps, 'settings' | 'logger'>,
+  guildId: string,
+): Promise<GuildSettings | undefined> {
+  return deps.settings.get(guildId).catch((err: unknown): GuildSettings | undefined => {
+    deps.logger.warn({ err, guildId }, 'could not read the server settings; the answer uses defaults');
+    return undefined;
+  });
+}
+
+/** Who reads an /up's answer and where it goes. */
+export interface UpAudience {
+  reply: Responder;
+  /** The presser's language: what only they see. */
+  person: Translate;
+  /** The server's settings (its public language), read while the directory answered. */
+  settings: Promise<GuildSettings | undefined>;
+  /** The server's locale (Discord's guild_locale): the public language with `auto`. */
+  guildLocale: string | null | undefined;
+}
+
+/** The server's public language for this up's answer. */
+export async function publicTranslator(
+  audience: Pick<UpAudience, 'settings' | 'guildLocale'>,
+): Promise<Translate> {
+  return translator(publicLocale((await audience.settings)?.publicLanguage ?? 'auto', audience.guildLocale));
+}
+
+/** Renders the decision once, in the reader's language, and sends it: public or private. */
+export async function answerUp(
+  decision: UpDecision,
+  audience: UpAudience,
+  now: number,
+  dress: (message: RenderedMessage, t: Translate) => RenderedMessage = (message) => message,
+): Promise<void> {
+  if (decision.publicly) {
+    const t = await publicTranslator(audience);
+    await audience.reply.public(dress(renderUpDecision(decision, t, now), t));
+  } else {
+    await audience.reply.private(dress(renderUpDecision(decision, audience.person, now), audience.person));
+  }
 }

@@ -16,6 +16,7 @@
 import type { REST } from 'discord.js';
 import { type PostFailure, postMessage } from '../../discord/messages.js';
 import { translator } from '../../i18n/index.js';
+import { publicLocale } from '../../i18n/public-language.js';
 import type { Logger } from '../../log/logger.js';
 import type { HistoryRepository } from '../../store/history.js';
 import { SAME_UP_MS } from '../../store/history.js';
@@ -25,7 +26,6 @@ import type { EventClaim, StoredEvent, WebhookRepository } from '../../store/web
 import type { SendOutcome } from '../reminders/scheduler.js';
 import type { GuildFacts } from '../reminders/send.js';
 import { problemOf } from '../reminders/send.js';
-import { publicLocale } from '../settings/language.js';
 import type { EventHandler } from './announcer.js';
 import { type DirectoryEvent, storedEvent } from './events.js';
 import { renderEvent } from './render.js';

@@ -8,6 +8,7 @@ import { directoryLimits } from './002-directory-limits.js';
 import { hosts } from './003-hosts.js';
 import { history } from './004-history.js';
 import { webhooks } from './005-webhooks.js';
+import { journalGuildLocale } from './006-journal-guild-locale.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '001-initial': initial,
@@ -15,6 +16,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '003-hosts': hosts,
   '004-history': history,
   '005-webhooks': webhooks,
+  '006-journal-guild-locale': journalGuildLocale,
 };
 
 export const migrationProvider: MigrationProvider = {

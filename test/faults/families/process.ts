@@ -4,6 +4,7 @@
  * kept in the store: the SQLite file (P2–P4) or PostgreSQL (P2pg–P4pg).
  */
 
+import { translator } from '../../../src/i18n/index.js';
 import type { Engine } from '../../../src/store/index.js';
 import { type InteractionHandle, isFinalAnswer } from '../../discord/index.js';
 import { isEphemeral, LEVEL, liveMessages } from '../../e2e/harness.js';
@@ -110,7 +111,9 @@ function killRow(plan: KillPlan, engine: Engine): Row {
     run: async () => {
       const c = new Checks();
       const world = await startWorld(engine);
-      const t = EN;
+      // The presser reads Russian, the server English: a public success speaks the server's
+      // language, a private "not yet" the presser's, after a restart as live.
+      const t = plan.answer === 'success' ? EN : translator('ru');
       const procs: BotProcess[] = [];
       let proxy: HoldingProxy | undefined;
       let observed = '';
@@ -134,6 +137,7 @@ function killRow(plan: KillPlan, engine: Engine): Row {
           guildId: freshGuild.id,
           name: 'up',
           user: newUserRef('kill'),
+          locale: 'ru',
         });
         const deferral = await handle.firstResponse(3_000);
         c.equal(deferral.type, 5, 'A deferred');

@@ -3,8 +3,10 @@
  * confirmation, a public /up answer): the one /settings language chose, or with `auto` the
  * server's own locale (Discord's `guild_locale`). Private answers follow each user's locale.
  */
-import { resolveLocale, type SupportedLocale, type Translate } from '../../i18n/index.js';
-import type { PublicLanguage } from '../../store/schema.js';
+import { resolveLocale, type SupportedLocale, type Translate } from './index.js';
+
+/** What /settings language keeps: a language, or `auto` for the server's own. */
+export type PublicLanguage = 'auto' | SupportedLocale;
 
 export function publicLocale(
   language: PublicLanguage,
