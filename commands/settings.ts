@@ -1,7 +1,7 @@
 /**
  * /settings reminders | reminders-off | language | show | webhook | webhook-off: a server's
  * reminder settings, public language (features/settings/settings.ts) and the directory's webhook
- * (features/settings/webhook.ts). Every answer is private, in the user's language.
+ * (features/webhooks/settings.ts). Every answer is private, in the user's language.
  * Discord lets only members with Manage Server (or a role an admin granted it to) use it.
  */
 import {
@@ -13,7 +13,7 @@ import {
   showSettings,
   turnRemindersOff,
 } from '../src/features/settings/settings.js';
-import { setWebhook, turnWebhookOff } from '../src/features/settings/webhook.js';
+import { setWebhook, turnWebhookOff } from '../src/features/webhooks/settings.js';
 import { GuildOnlyError, UserInputError } from '../src/interactions/error-message.js';
 import type { CommandContext, SlashCommand } from '../src/interactions/types.js';
 import { settingsCommand } from './definitions.js';

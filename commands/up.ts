@@ -8,13 +8,13 @@
  */
 import { type ChatInputCommandInteraction, MessageFlags, PermissionFlagsBits } from 'discord.js';
 import { NO_MENTIONS } from '../src/discord/mentions.js';
-import { problemText } from '../src/features/settings/problems.js';
 import { describeUpFailure } from '../src/features/up/failure.js';
 import { answerUp, decideUp, readSettings } from '../src/features/up/up.js';
 import type { Translate } from '../src/i18n/index.js';
 import { GuildOnlyError } from '../src/interactions/error-message.js';
 import type { SlashCommand } from '../src/interactions/types.js';
 import type { Logger } from '../src/log/logger.js';
+import { problemText } from '../src/render/problems.js';
 import type { GuildSettings } from '../src/store/settings.js';
 import { upCommand } from './definitions.js';
 

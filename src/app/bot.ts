@@ -22,7 +22,6 @@ import { bounded } from '../discord/bounded.js';
 import type { ChannelNames } from '../discord/channel-names.js';
 import { createDiscordClient, type DiscordClientOptions } from '../discord/client.js';
 import { CommandMentions } from '../discord/command-mentions.js';
-import { SharedIdentifyThrottler, sessionBudgetProblem } from '../discord/identify-throttle.js';
 import { discordLookups } from '../discord/lookups.js';
 import { createDiscordRestAgent } from '../discord/rest-agent.js';
 import { exposeShardStates, localShards } from '../discord/shard-stats.js';
@@ -36,6 +35,8 @@ import { WebhookAnnouncer } from '../features/webhooks/announcer.js';
 import { DirectoryEventHandler } from '../features/webhooks/handle.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../features/webhooks/receiver.js';
 import { ADOPT_EVERY_MS, adoptOrphanedUps, hostJournalOwner } from '../hosts/adopt.js';
+import { PostgresIdentifyLedger } from '../hosts/identify-ledger.js';
+import { SharedIdentifyThrottler, sessionBudgetProblem } from '../hosts/identify-throttle.js';
 import { createRouter, type Router, type RouterHooks } from '../interactions/router.js';
 import type { BotDeps, Registry } from '../interactions/types.js';
 import type { Logger } from '../log/logger.js';
@@ -44,7 +45,6 @@ import type { Readiness } from '../ops/server.js';
 import { ChartRenderer } from '../render/charts.js';
 import {
   HistoryRepository,
-  PostgresIdentifyLedger,
   ReminderRepository,
   SettingsRepository,
   type Store,

@@ -16,14 +16,9 @@
 
 import type { ShardState, ShardView } from '../discord/shard-stats.js';
 import type { Logger } from '../log/logger.js';
-import {
-  HostRepository,
-  LeaseRepository,
-  type ShardConflict,
-  type Store,
-  StoreError,
-} from '../store/index.js';
+import { type Store, StoreError } from '../store/index.js';
 import type { StatsGate } from '../tasks/stats-poster.js';
+import { HostRepository, LeaseRepository, type ShardConflict } from './store.js';
 
 /** How often a host writes its shards' numbers. */
 export const WRITE_EVERY_MS = 5_000;

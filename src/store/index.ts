@@ -12,16 +12,6 @@ export {
   type UpRecord,
 } from './history.js';
 export {
-  HostRepository,
-  LeaseRepository,
-  type LeaseState,
-  type ShardConflict,
-  type ShardNumbers,
-  type StoredShard,
-  type TurnClaim,
-} from './hosts.js';
-export { type IdentifyTurn, PostgresIdentifyLedger } from './identify-ledger.js';
-export {
   type PendingUp,
   StoreUpJournal,
   type StoreUpJournalOptions,

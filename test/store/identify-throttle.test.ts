@@ -4,12 +4,13 @@
  * scaled down to 300 ms.
  */
 import { describe, expect, it } from 'vitest';
+import { PostgresIdentifyLedger } from '../../src/hosts/identify-ledger.js';
 import {
   type IdentifyLedger,
   SharedIdentifyThrottler,
   sessionBudgetProblem,
-} from '../../src/discord/identify-throttle.js';
-import { openStore, PostgresIdentifyLedger, StoreError } from '../../src/store/index.js';
+} from '../../src/hosts/identify-throttle.js';
+import { openStore, StoreError } from '../../src/store/index.js';
 import { type Place, perTest } from './places.js';
 
 const SPACING_MS = 300;

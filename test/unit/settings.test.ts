@@ -6,7 +6,6 @@
 import { DiscordAPIError, type REST } from 'discord.js';
 import { describe, expect, it } from 'vitest';
 import { channelPermissions, fetchChannelPermissions } from '../../src/discord/permissions.js';
-import { missingPermissions, problemText } from '../../src/features/settings/problems.js';
 import {
   type SettingsContext,
   type SettingsDeps,
@@ -18,6 +17,7 @@ import {
 import { translator } from '../../src/i18n/index.js';
 import { createLogger } from '../../src/log/logger.js';
 import type { RenderedMessage } from '../../src/render/message.js';
+import { missingPermissions, problemText } from '../../src/render/problems.js';
 import { StoreUnavailableError } from '../../src/store/errors.js';
 import type { GuildReminder, ReminderKey } from '../../src/store/reminders.js';
 import type { GuildProblem } from '../../src/store/schema.js';

@@ -9,11 +9,11 @@ import { languageText } from '../../i18n/public-language.js';
 import { COLORS } from '../../render/colors.js';
 import { fitEmbed, LIMITS } from '../../render/limits.js';
 import type { RenderedMessage } from '../../render/message.js';
+import { channelMention, problemText, roleMention } from '../../render/problems.js';
 import { stripControl, timestamp, truncate } from '../../render/text.js';
 import type { GuildReminder } from '../../store/reminders.js';
 import type { GuildSettings } from '../../store/settings.js';
 import type { WebhookSetup } from '../../store/webhooks.js';
-import { channelMention, problemText, roleMention } from './problems.js';
 
 /** A template shown as typed, in a code block: nothing in it renders, nor can end the block. */
 export function codeBlock(text: string): string {

@@ -15,17 +15,17 @@ import { languageText, publicLocale } from '../../i18n/public-language.js';
 import type { BotDeps } from '../../interactions/types.js';
 import { COLORS } from '../../render/colors.js';
 import type { RenderedMessage } from '../../render/message.js';
-import { safeCode } from '../../render/text.js';
-import type { PublicLanguage } from '../../store/schema.js';
-import { DEFAULT_PUBLIC_LANGUAGE, type GuildSettings } from '../../store/settings.js';
-import { checkTemplate, MAX_TEMPLATE_LENGTH, type TemplateCheck } from '../reminders/template.js';
 import {
   channelMention,
   type PermissionName,
   permissionList,
   REMINDER_PERMISSIONS,
   roleMention,
-} from './problems.js';
+} from '../../render/problems.js';
+import { safeCode } from '../../render/text.js';
+import type { PublicLanguage } from '../../store/schema.js';
+import { DEFAULT_PUBLIC_LANGUAGE, type GuildSettings } from '../../store/settings.js';
+import { checkTemplate, MAX_TEMPLATE_LENGTH, type TemplateCheck } from '../reminders/template.js';
 import { renderConfirmation, renderOverview, renderRefusal, renderTemplateRefusal } from './render.js';
 
 export type SettingsDeps = Pick<

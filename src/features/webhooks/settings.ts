@@ -12,16 +12,16 @@ import { publicLocale } from '../../i18n/public-language.js';
 import type { BotDeps } from '../../interactions/types.js';
 import { COLORS } from '../../render/colors.js';
 import { fitEmbed } from '../../render/limits.js';
-import { WEBHOOK_PATH_PREFIX } from '../webhooks/receiver.js';
-import { channelMention } from './problems.js';
-import { renderRefusal } from './render.js';
+import { channelMention } from '../../render/problems.js';
+import { renderRefusal } from '../settings/render.js';
 import {
   deleteConfirmation,
   postConfirmation,
   type SettingsAnswer,
   type SettingsContext,
   type SettingsDeps,
-} from './settings.js';
+} from '../settings/settings.js';
+import { WEBHOOK_PATH_PREFIX } from './receiver.js';
 
 export type WebhookDeps = SettingsDeps & Pick<BotDeps, 'webhooks' | 'webhookReceiver'>;
 

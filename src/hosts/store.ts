@@ -4,10 +4,10 @@
  * Every time is the database's clock, read in the statement that uses it; no host's clock
  * decides anything. PostgreSQL only: several hosts need a server they all reach.
  */
-import { StoreError } from './errors.js';
-import { sql } from './kysely.js';
-import type { Store } from './store.js';
-import { boundIdle, turnLock } from './turns.js';
+import { StoreError } from '../store/errors.js';
+import { sql } from '../store/kysely.js';
+import type { Store } from '../store/store.js';
+import { boundIdle, turnLock } from '../store/turns.js';
 
 /** The database's clock, in epoch milliseconds, when the statement runs. */
 const NOW = sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bigint`;

@@ -2,7 +2,7 @@
  * IDENTIFY across hosts. discord.js's own throttler (@discordjs/ws SimpleIdentifyThrottler)
  * spaces the shards of one process; several hosts starting together would each identify at
  * once, and Discord answers a bucket's second IDENTIFY within 5 s with an invalid session. This
- * one takes each turn from a ledger the hosts share (PostgreSQL: src/store/identify-ledger.ts),
+ * one takes each turn from a ledger the hosts share (PostgreSQL: identify-ledger.ts),
  * through discord.js's extension point `ws.buildIdentifyThrottler`.
  *
  * An IDENTIFY never goes without its turn: a ledger that cannot be reached is asked again every

@@ -1,12 +1,12 @@
 /**
- * What went wrong with a server's reminders, in words an admin can act on: which channel or
- * role, which permission to grant and where. Shown by /settings show, and by /up to those who
- * can manage the server.
+ * What went wrong where the bot posts on its own (a server's reminders, the directory's webhook
+ * announcements), in words an admin can act on: which channel or role, which permission to grant
+ * and where. Shown by /settings show, and by /up to those who can manage the server.
  */
 import { PermissionFlagsBits } from 'discord.js';
-import { isSnowflake } from '../../directory/index.js';
-import type { Translate } from '../../i18n/index.js';
-import type { GuildProblem } from '../../store/schema.js';
+import { isSnowflake } from '../directory/index.js';
+import type { Translate } from '../i18n/index.js';
+import type { GuildProblem } from '../store/schema.js';
 
 /** The permissions a reminder (and the confirmation, an embed) needs in its channel, in order. */
 export const REMINDER_PERMISSIONS = ['ViewChannel', 'SendMessages', 'EmbedLinks'] as const;

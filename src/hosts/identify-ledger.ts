@@ -4,10 +4,10 @@
  * bot's token, not per process. A turn is one transaction under a transaction-scoped advisory
  * lock, on the database's clock.
  */
-import { StoreError } from './errors.js';
-import { sql } from './kysely.js';
-import type { Store } from './store.js';
-import { turnLock } from './turns.js';
+import { StoreError } from '../store/errors.js';
+import { sql } from '../store/kysely.js';
+import type { Store } from '../store/store.js';
+import { turnLock } from '../store/turns.js';
 
 const NOW = sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bigint`;
 
