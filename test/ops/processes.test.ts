@@ -155,7 +155,7 @@ describe.concurrent('built entry points as child processes', () => {
       const port = await bot.opsPort(10_000);
       const ready = await readyzBecomes(port, 200, 20_000, 100);
       console.log(`sharded: /readyz 200 after ${ready.at - startedAt} ms`);
-      // The manager is one host of the design of several (README: Running on several hosts).
+      // The manager is one host of the design of several (docs/several-hosts.md).
       expect(ready.body).toEqual({
         ready: true,
         detail: { shards: SHARDS, expected: SHARDS, notReady: [], host: hostname(), shardIds: [0, 1] },

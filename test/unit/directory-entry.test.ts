@@ -45,14 +45,24 @@ describe('the directory library entry', () => {
     );
   });
 
-  it('has every name the README example imports, and package.json points at it', () => {
-    const readme = read('README.md');
-    const imports = [...readme.matchAll(/import \{([^}]+)\} from 'directory-bot\/directory'/g)];
+  it('has every name the documentation example imports, and package.json points at it', () => {
+    const page = read('docs/client-library.md');
+    const imports = [...page.matchAll(/import \{([^}]+)\} from 'directory-bot\/directory'/g)];
     expect(imports.length).toBeGreaterThan(0);
     for (const match of imports) {
       for (const name of (match[1] ?? '').split(',').map((n) => n.trim())) {
         if (name && !name.startsWith('type ')) expect(entry, name).toHaveProperty(name);
       }
+    }
+    // The methods the example calls and the page lists are the client's.
+    const called = [...page.matchAll(/\bdirectory\.(\w+)\(/g)].map((m) => m[1] ?? '');
+    const listed = [
+      ...(page.match(/^- Every method of the interface[^:]*:([^.]+)\./m)?.[1] ?? '').matchAll(/`(\w+)`/g),
+    ].map((m) => m[1] ?? '');
+    expect(called.length).toBeGreaterThan(0);
+    expect(listed.length).toBeGreaterThan(10);
+    for (const name of [...called, ...listed]) {
+      expect(typeof Reflect.get(entry.DirectoryClient.prototype, name), name).toBe('function');
     }
     const pkg = JSON.parse(read('package.json')) as { exports: Record<string, { default: string }> };
     expect(pkg.exports['./directory']?.default).toBe('./dist/src/directory/index.js');
