@@ -154,7 +154,8 @@ export async function createServices(options: ServicesOptions): Promise<Services
 
   const claimed = host;
   const tasks: BackgroundTask[] = [
-    // The host's heartbeat and lease; it hands the lead over once the poster, which posts under it, has stopped.
+    // The host's heartbeat and lease; it hands the lead over once the poster, which posts under
+    // it, has stopped.
     claimed &&
       backgroundTask('host', {
         start: () => claimed.start(),

@@ -7,6 +7,11 @@
  * keeps the process alive nor fires after stop(), a request that cannot hang the task for good,
  * a stop that ends within stopTimeoutMs plus a short grace whatever the request does, a hook that
  * cannot break the task, and a directory that cannot make the task wait a day.
+ *
+ * A job that only has to run every so often (the host's heartbeat, the history pruner) is a
+ * PeriodicTask on it; every background task is a BackgroundTask to the composition root
+ * (app/bot.ts, app/services.ts, app/sharded.ts), which lists them, starts them all once connected
+ * (startTasks) and stops them all at shutdown (stopTasks).
  */
 import type { Logger } from '../log/logger.js';
 import { logThrottle } from '../log/throttle.js';
@@ -369,12 +374,8 @@ export interface PeriodicTaskOptions {
   /** The warn line a failed run is logged with, with its error (`err`). */
   failure: string;
   logger: Logger;
-  /** Default: unrefTimer. */
-  setTimer?: SetTimer | undefined;
   /** How long stop() waits for the run in flight before cancelling it. Default PERIODIC_STOP_TIMEOUT_MS. */
   stopTimeoutMs?: number | undefined;
-  /** For the failure throttle. Default Date.now. */
-  now?: (() => number) | undefined;
 }
 
 /**
@@ -400,11 +401,10 @@ export class PeriodicTask implements BackgroundTask {
     this.#loop = new TaskLoop({
       name: options.name,
       logger: options.logger,
-      setTimer: options.setTimer,
       stopTimeoutMs: options.stopTimeoutMs ?? PERIODIC_STOP_TIMEOUT_MS,
       onStopped: noop,
     });
-    this.#warn = logThrottle(FAILURE_WARN_EVERY_MS, options.now);
+    this.#warn = logThrottle(FAILURE_WARN_EVERY_MS);
   }
 
   get state(): TaskState {
