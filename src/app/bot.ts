@@ -27,6 +27,7 @@ import { createDiscordRestAgent } from '../discord/rest-agent.js';
 import { exposeShardStates, localShards } from '../discord/shard-stats.js';
 import { watchGuilds } from '../events/guilds.js';
 import { watchShards } from '../events/shards.js';
+import { historyPruner } from '../features/history/prune.js';
 import { ReminderRoles } from '../features/reminders/roles.js';
 import { ReminderScheduler } from '../features/reminders/scheduler.js';
 import { DiscordReminderSender, type GuildFacts } from '../features/reminders/send.js';
@@ -40,6 +41,7 @@ import { SharedIdentifyThrottler, sessionBudgetProblem } from '../hosts/identify
 import { createRouter, type Router, type RouterHooks } from '../interactions/router.js';
 import type { BotDeps, Registry } from '../interactions/types.js';
 import type { Logger } from '../log/logger.js';
+import { logThrottle } from '../log/throttle.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { Readiness } from '../ops/server.js';
 import { ChartRenderer } from '../render/charts.js';
@@ -49,15 +51,13 @@ import {
   SettingsRepository,
   type Store,
   StoreUpJournal,
-  UP_HISTORY_DAYS,
-  UP_HISTORY_MS,
-  WEBHOOK_EVENT_MS,
   WebhookRepository,
 } from '../store/index.js';
 import type { PendingUp } from '../store/journal.js';
+import { type BackgroundTask, backgroundTask, startTasks, stopTasks } from '../tasks/loop.js';
 import type { ServerReporter } from '../tasks/server-reports.js';
 import type { StatsPoster } from '../tasks/stats-poster.js';
-import { createServices, type ServicesOptions } from './services.js';
+import { createServices, LEDGER_WARN_EVERY_MS, type ServicesOptions } from './services.js';
 import { doneWithin } from './shutdown.js';
 
 export interface BotOptions {
@@ -109,8 +109,6 @@ export interface BotApp {
 }
 
 const DESTROY_BOUND_MS = 2_000;
-/** How often ups older than UP_HISTORY_DAYS are deleted (one DELETE on an indexed time). */
-const HISTORY_PRUNE_EVERY_MS = 6 * 3_600_000;
 
 /**
  * Which guilds' reminders this process sends: all of them in the single process; in a shard
@@ -191,7 +189,7 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
   });
   // Set once the store is open (below); discord.js asks for the throttle only when it connects.
   let identifyLedger: PostgresIdentifyLedger | undefined;
-  let ledgerWarnedAt = Number.NEGATIVE_INFINITY;
+  const ledgerWarn = logThrottle(LEDGER_WARN_EVERY_MS);
   async function hostIdentify(manager: WebSocketManager): Promise<IIdentifyThrottler> {
     const info = await manager.fetchGatewayInformation();
     return new SharedIdentifyThrottler({
@@ -199,8 +197,7 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
       ledger: identifyLedger as PostgresIdentifyLedger,
       maxConcurrency: info.session_start_limit.max_concurrency,
       onLedgerError: (err) => {
-        if (Date.now() - ledgerWarnedAt < 10_000) return;
-        ledgerWarnedAt = Date.now();
+        if (!ledgerWarn()) return;
         logger.warn({ err: String(err) }, 'cannot take an IDENTIFY turn from the store; the shard waits');
       },
     });
@@ -320,47 +317,47 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
       { user: ready.user.tag, guilds: ready.guilds.cache.size, shards: ready.ws.shards.size },
       'connected to Discord',
     );
-    services.start();
-    // Reminders that fell due while the bot was down go out now.
-    scheduler.start();
-    // And webhook events stored but not announced before a restart.
-    announcer.start();
-    // The history keeps UP_HISTORY_DAYS: what is older goes now and every few hours.
-    void pruneHistory();
-    historyPruner ??= setInterval(() => void pruneHistory(), HISTORY_PRUNE_EVERY_MS);
-    historyPruner.unref();
+    startTasks(tasks, logger);
     const recover = (entries?: PendingUp[]) =>
       recoverPendingUps({ ...deps, rest: client.rest, ...(entries ? { entries } : {}) });
     void recover().then((answered) =>
       logger.debug({ answered }, 'the ups from before the restart are dealt with'),
     );
-    if (services.host) {
-      adoption ??= adoptOrphanedUps({
-        hosts: services.host,
-        journal,
-        answer: recover,
-        logger,
-        silentMs: sharding.hostGoneAfterMs,
-        // Looked for twice within the silence, so a gone host's ups wait at most one and a half of it.
-        everyMs: Math.min(ADOPT_EVERY_MS, Math.round(sharding.hostGoneAfterMs / 2)),
-        onOrphans: (shards) => {
-          orphanShards = new Set(shards);
-        },
-      });
-    }
+    // A gone host's ups are answered the same way (orphan adoption, below).
+    answerAdopted = recover;
   });
-  let adoption: { stop(): void } | undefined;
-  let historyPruner: NodeJS.Timeout | undefined;
-  const pruneHistory = async (): Promise<void> => {
-    try {
-      const deleted = await deps.history.prune(deps.now() - UP_HISTORY_MS);
-      if (deleted > 0) logger.info({ deleted, days: UP_HISTORY_DAYS }, 'old ups deleted from the history');
-      const events = await deps.webhooks.prune(deps.now() - WEBHOOK_EVENT_MS);
-      if (events > 0) logger.info({ deleted: events }, 'old webhook events deleted');
-    } catch (err) {
-      logger.warn({ err: String(err) }, 'could not delete old ups or webhook events');
-    }
-  };
+  /** Set once connected (above), before the adoption's first look. */
+  let answerAdopted: (entries: PendingUp[]) => Promise<number> = async () => 0;
+  /**
+   * Every background task of this process, started in this order once connected and stopped
+   * together at shutdown: a new one is added here (or, for every process, in services.ts).
+   */
+  const tasks: BackgroundTask[] = [
+    ...services.tasks,
+    // Reminders that fell due while the bot was down go out now.
+    backgroundTask('reminders', scheduler),
+    // And webhook events stored but not announced before a restart.
+    backgroundTask('webhook announcer', announcer),
+    // The history keeps UP_HISTORY_DAYS: what is older goes now and every few hours.
+    historyPruner({ history: deps.history, webhooks: deps.webhooks, logger, now: deps.now }),
+    // One host of several answers the ups of hosts that are gone (hosts/adopt.ts).
+    ...(services.host
+      ? [
+          adoptOrphanedUps({
+            hosts: services.host,
+            journal,
+            answer: (entries) => answerAdopted(entries),
+            logger,
+            silentMs: sharding.hostGoneAfterMs,
+            // Looked for twice within the silence, so a gone host's ups wait at most one and a half of it.
+            everyMs: Math.min(ADOPT_EVERY_MS, Math.round(sharding.hostGoneAfterMs / 2)),
+            onOrphans: (shards) => {
+              orphanShards = new Set(shards);
+            },
+          }),
+        ]
+      : []),
+  ];
   /** Shards of hosts that are gone: their guilds' reminders are sent from here too. */
   let orphanShards: ReadonlySet<number> = new Set();
   watchGuilds({
@@ -414,11 +411,9 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
         router.close();
         const drained = await router.drain(drainMs);
         if (!drained) logger.warn({ inFlight: router.inFlight }, 'interactions still running at shutdown');
-        adoption?.stop();
-        clearInterval(historyPruner);
         // Deliveries stop first: an event stored from here on is announced at the next start.
         await receiver?.close();
-        await Promise.all([services.stop(), scheduler.stop(), announcer.stop()]);
+        await stopTasks(tasks, logger);
         // @discordjs/ws 1.2 can leave destroy() pending forever when a shard waits for READY
         // (its abort handler starts a second destroy): never let that hold the shutdown.
         const destroyed = await doneWithin(client.destroy(), DESTROY_BOUND_MS);

@@ -2,17 +2,20 @@
  * What every process of the bot wires the same way, in one place: the store, the directory client
  * with its metrics hooks, the background tasks (src/tasks/) with theirs, readiness for /readyz and
  * the metrics' view of the shards. A process with a Discord client gets it through createBot
- * (bot.ts); the sharding manager (sharded.ts) directly. A new background task is built, started
- * and stopped here, and each entry point says whether it runs in that process.
+ * (bot.ts); the sharding manager (sharded.ts) directly. A background task every process runs is
+ * built and listed here (`tasks`), and each entry point says whether it runs in that process; the
+ * entry points add their own to the list, and start and stop them all.
  */
 import type { Config } from '../config/env.js';
 import { DirectoryClient } from '../directory/index.js';
 import type { ShardView } from '../discord/shard-stats.js';
 import { Host } from '../hosts/hosts.js';
 import type { Logger } from '../log/logger.js';
+import { logThrottle } from '../log/throttle.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { Readiness } from '../ops/server.js';
 import { openStore, PostgresRateLimitLedger, type Store } from '../store/index.js';
+import { type BackgroundTask, backgroundTask } from '../tasks/loop.js';
 import { ServerReporter } from '../tasks/server-reports.js';
 import { StatsPoster, type StatsPosterOptions } from '../tasks/stats-poster.js';
 import { doneWithin } from './shutdown.js';
@@ -55,11 +58,13 @@ export interface Services {
   reporter: ServerReporter | undefined;
   /** Every shard of the bot ready (for /readyz), with the shards that are not. */
   readiness(): Readiness;
-  /** Starts the tasks that wait for the bot to be connected. */
-  start(): void;
-  /** Stops every task, each within its own bound. */
-  stop(): Promise<void>;
-  /** Closes the directory client and the store (after stop). */
+  /**
+   * The tasks of this process that every process has, in the order they start once the bot is
+   * connected: the host's (its heartbeat runs from the claim on), the statistics poster, the
+   * server reports. Stopped together, each within its own bound.
+   */
+  tasks: readonly BackgroundTask[];
+  /** Closes the directory client and the store (after the tasks have stopped). */
   close(): Promise<void>;
 }
 
@@ -69,16 +74,14 @@ const TASK_STOP_MS = 1_500;
 const STORE_CLOSE_MS = 1_000;
 
 /** A ledger failure is logged at most this often: a turn is tried again every 250 ms. */
-const LEDGER_WARN_EVERY_MS = 10_000;
+export const LEDGER_WARN_EVERY_MS = 10_000;
 
 function sharedLimits(store: Store, logger: Logger) {
-  let warnedAt = Number.NEGATIVE_INFINITY;
+  const warn = logThrottle(LEDGER_WARN_EVERY_MS);
   return {
     ledger: new PostgresRateLimitLedger(store),
     onLedgerError(err: unknown, what: string) {
-      const now = Date.now();
-      if (now - warnedAt < LEDGER_WARN_EVERY_MS) return;
-      warnedAt = now;
+      if (!warn()) return;
       logger.warn(
         { err: err instanceof Error ? err.message : String(err), what },
         "the directory's shared rate limits cannot be read from the store; directory requests wait for it",
@@ -149,6 +152,24 @@ export async function createServices(options: ServicesOptions): Promise<Services
     return { guilds: latest.guilds, shards: latest.snapshot.shards };
   });
 
+  const claimed = host;
+  const tasks: BackgroundTask[] = [
+    // The host's heartbeat and lease; it hands the lead over once the poster, which posts under
+    // it, has stopped.
+    claimed &&
+      backgroundTask('host', {
+        start: () => claimed.start(),
+        stop: async () => {
+          await poster?.stop();
+          await claimed.stop();
+        },
+      }),
+    // The poster checks itself that every shard is ready before it posts.
+    poster && backgroundTask('stats poster', poster),
+    // Reporting from its construction on: guilds join before the bot is connected.
+    reporter && backgroundTask('server reports', reporter),
+  ].filter((task) => task !== undefined);
+
   return {
     store,
     host,
@@ -168,15 +189,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
           : detail,
       };
     },
-    start() {
-      host?.start();
-      // The poster checks itself that every shard is ready before it posts.
-      poster?.start();
-    },
-    async stop() {
-      await Promise.all([poster?.stop(), reporter?.stop()]);
-      await host?.stop();
-    },
+    tasks,
     async close() {
       const storeClosed = doneWithin(store.close(), STORE_CLOSE_MS).then((closed) => {
         if (!closed) logger.warn('the store did not close in time; going on');

@@ -19,6 +19,7 @@ import { startWebhookReceiver } from '../features/webhooks/receiver.js';
 import { createLogger } from '../log/logger.js';
 import { createMetrics } from '../ops/metrics.js';
 import { WebhookRepository } from '../store/index.js';
+import { type BackgroundTask, startTasks, stopTasks } from '../tasks/loop.js';
 import { createServices } from './services.js';
 import { installShutdown } from './shutdown.js';
 import { loadOrExit, openOrExit, startOpsOrExit } from './startup.js';
@@ -70,7 +71,9 @@ manager.on('shardCreate', (shard) => {
   shard.on('ready', () => logger.info({ shard: shard.id }, 'shard ready'));
 });
 
-const shards = managedShards(manager, totalShards);
+const shards = managedShards(manager, totalShards, logger);
+// Counted while the processes spawn already: the host's heartbeat writes what it sees.
+shards.refresh.start();
 // The shard processes report their own guilds' joins and leaves.
 const services = await openOrExit(() =>
   createServices({
@@ -120,14 +123,19 @@ const receiver =
       })
     : undefined;
 
+/**
+ * Every background task of the manager, started in this order once every shard process is spawned
+ * and stopped together at shutdown: a new one is added here (or, for every process, in services.ts).
+ */
+const tasks: BackgroundTask[] = [...services.tasks, shards.refresh];
+
 const shutdown = installShutdown({
   logger,
   hardLimitMs: 9_500,
   steps: [
     async () => {
       await receiver?.close();
-      shards.stop();
-      await services.stop();
+      await stopTasks(tasks, logger);
     },
     async () => {
       manager.respawn = false;
@@ -157,7 +165,7 @@ const shutdown = installShutdown({
 try {
   await manager.spawn({ amount: totalShards, delay: spawnDelayMs, timeout: 60_000 });
   logger.info({ shards: totalShards }, 'every shard process spawned');
-  services.start();
+  startTasks(tasks, logger);
 } catch (err) {
   logger.fatal({ err }, 'could not spawn the shard processes');
   await shutdown.run(1);

@@ -5,6 +5,8 @@
  * processes of a sharding manager (which asks each process over IPC).
  */
 import { type Client, type ShardingManager, Status } from 'discord.js';
+import type { Logger } from '../log/logger.js';
+import { PeriodicTask } from '../tasks/loop.js';
 import type { StatsSnapshot } from '../tasks/stats-poster.js';
 
 export interface ShardState {
@@ -103,9 +105,14 @@ const REFRESH_MS = 2_000;
 
 /**
  * The manager's view of the shard processes it spawned: asked over IPC for each statistics post,
- * and every 2 s for /readyz and /metrics (which cannot wait for an answer). `stop` ends the refresh.
+ * and every 2 s for /readyz and /metrics (which cannot wait for an answer): `refresh`, a task
+ * of its own.
  */
-export function managedShards(manager: ShardingManager, totalShards: number): ShardView & { stop(): void } {
+export function managedShards(
+  manager: ShardingManager,
+  totalShards: number,
+  logger: Logger,
+): ShardView & { refresh: PeriodicTask } {
   const none: ShardSnapshot = { expectedShards: totalShards, shards: [] };
   const snapshot = async (): Promise<ShardSnapshot> => {
     // Rejects while a process is still spawning or has died: the poster skips that tick.
@@ -113,17 +120,23 @@ export function managedShards(manager: ShardingManager, totalShards: number): Sh
     return { expectedShards: totalShards, shards: perProcess.flat() };
   };
   let last = none;
-  const refresh = setInterval(() => {
-    snapshot().then(
-      (s) => {
-        last = s;
-      },
-      () => {
-        last = none;
-      },
-    );
-  }, REFRESH_MS);
-  refresh.unref();
+  const refresh = new PeriodicTask({
+    name: 'shard refresh',
+    everyMs: REFRESH_MS,
+    firstDelayMs: REFRESH_MS,
+    // Not an error worth a line: a process still spawning, or respawning, cannot answer yet.
+    run: () =>
+      snapshot().then(
+        (s) => {
+          last = s;
+        },
+        () => {
+          last = none;
+        },
+      ),
+    failure: 'could not count the shard processes',
+    logger,
+  });
   return {
     snapshot,
     latest: () => ({
@@ -131,6 +144,6 @@ export function managedShards(manager: ShardingManager, totalShards: number): Sh
       connected: true,
       guilds: last.shards.reduce((n, s) => n + s.guilds, 0),
     }),
-    stop: () => clearInterval(refresh),
+    refresh,
   };
 }

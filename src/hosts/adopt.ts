@@ -11,6 +11,7 @@
 
 import type { Logger } from '../log/logger.js';
 import type { PendingUp } from '../store/journal.js';
+import { PeriodicTask } from '../tasks/loop.js';
 
 export const ADOPT_EVERY_MS = 30_000;
 export const SILENT_MS = 60_000;
@@ -32,36 +33,32 @@ export interface AdoptOptions {
   silentMs?: number;
 }
 
-export function adoptOrphanedUps(options: AdoptOptions): { stop(): void; once(): Promise<void> } {
+/**
+ * The look, every `everyMs` from start() (the first one `everyMs` after it); `runNow()` looks at
+ * once. A look that fails is logged, and the next one comes as usual.
+ */
+export function adoptOrphanedUps(options: AdoptOptions): PeriodicTask {
   const { hosts, journal, answer, logger } = options;
   const silentMs = options.silentMs ?? SILENT_MS;
-  let running: Promise<void> | undefined;
-  const once = (): Promise<void> => {
-    running ??= (async () => {
-      try {
-        const silent = await hosts.silent(silentMs);
-        options.onOrphans?.(silent.shards);
-        for (const host of silent.hosts) {
-          const entries = await journal.adopt(hostJournalOwner(host));
-          if (entries.length === 0) continue;
-          logger.warn(
-            { from: host, ups: entries.length },
-            'answering the ups in flight of a host that is gone',
-          );
-          await answer(entries);
-        }
-      } catch (err) {
-        logger.warn({ err: String(err) }, 'could not look for the ups of hosts that are gone');
-      } finally {
-        running = undefined;
+  const everyMs = options.everyMs ?? ADOPT_EVERY_MS;
+  return new PeriodicTask({
+    name: 'orphan adoption',
+    everyMs,
+    firstDelayMs: everyMs,
+    failure: 'could not look for the ups of hosts that are gone',
+    logger,
+    run: async () => {
+      const silent = await hosts.silent(silentMs);
+      options.onOrphans?.(silent.shards);
+      for (const host of silent.hosts) {
+        const entries = await journal.adopt(hostJournalOwner(host));
+        if (entries.length === 0) continue;
+        logger.warn(
+          { from: host, ups: entries.length },
+          'answering the ups in flight of a host that is gone',
+        );
+        await answer(entries);
       }
-    })();
-    return running;
-  };
-  const timer = setInterval(() => void once(), options.everyMs ?? ADOPT_EVERY_MS);
-  timer.unref();
-  return {
-    once,
-    stop: () => clearInterval(timer),
-  };
+    },
+  });
 }

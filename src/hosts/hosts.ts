@@ -17,6 +17,7 @@
 import type { ShardState, ShardView } from '../discord/shard-stats.js';
 import type { Logger } from '../log/logger.js';
 import { type Store, StoreError } from '../store/index.js';
+import { PeriodicTask } from '../tasks/loop.js';
 import type { StatsGate } from '../tasks/stats-poster.js';
 import { HostRepository, LeaseRepository, type ShardConflict } from './store.js';
 
@@ -61,8 +62,10 @@ export class Host {
   readonly #shards: HostRepository;
   readonly #leases: LeaseRepository;
   readonly #log: Logger;
-  #writer: NodeJS.Timeout | undefined;
-  #renewer: NodeJS.Timeout | undefined;
+  /** The heartbeat: this host's shards' numbers, written every writeEveryMs. */
+  readonly #writer: PeriodicTask;
+  /** The statistics lease, renewed (or asked for) every third of it. */
+  readonly #renewer: PeriodicTask;
   /** The lease as this host holds it: its token, and until when (performance.now()) it surely holds. */
   #lead: { token: number; until: number } | undefined;
   #lostShards = new Set<number>();
@@ -77,6 +80,20 @@ export class Host {
     this.#shards = new HostRepository(options.store);
     this.#leases = new LeaseRepository(options.store);
     this.#log = options.logger.child({ host: options.host, hostShards: options.shardIds });
+    this.#writer = new PeriodicTask({
+      name: 'host heartbeat',
+      everyMs: this.#options.writeEveryMs,
+      run: () => this.#write(),
+      failure: "could not write this host's shard numbers to the store",
+      logger: this.#log,
+    });
+    this.#renewer = new PeriodicTask({
+      name: 'statistics lease',
+      everyMs: Math.round(this.#options.leaseMs / 3),
+      run: () => this.#renew(),
+      failure: 'could not renew the statistics lease',
+      logger: this.#log,
+    });
   }
 
   /** Claims this host's shards; a StoreError (one line, exit 1) when it may not run them. */
@@ -97,10 +114,7 @@ export class Host {
    * (its IDENTIFYs wait for their turns) keeps its shards from looking abandoned.
    */
   startWriting(): void {
-    if (this.#writer) return;
-    void this.write();
-    this.#writer = setInterval(() => void this.write(), this.#options.writeEveryMs);
-    this.#writer.unref();
+    this.#writer.start();
   }
 
   /**
@@ -109,20 +123,16 @@ export class Host {
    * ready rather than 5 s old.
    */
   start(): void {
-    if (this.#writer) void this.write();
-    this.startWriting();
-    if (this.#renewer) return;
-    void this.renew();
-    this.#renewer = setInterval(() => void this.renew(), Math.round(this.#options.leaseMs / 3));
-    this.#renewer.unref();
+    if (!this.#writer.start()) void this.#writer.runNow();
+    this.#renewer.start();
   }
 
-  /** Stops both, gives the lease and the shards up (another host takes them at once). */
+  /**
+   * Stops both (a write or renewal in flight ends first, bounded), then gives the lease and the
+   * shards up (another host takes them at once).
+   */
   async stop(): Promise<void> {
-    clearInterval(this.#writer);
-    clearInterval(this.#renewer);
-    this.#writer = undefined;
-    this.#renewer = undefined;
+    await Promise.all([this.#writer.stop(), this.#renewer.stop()]);
     const lead = this.#lead;
     this.#lead = undefined;
     const { host, shardIds } = this.#options;
@@ -191,52 +201,52 @@ export class Host {
     };
   };
 
-  /** One write of this host's shards' numbers; start() repeats it. */
-  async write(): Promise<void> {
+  /** One write of this host's shards' numbers (after the one in flight, if any); start() repeats it. */
+  write(): Promise<void> {
+    return this.#writer.runNow();
+  }
+
+  /** One renewal, or a try to take the lead; start() repeats it every third of the lease. */
+  renew(): Promise<void> {
+    return this.#renewer.runNow();
+  }
+
+  async #write(): Promise<void> {
     const { host, shardCount, shardIds, local } = this.#options;
-    try {
-      const mine = new Set(shardIds);
-      const states = local
-        .latest()
-        .snapshot.shards.filter((s) => mine.has(s.id))
-        .map((s) => ({ id: s.id, ready: s.ready, guilds: s.guilds, members: s.members }));
-      // A shard not started yet is written as not ready, so that the others know this host lives.
-      for (const id of shardIds) {
-        if (!states.some((s) => s.id === id)) states.push({ id, ready: false, guilds: 0, members: 0 });
-      }
-      const lost = await this.#shards.write(host, shardCount, states);
-      for (const id of lost) {
-        if (this.#lostShards.has(id)) continue;
-        this.#lostShards.add(id);
-        this.#log.error(
-          { shard: id },
-          'another host took over a shard of this host; its numbers are no longer written',
-        );
-      }
-    } catch (err) {
-      this.#log.warn({ err: String(err) }, "could not write this host's shard numbers to the store");
+    const mine = new Set(shardIds);
+    const states = local
+      .latest()
+      .snapshot.shards.filter((s) => mine.has(s.id))
+      .map((s) => ({ id: s.id, ready: s.ready, guilds: s.guilds, members: s.members }));
+    // A shard not started yet is written as not ready, so that the others know this host lives.
+    for (const id of shardIds) {
+      if (!states.some((s) => s.id === id)) states.push({ id, ready: false, guilds: 0, members: 0 });
+    }
+    const lost = await this.#shards.write(host, shardCount, states);
+    for (const id of lost) {
+      if (this.#lostShards.has(id)) continue;
+      this.#lostShards.add(id);
+      this.#log.error(
+        { shard: id },
+        'another host took over a shard of this host; its numbers are no longer written',
+      );
     }
   }
 
-  /** One renewal (or try to take the lead); start() repeats it every third of the lease. */
-  async renew(): Promise<void> {
+  /** Not renewed (it throws): the lead ends when the lease does (this.leading), whatever happens next. */
+  async #renew(): Promise<void> {
     const { host, leaseMs } = this.#options;
     const askedAt = performance.now();
-    try {
-      const state = await this.#leases.acquire(STATS_LEASE, host, leaseMs);
-      if (state.held) {
-        const had = this.#lead;
-        // Counted from when the question left: the lease surely holds until then plus what it said.
-        this.#lead = { token: state.token, until: askedAt + state.expiresInMs };
-        if (!had || had.token !== state.token) {
-          this.#log.info({ fencingToken: state.token }, 'this host now leads the statistics posts');
-        }
-      } else if (this.#lead) {
-        this.#lost(`host ${state.holder} holds it`);
+    const state = await this.#leases.acquire(STATS_LEASE, host, leaseMs);
+    if (state.held) {
+      const had = this.#lead;
+      // Counted from when the question left: the lease surely holds until then plus what it said.
+      this.#lead = { token: state.token, until: askedAt + state.expiresInMs };
+      if (!had || had.token !== state.token) {
+        this.#log.info({ fencingToken: state.token }, 'this host now leads the statistics posts');
       }
-    } catch (err) {
-      // Not renewed: the lead ends when the lease does (this.leading), whatever happens next.
-      this.#log.warn({ err: String(err) }, 'could not renew the statistics lease');
+    } else if (this.#lead) {
+      this.#lost(`host ${state.holder} holds it`);
     }
   }
 

@@ -1,9 +1,18 @@
 /**
  * The up history on both engines: each up recorded once, a server's members ranked for a period,
- * old ups pruned, a server's history gone with its settings.
+ * old ups pruned (and, by the pruner, the old webhook events with them), a server's history gone
+ * with its settings.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HistoryRepository, SettingsRepository, type Store, type UpRecord } from '../../src/store/index.js';
+import { pino } from 'pino';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { historyPruner } from '../../src/features/history/prune.js';
+import {
+  HistoryRepository,
+  SettingsRepository,
+  type Store,
+  type UpRecord,
+  WebhookRepository,
+} from '../../src/store/index.js';
 import { ENGINES, freshStore } from './places.js';
 
 const GUILD = '722424773233213460';
@@ -70,5 +79,48 @@ describe.each(ENGINES)('the up history (%s)', (engine) => {
     await new SettingsRepository(store).deleteGuild(GUILD);
     expect(await history.members(GUILD, 0)).toEqual([]);
     expect(await history.members(OTHER, 0)).toHaveLength(1);
+  });
+
+  it('the pruner deletes, once started, the ups and the webhook events past their retention, and says how many', async () => {
+    const webhooks = new WebhookRepository(store);
+    await history.record(up(ANNA, NOW - 401 * DAY));
+    await history.record(up(BORIS, NOW - 402 * DAY));
+    await history.record(up(ANNA, NOW - 399 * DAY));
+    const event = (id: string, days: number) => ({
+      id,
+      guildId: GUILD,
+      type: 'new_server_comment',
+      payload: '{}',
+      receivedAt: NOW - days * DAY,
+    });
+    for (const [id, days] of [
+      ['old', 15],
+      ['recent', 13],
+      ['waiting', 15],
+    ] as const) {
+      await webhooks.enqueue(event(id, days));
+    }
+    for (const id of ['old', 'recent']) {
+      const claim = await webhooks.claim(id, 'p', 1_000, NOW);
+      await webhooks.finish(claim!, 'done', null, NOW);
+    }
+    const lines: { msg: string; deleted?: number; days?: number }[] = [];
+    const logger = pino({ base: null }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const pruner = historyPruner({ history, webhooks, logger, now: () => NOW });
+    pruner.start();
+    try {
+      await vi.waitFor(() => expect(lines).toHaveLength(2));
+    } finally {
+      await pruner.stop();
+    }
+    expect(lines).toEqual([
+      expect.objectContaining({ msg: 'old ups deleted from the history', deleted: 2, days: 400 }),
+      expect.objectContaining({ msg: 'old webhook events deleted', deleted: 1 }),
+    ]);
+    expect(await history.members(GUILD, 0)).toEqual([{ userId: ANNA, ups: 1, firstAt: NOW - 399 * DAY }]);
+    expect(await webhooks.getEvent('old')).toBeUndefined();
+    expect(await webhooks.getEvent('recent')).toBeDefined();
+    // Not announced yet: kept, however old.
+    expect(await webhooks.getEvent('waiting')).toBeDefined();
   });
 });

@@ -214,7 +214,7 @@ describe('hosts of one bot on PostgreSQL', () => {
     });
     undo(() => fromB.stop());
     undo(() => fromC.stop());
-    await Promise.all([fromB.once(), fromC.once()]);
+    await Promise.all([fromB.runNow(), fromC.runNow()]);
     // a's shards are orphaned: their guilds' reminders go out from the live hosts.
     expect(orphans).toEqual([[0, 1]]);
     // a's two ups, each answered by one host; c's own up (c lives) by nobody.

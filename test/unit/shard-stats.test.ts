@@ -3,14 +3,16 @@
  * of the sharding manager alike; readiness for /readyz and the metrics' shard gauges come from one
  * view of them (services.ts), whichever process holds it.
  */
-import type { Client } from 'discord.js';
-import { describe, expect, it } from 'vitest';
+import type { Client, ShardingManager } from 'discord.js';
+import { pino } from 'pino';
+import { describe, expect, it, vi } from 'vitest';
 import { createServices } from '../../src/app/services.js';
 import { loadConfig } from '../../src/config/env.js';
 import {
   askShardProcess,
   exposeShardStates,
   type LatestShards,
+  managedShards,
   type ShardSnapshot,
   shardStates,
 } from '../../src/discord/shard-stats.js';
@@ -54,6 +56,52 @@ describe('shard states', () => {
     // broadcastEval sends the function's source to the shard process and evaluates it there.
     const asked = new Function(`return (${askShardProcess.toString()});`)() as typeof askShardProcess;
     expect(asked(client)).toEqual(EXPECTED);
+  });
+});
+
+describe("the manager's view of its shard processes", () => {
+  it('refreshes what /readyz and /metrics read every 2 s, quietly empty while a process cannot answer', async () => {
+    vi.useFakeTimers();
+    try {
+      let answer: ShardSnapshot['shards'][] | Error = [[EXPECTED[0]!], [EXPECTED[1]!]];
+      let asked = 0;
+      const manager = {
+        broadcastEval: async () => {
+          asked += 1;
+          if (answer instanceof Error) throw answer;
+          return answer;
+        },
+      } as unknown as ShardingManager;
+      const lines: string[] = [];
+      const shards = managedShards(
+        manager,
+        2,
+        pino({ level: 'debug' }, { write: (l: string) => void lines.push(l) }),
+      );
+      shards.refresh.start();
+      expect(shards.latest()).toEqual({
+        snapshot: { expectedShards: 2, shards: [] },
+        connected: true,
+        guilds: 0,
+      });
+      await vi.advanceTimersByTimeAsync(2_000);
+      expect(shards.latest()).toEqual({
+        snapshot: { expectedShards: 2, shards: EXPECTED },
+        connected: true,
+        guilds: 3,
+      });
+      // A process respawning: nothing known, and nothing logged.
+      answer = new Error('Shard 1 is not ready');
+      await vi.advanceTimersByTimeAsync(2_000);
+      expect(shards.latest().snapshot.shards).toEqual([]);
+      expect(lines).toEqual([]);
+      expect(asked).toBe(2);
+      await shards.refresh.stop();
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect(asked).toBe(2);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 
