@@ -3,13 +3,10 @@
  * user would notice is a reminder posted once, on time, and a failure recorded, never lost.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  ReminderScheduler,
-  type ReminderSender,
-  type SendOutcome,
-} from '../../src/features/reminders/scheduler.js';
+import { ReminderScheduler, type ReminderSender } from '../../src/features/reminders/scheduler.js';
 import type { Claim, Reminder } from '../../src/store/index.js';
 import { ReminderRepository, type Store } from '../../src/store/index.js';
+import type { SendOutcome } from '../../src/tasks/outbox.js';
 import { captureLogger } from '../support/logs.js';
 import { eventually } from '../support/wait.js';
 import { ENGINES, freshStore } from './places.js';
@@ -211,6 +208,7 @@ describe.each(ENGINES)('the reminder scheduler (%s)', (engine) => {
       claim: reminders.claim.bind(reminders),
       markSent: reminders.markSent.bind(reminders),
       markFailed: reminders.markFailed.bind(reminders),
+      retryAt: reminders.retryAt.bind(reminders),
     };
     const sender = new RecordingSender();
     let calls = 0;

@@ -7,7 +7,6 @@
  * reminder moved by the last known cooldown; a server's webhook and events gone with it.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { SendOutcome } from '../../src/features/reminders/scheduler.js';
 import { WebhookAnnouncer } from '../../src/features/webhooks/announcer.js';
 import { createLogger } from '../../src/log/logger.js';
 import {
@@ -19,6 +18,7 @@ import {
   type StoredEvent,
   WebhookRepository,
 } from '../../src/store/index.js';
+import type { SendOutcome } from '../../src/tasks/outbox.js';
 import { eventually } from '../support/wait.js';
 import { ENGINES, freshStore } from './places.js';
 
