@@ -136,14 +136,15 @@ describe.each(ENGINES)('the reminder scheduler (%s)', (engine) => {
     expect((await reminders.getGuild(GUILDS[0]!))?.state).toBe('failed');
   });
 
-  it('tries a transient failure again once the claim expires, with the same nonce', async () => {
+  it('tries a transient failure again after a backoff, well before its claim would run out, with the same nonce', async () => {
     const now = Date.now();
     await reminders.scheduleGuild(GUILDS[0]!, { dueAt: now - 1, nextUpAt: now }, now);
     const sender = new RecordingSender();
     let calls = 0;
     sender.outcome = () => (++calls === 1 ? { kind: 'retry', detail: 'discord 503' } : { kind: 'sent' });
-    scheduler(sender, { leaseMs: 400 }).start();
-    await until(() => expect(sender.sent).toHaveLength(2), 5_000);
+    scheduler(sender, { leaseMs: 20_000, pollMs: 20_000, retryBaseMs: 300 }).start();
+    await until(() => expect(sender.sent).toHaveLength(2), 3_000);
+    expect(sender.sent[1]!.at - sender.sent[0]!.at).toBeGreaterThanOrEqual(140);
     expect(sender.sent[1]!.claim.nonce).toBe(sender.sent[0]!.claim.nonce);
     await until(async () => expect((await reminders.getGuild(GUILDS[0]!))?.state).toBe('sent'));
   });

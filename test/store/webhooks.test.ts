@@ -98,6 +98,19 @@ describe.each(ENGINES)("the directory's webhooks in the store (%s)", (engine) =>
     expect((await webhooks.getEvent(id))?.state).toBe('done');
   });
 
+  it('lets the holder set when its claim runs out (a retry), and another take it over then', async () => {
+    await webhooks.enqueue(event('a'));
+    const id = `${GUILD}:a`;
+    const first = await webhooks.claim(id, 'p1', 30_000, NOW);
+    expect(await webhooks.retryAt({ ...first!, by: 'p2' }, NOW + 500)).toBe(false);
+    expect(await webhooks.retryAt(first!, NOW + 500)).toBe(true);
+    expect(await webhooks.due(NOW + 499, 10)).toEqual([]);
+    expect((await webhooks.due(NOW + 500, 10)).map((e) => e.id)).toEqual([id]);
+    const second = await webhooks.claim(id, 'p2', 30_000, NOW + 500);
+    expect(second?.nonce).toBe(first?.nonce);
+    expect(await webhooks.finish(second!, 'done', null, NOW + 501)).toBe(true);
+  });
+
   it('prunes what is done and old, keeps what waits', async () => {
     await webhooks.enqueue(event('old', GUILD, NOW - 20 * 86_400_000));
     await webhooks.enqueue(event('waiting', GUILD, NOW - 20 * 86_400_000));
