@@ -181,6 +181,7 @@ export class Outbox<I, C extends OutboxClaim> {
 
   /** The loaded window: key → item, acted on when due. */
   readonly #window = new Map<string, Entry<I>>();
+  #order: Entry<I>[] | undefined;
   readonly #inFlight = new Set<string>();
   readonly #busyLanes = new Set<string>();
   /** Loaded again while being acted on: back into the window when that is done. */
@@ -212,6 +213,7 @@ export class Outbox<I, C extends OutboxClaim> {
       stopTimeoutMs: this.#s.stopTimeoutMs,
       onStopped: (unanswered) => {
         this.#window.clear();
+        this.#order = undefined;
         this.#again.clear();
         if (unanswered)
           this.#log.warn(
@@ -220,11 +222,6 @@ export class Outbox<I, C extends OutboxClaim> {
       },
     });
     this.#resetChange();
-  }
-
-  /** The settings in use (the defaults filled in). */
-  get settings(): Readonly<OutboxSettings> {
-    return this.#s;
   }
 
   /** How many items are held in memory now (the due-soon window and those in flight). */
@@ -363,6 +360,7 @@ export class Outbox<I, C extends OutboxClaim> {
   #put(key: string, item: I): void {
     const dueAt = this.#policy.dueAt(item);
     const known = this.#window.get(key);
+    this.#order = undefined;
     if (known) {
       known.item = item;
       known.dueAt = dueAt;
@@ -373,25 +371,47 @@ export class Outbox<I, C extends OutboxClaim> {
     this.#window.set(key, { item, key, dueAt, lane, at: dueAt, failures: 0, seq: this.#seq++ });
   }
 
-  /** The items that may go next: the first of each lane not busy, and those of no lane. */
-  #heads(): Entry<I>[] {
-    const sorted = [...this.#window.values()].sort((a, b) => a.dueAt - b.dueAt || a.seq - b.seq);
+  /** The window in going order (due time, then load order), sorted again when an item comes in. */
+  #ordered(): readonly Entry<I>[] {
+    this.#order ??= [...this.#window.values()].sort((a, b) => a.dueAt - b.dueAt || a.seq - b.seq);
+    return this.#order;
+  }
+
+  /**
+   * The items that may go next, in order: the first of each lane not busy, and those of no lane.
+   * Stops at the first for which `visit` returns true.
+   */
+  #heads(visit: (entry: Entry<I>) => boolean): void {
     const seen = new Set<string>();
-    return sorted.filter((entry) => {
-      if (entry.lane === undefined) return true;
-      if (seen.has(entry.lane) || this.#busyLanes.has(entry.lane)) return false;
-      seen.add(entry.lane);
-      return true;
-    });
+    for (const entry of this.#ordered()) {
+      // Gone from the window since it was sorted.
+      if (this.#window.get(entry.key) !== entry) continue;
+      if (entry.lane !== undefined) {
+        if (seen.has(entry.lane) || this.#busyLanes.has(entry.lane)) continue;
+        seen.add(entry.lane);
+      }
+      if (visit(entry)) return;
+    }
   }
 
   #next(): Entry<I> | undefined {
     const t = this.#now();
-    return this.#heads().find((entry) => entry.at <= t);
+    let next: Entry<I> | undefined;
+    this.#heads((entry) => {
+      if (entry.at > t) return false;
+      next = entry;
+      return true;
+    });
+    return next;
   }
 
   #earliest(): number {
-    return Math.min(Number.POSITIVE_INFINITY, ...this.#heads().map((entry) => entry.at));
+    let earliest = Number.POSITIVE_INFINITY;
+    this.#heads((entry) => {
+      earliest = Math.min(earliest, entry.at);
+      return false;
+    });
+    return earliest;
   }
 
   async #one(entry: Entry<I>): Promise<void> {
@@ -399,10 +419,16 @@ export class Outbox<I, C extends OutboxClaim> {
     this.#window.delete(key);
     this.#inFlight.add(key);
     if (lane !== undefined) this.#busyLanes.add(lane);
+    let retry = false;
     try {
-      await this.#act(entry);
+      retry = await this.#act(entry);
     } finally {
       this.#inFlight.delete(key);
+      if (retry && !this.#loop.stopRequested) {
+        // Back into the window at its retry time, ahead of its lane's later items.
+        this.#window.set(key, entry);
+        this.#order = undefined;
+      }
       if (lane !== undefined) this.#busyLanes.delete(lane);
       const again = this.#again.get(key);
       this.#again.delete(key);
@@ -411,17 +437,17 @@ export class Outbox<I, C extends OutboxClaim> {
     }
   }
 
-  /** Back into the window, to be tried again after a backoff (at most leaseMs); the delay. */
+  /** To be tried again after a backoff (doubling, at most leaseMs): when, and the delay. */
   #retryLater(entry: Entry<I>): number {
     entry.failures += 1;
     const backoff = { baseMs: this.#s.retryBaseMs, capMs: this.#s.leaseMs };
     const delay = Math.min(backoffDelay(entry.failures, backoff, this.#random), this.#s.leaseMs);
     entry.at = this.#now() + delay;
-    if (!this.#loop.stopRequested) this.#window.set(entry.key, entry);
     return delay;
   }
 
-  async #act(entry: Entry<I>): Promise<void> {
+  /** Claims, acts and records; true when the item is to be tried again (at `entry.at`). */
+  async #act(entry: Entry<I>): Promise<boolean> {
     const { item } = entry;
     const { noun, verb } = this.#policy;
     const fields = this.#policy.fields(item);
@@ -429,11 +455,11 @@ export class Outbox<I, C extends OutboxClaim> {
     if (!claimed.ok) {
       const retryInMs = this.#retryLater(entry);
       this.#log.warn({ err: claimed.error, ...fields, retryInMs }, `could not claim a ${noun}; trying again`);
-      return;
+      return true;
     }
     const claim = claimed.value;
     // Not due any more (moved later), done already, or another process holds it.
-    if (!claim) return;
+    if (!claim) return false;
     const acted = await settle(() => this.#policy.act(item, claim));
     const outcome: SendOutcome = acted.ok
       ? acted.value
@@ -470,5 +496,6 @@ export class Outbox<I, C extends OutboxClaim> {
     }
     const onDone = this.#onDone;
     if (onDone) this.#loop.callHook('onDone', () => onDone({ item, claim, outcome, latenessMs }), fields);
+    return outcome.kind === 'retry';
   }
 }
