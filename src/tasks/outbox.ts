@@ -28,6 +28,7 @@
  * slot is the one timer (unref'd, clamped, silent after stop), and stop() is the loop's bounded one.
  */
 import type { Logger } from '../log/logger.js';
+import type { Lease } from '../store/claims.js';
 import { failureOf } from './failure.js';
 import { ABORT_GRACE_MS, backoffDelay, type SetTimer, settle, TaskLoop } from './loop.js';
 
@@ -40,15 +41,8 @@ export type SendOutcome =
   /** May work later (Discord 5xx, a lost connection): tried again after a backoff. */
   | { kind: 'retry'; detail: string };
 
-/** What a claim gives the sender: who holds it, until when, and the nonce of its message. */
-export interface OutboxClaim {
-  by: string;
-  nonce: string;
-  expiresAt: number;
-}
-
 /** The feature's half of the store. */
-export interface OutboxSource<I, C extends OutboxClaim> {
+export interface OutboxSource<I, C extends Lease> {
   /** Items due by `until` (and those whose claim may have run out by `now`), earliest first. */
   due(now: number, until: number, limit: number): Promise<readonly I[]>;
   /** Claims a due item for `leaseMs`; undefined when it is not due, done, or held by another. */
@@ -60,7 +54,7 @@ export interface OutboxSource<I, C extends OutboxClaim> {
 }
 
 /** The feature's policy: what an item is, and what acting on it means. */
-export interface OutboxPolicy<I, C extends OutboxClaim> {
+export interface OutboxPolicy<I, C extends Lease> {
   /** For the log lines: 'reminder', 'webhook event'. */
   noun: string;
   /** For the log lines: 'sent', 'announced'. */
@@ -130,7 +124,7 @@ export interface OutboxDone<I, C> {
   latenessMs: number;
 }
 
-export interface OutboxOptions<I, C extends OutboxClaim> extends RunnerOptions {
+export interface OutboxOptions<I, C extends Lease> extends RunnerOptions {
   source: OutboxSource<I, C>;
   policy: OutboxPolicy<I, C>;
   /** The feature's defaults, over OUTBOX_DEFAULTS. */
@@ -168,7 +162,7 @@ function settingsOf(
   return { ...OUTBOX_DEFAULTS, ...defaults, ...given };
 }
 
-export class Outbox<I, C extends OutboxClaim> {
+export class Outbox<I, C extends Lease> {
   readonly #s: OutboxSettings;
   readonly #source: OutboxSource<I, C>;
   readonly #policy: OutboxPolicy<I, C>;

@@ -5,14 +5,8 @@
  * after, a server's events in order, and a bot that stops in bounded time.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { newNonce } from '../../src/store/claims.js';
-import {
-  Outbox,
-  type OutboxClaim,
-  type OutboxOptions,
-  type OutboxSource,
-  type SendOutcome,
-} from '../../src/tasks/outbox.js';
+import { type Lease, newNonce } from '../../src/store/claims.js';
+import { Outbox, type OutboxOptions, type OutboxSource, type SendOutcome } from '../../src/tasks/outbox.js';
 import { captureLogger } from '../support/logs.js';
 import { eventually, sleep } from '../support/wait.js';
 
@@ -29,7 +23,7 @@ interface Row extends Item {
   nonce: string | null;
 }
 
-interface Claim extends OutboxClaim {
+interface Claim extends Lease {
   id: string;
 }
 
