@@ -1,14 +1,13 @@
 /**
  * Reminders: each server's next-up reminder and members' personal ones, and the claims that let
- * several processes share the sending. A process claims a due reminder for a lease; the claim is
- * one conditional UPDATE, so exactly one process wins it. A claim whose lease ran out (its
- * process died) can be taken over, and keeps its nonce: the message goes out with the same
+ * several processes share the sending (claims.ts). A process claims a due reminder for a lease;
+ * the claim is one conditional UPDATE, so exactly one process wins it. A claim whose lease ran out
+ * (its process died) can be taken over, and keeps its nonce: the message goes out with the same
  * Discord `nonce` and `enforce_nonce`, so Discord drops the second copy if the first was posted.
- * A transient failure while sending is left to the lease: the reminder is claimed again once
- * it expires.
+ * A transient failure while sending sets the claim to run out when it is to be tried again.
  */
-import { randomBytes } from 'node:crypto';
 import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
+import { claimRow, finishRow, type Lease, type RowFilter, retryRowAt } from './claims.js';
 import type { Database, ReminderColumns, ReminderState, RemindersTable } from './schema.js';
 import type { Store } from './store.js';
 
@@ -37,22 +36,13 @@ export interface GuildReminder extends Reminder {
 }
 
 /** What the winner of a claim needs to send the reminder and then report how it went. */
-export interface Claim {
+export interface Claim extends Lease {
   key: ReminderKey;
-  by: string;
-  /** For Discord's `nonce` (with `enforce_nonce`). */
-  nonce: string;
   dueAt: number;
-  expiresAt: number;
 }
 
 type Table = 'reminders' | 'personal_reminders';
 type Row = Selectable<ReminderColumns> & { guild_id: string; user_id?: string };
-
-/** At most 25 characters, as Discord's `nonce` requires; 96 random bits. */
-export function newNonce(): string {
-  return randomBytes(12).toString('base64url');
-}
 
 export class ReminderRepository {
   readonly #store: Store;
@@ -215,61 +205,36 @@ export class ReminderRepository {
   /**
    * Claims a due reminder for `leaseMs`: undefined if it is not due, not there, already sent or
    * failed, or claimed by another process whose lease runs. One statement: atomic across
-   * processes. Taking over an expired claim keeps its nonce.
+   * processes (claims.ts). Taking over an expired claim keeps its nonce.
    */
   async claim(key: ReminderKey, by: string, leaseMs: number, now: number): Promise<Claim | undefined> {
-    const expiresAt = now + leaseMs;
-    const row = await this.#store.run((db) =>
-      db
-        .updateTable(tableOf(key))
-        .set((eb) => ({
-          state: 'claimed',
-          claimed_by: by,
-          claim_expires_at: expiresAt,
-          nonce: eb.fn.coalesce('nonce', eb.val(newNonce())),
-          updated_at: now,
-        }))
-        .where(matches(key))
-        .where('due_at', '<=', now)
-        .where((eb) =>
-          eb.or([
-            eb('state', '=', 'scheduled'),
-            eb.and([eb('state', '=', 'claimed'), eb('claim_expires_at', '<=', now)]),
-          ]),
-        )
-        .returning(['due_at', 'nonce'])
-        .executeTakeFirst(),
+    const due: RowFilter = (eb) => eb.and([matches(key)(eb), eb('due_at', '<=', now)]);
+    const won = await this.#store.run((db) =>
+      claimRow(db, tableOf(key), { where: due, waiting: 'scheduled', by, leaseMs, now }, { updated_at: now }),
     );
-    if (!row?.nonce) return undefined;
-    return { key, by, nonce: row.nonce, dueAt: row.due_at, expiresAt };
+    return won && { key, ...won.lease, dueAt: won.row.due_at };
   }
 
   /** False if the claim was no longer ours (taken over, rescheduled, cancelled). */
   markSent(claim: Claim, now: number): Promise<boolean> {
-    return this.#finish(claim, { state: 'sent', sent_at: now, failure: null }, now);
+    return this.#finish(claim, { state: 'sent', sent_at: now, failure: null, updated_at: now });
   }
 
   /** A failure that trying again will not fix (the channel is gone, a permission is missing). */
   markFailed(claim: Claim, failure: string, now: number): Promise<boolean> {
-    return this.#finish(claim, { state: 'failed', failure }, now);
+    return this.#finish(claim, { state: 'failed', failure, updated_at: now });
   }
 
-  async #finish(
+  /** A failure that may pass: the claim runs out at `at`, and the reminder is sent again then. */
+  retryAt(claim: Claim, at: number): Promise<boolean> {
+    return this.#store.run((db) => retryRowAt(db, tableOf(claim.key), matches(claim.key), claim, at));
+  }
+
+  #finish(
     claim: Claim,
-    outcome: Pick<ReminderColumns, 'state' | 'failure'> & { sent_at?: number },
-    now: number,
-  ): Promise<boolean> {
-    const result = await this.#store.run((db) =>
-      db
-        .updateTable(tableOf(claim.key))
-        .set({ ...outcome, claimed_by: null, claim_expires_at: null, updated_at: now })
-        .where(matches(claim.key))
-        .where('state', '=', 'claimed')
-        .where('claimed_by', '=', claim.by)
-        .where('nonce', '=', claim.nonce)
-        .executeTakeFirst(),
-    );
-    return result.numUpdatedRows > 0n;
+    outcome: Pick<ReminderColumns, 'state' | 'failure' | 'updated_at'> & { sent_at?: number },
+  ) {
+    return this.#store.run((db) => finishRow(db, tableOf(claim.key), matches(claim.key), claim, outcome));
   }
 }
 
@@ -291,7 +256,7 @@ function tableOf(key: ReminderKey): Table {
   return key.kind === 'guild' ? 'reminders' : 'personal_reminders';
 }
 
-function matches(key: ReminderKey) {
+function matches(key: ReminderKey): RowFilter {
   return (eb: ExpressionBuilder<Database, Table>) =>
     key.kind === 'guild'
       ? eb('guild_id', '=', key.guildId)

@@ -8,13 +8,14 @@
  * slow hash would only hand whoever floods the receiver the CPU.
  *
  * An event is stored (`pending`) before the directory is answered, then claimed, announced and
- * recorded as `done` or `failed`, as reminders are (reminders.ts): one conditional UPDATE per
- * claim, so of several processes one wins; a claim whose process died is taken over after its
- * lease with the same Discord nonce, so a message posted before the crash is not posted twice.
+ * recorded as `done` or `failed`, as reminders are, with the same claim (claims.ts): one
+ * conditional UPDATE, so of several processes one wins; a claim whose process died is taken over
+ * after its lease with the same Discord nonce, so a message posted before the crash is not posted
+ * twice.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Selectable } from 'kysely';
-import { newNonce } from './reminders.js';
+import { claimRow, finishRow, type Lease, type RowFilter, retryRowAt } from './claims.js';
 import type {
   DirectoryWebhooksTable,
   GuildProblem,
@@ -50,11 +51,8 @@ export interface StoredEvent {
   failure: string | null;
 }
 
-export interface EventClaim {
+export interface EventClaim extends Lease {
   id: string;
-  by: string;
-  nonce: string;
-  expiresAt: number;
 }
 
 /** How long an event is kept once done: a delivery repeated within it is still recognized. */
@@ -196,48 +194,22 @@ export class WebhookRepository {
 
   /** Claims an event for `leaseMs`; undefined when another process holds it or it is done. */
   async claim(id: string, by: string, leaseMs: number, now: number): Promise<EventClaim | undefined> {
-    const expiresAt = now + leaseMs;
-    const row = await this.#store.run((db) =>
-      db
-        .updateTable('webhook_events')
-        .set((eb) => ({
-          state: 'claimed',
-          claimed_by: by,
-          claim_expires_at: expiresAt,
-          nonce: eb.fn.coalesce('nonce', eb.val(newNonce())),
-        }))
-        .where('id', '=', id)
-        .where((eb) =>
-          eb.or([
-            eb('state', '=', 'pending'),
-            eb.and([eb('state', '=', 'claimed'), eb('claim_expires_at', '<=', now)]),
-          ]),
-        )
-        .returning('nonce')
-        .executeTakeFirst(),
+    const won = await this.#store.run((db) =>
+      claimRow(db, 'webhook_events', { where: byId(id), waiting: 'pending', by, leaseMs, now }),
     );
-    if (!row?.nonce) return undefined;
-    return { id, by, nonce: row.nonce, expiresAt };
+    return won && { id, ...won.lease };
   }
 
   /** Records how the claimed event ended; false when the claim was no longer ours. */
-  async finish(
-    claim: EventClaim,
-    state: 'done' | 'failed',
-    failure: string | null,
-    now: number,
-  ): Promise<boolean> {
-    const result = await this.#store.run((db) =>
-      db
-        .updateTable('webhook_events')
-        .set({ state, failure, done_at: now, claimed_by: null, claim_expires_at: null })
-        .where('id', '=', claim.id)
-        .where('state', '=', 'claimed')
-        .where('claimed_by', '=', claim.by)
-        .where('nonce', '=', claim.nonce)
-        .executeTakeFirst(),
+  finish(claim: EventClaim, state: 'done' | 'failed', failure: string | null, now: number): Promise<boolean> {
+    return this.#store.run((db) =>
+      finishRow(db, 'webhook_events', byId(claim.id), claim, { state, failure, done_at: now }),
     );
-    return result.numUpdatedRows > 0n;
+  }
+
+  /** A failure that may pass: the claim runs out at `at`, and the event is announced again then. */
+  retryAt(claim: EventClaim, at: number): Promise<boolean> {
+    return this.#store.run((db) => retryRowAt(db, 'webhook_events', byId(claim.id), claim, at));
   }
 
   /** Deletes the events done (or given up) before `before`; how many went. */
@@ -251,6 +223,10 @@ export class WebhookRepository {
     );
     return Number(result.numDeletedRows);
   }
+}
+
+function byId(id: string): RowFilter {
+  return (eb) => eb('id', '=', id);
 }
 
 function setupOf(row: Selectable<DirectoryWebhooksTable>): WebhookSetup {

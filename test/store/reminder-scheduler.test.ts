@@ -3,13 +3,10 @@
  * user would notice is a reminder posted once, on time, and a failure recorded, never lost.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  ReminderScheduler,
-  type ReminderSender,
-  type SendOutcome,
-} from '../../src/features/reminders/scheduler.js';
+import { ReminderScheduler, type ReminderSender } from '../../src/features/reminders/scheduler.js';
 import type { Claim, Reminder } from '../../src/store/index.js';
 import { ReminderRepository, type Store } from '../../src/store/index.js';
+import type { SendOutcome } from '../../src/tasks/outbox.js';
 import { captureLogger } from '../support/logs.js';
 import { eventually } from '../support/wait.js';
 import { ENGINES, freshStore } from './places.js';
@@ -139,14 +136,15 @@ describe.each(ENGINES)('the reminder scheduler (%s)', (engine) => {
     expect((await reminders.getGuild(GUILDS[0]!))?.state).toBe('failed');
   });
 
-  it('tries a transient failure again once the claim expires, with the same nonce', async () => {
+  it('tries a transient failure again after a backoff, well before its claim would run out, with the same nonce', async () => {
     const now = Date.now();
     await reminders.scheduleGuild(GUILDS[0]!, { dueAt: now - 1, nextUpAt: now }, now);
     const sender = new RecordingSender();
     let calls = 0;
     sender.outcome = () => (++calls === 1 ? { kind: 'retry', detail: 'discord 503' } : { kind: 'sent' });
-    scheduler(sender, { leaseMs: 400 }).start();
-    await until(() => expect(sender.sent).toHaveLength(2), 5_000);
+    scheduler(sender, { leaseMs: 20_000, pollMs: 20_000, retryBaseMs: 300 }).start();
+    await until(() => expect(sender.sent).toHaveLength(2), 3_000);
+    expect(sender.sent[1]!.at - sender.sent[0]!.at).toBeGreaterThanOrEqual(140);
     expect(sender.sent[1]!.claim.nonce).toBe(sender.sent[0]!.claim.nonce);
     await until(async () => expect((await reminders.getGuild(GUILDS[0]!))?.state).toBe('sent'));
   });
@@ -211,6 +209,7 @@ describe.each(ENGINES)('the reminder scheduler (%s)', (engine) => {
       claim: reminders.claim.bind(reminders),
       markSent: reminders.markSent.bind(reminders),
       markFailed: reminders.markFailed.bind(reminders),
+      retryAt: reminders.retryAt.bind(reminders),
     };
     const sender = new RecordingSender();
     let calls = 0;

@@ -107,6 +107,18 @@ describe.each(ENGINES)('reminders (%s)', (engine) => {
       });
     });
 
+    it('a retry time set by the holder lets the claim run out then, to anyone, with the same nonce', async () => {
+      await reminders.scheduleGuild(GUILD, { dueAt: T0, nextUpAt: T0 }, T0);
+      const first = await reminders.claim(guild, 'a', 60_000, T0);
+      // Only the holder sets it.
+      expect(await reminders.retryAt({ ...first!, by: 'b' }, T0 + 2_000)).toBe(false);
+      expect(await reminders.retryAt(first!, T0 + 2_000)).toBe(true);
+      expect(await reminders.claim(guild, 'b', 60_000, T0 + 1_999)).toBeUndefined();
+      const second = await reminders.claim(guild, 'b', 60_000, T0 + 2_000);
+      expect(second).toMatchObject({ by: 'b', nonce: first?.nonce });
+      expect(await reminders.retryAt(first!, T0 + 3_000)).toBe(false);
+    });
+
     it('draws a new nonce for each due time', async () => {
       await reminders.scheduleGuild(GUILD, { dueAt: T0, nextUpAt: T0 }, T0);
       const first = await reminders.claim(guild, 'a', 60_000, T0);

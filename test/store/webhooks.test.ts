@@ -7,7 +7,6 @@
  * reminder moved by the last known cooldown; a server's webhook and events gone with it.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { SendOutcome } from '../../src/features/reminders/scheduler.js';
 import { WebhookAnnouncer } from '../../src/features/webhooks/announcer.js';
 import { createLogger } from '../../src/log/logger.js';
 import {
@@ -19,6 +18,7 @@ import {
   type StoredEvent,
   WebhookRepository,
 } from '../../src/store/index.js';
+import type { SendOutcome } from '../../src/tasks/outbox.js';
 import { eventually } from '../support/wait.js';
 import { ENGINES, freshStore } from './places.js';
 
@@ -96,6 +96,19 @@ describe.each(ENGINES)("the directory's webhooks in the store (%s)", (engine) =>
     expect(await webhooks.finish(second!, 'done', null, NOW + 1_001)).toBe(true);
     expect(await webhooks.claim(id, 'p3', 1_000, NOW + 10_000)).toBeUndefined();
     expect((await webhooks.getEvent(id))?.state).toBe('done');
+  });
+
+  it('lets the holder set when its claim runs out (a retry), and another take it over then', async () => {
+    await webhooks.enqueue(event('a'));
+    const id = `${GUILD}:a`;
+    const first = await webhooks.claim(id, 'p1', 30_000, NOW);
+    expect(await webhooks.retryAt({ ...first!, by: 'p2' }, NOW + 500)).toBe(false);
+    expect(await webhooks.retryAt(first!, NOW + 500)).toBe(true);
+    expect(await webhooks.due(NOW + 499, 10)).toEqual([]);
+    expect((await webhooks.due(NOW + 500, 10)).map((e) => e.id)).toEqual([id]);
+    const second = await webhooks.claim(id, 'p2', 30_000, NOW + 500);
+    expect(second?.nonce).toBe(first?.nonce);
+    expect(await webhooks.finish(second!, 'done', null, NOW + 501)).toBe(true);
   });
 
   it('prunes what is done and old, keeps what waits', async () => {

@@ -14,6 +14,7 @@
  */
 import type { REST } from 'discord.js';
 import type { CommandMentions } from '../../discord/command-mentions.js';
+import { failedPost, type GuildFactsLookup } from '../../discord/guild-posts.js';
 import {
   type OutgoingMessage,
   type PostFailure,
@@ -26,38 +27,19 @@ import type { Logger } from '../../log/logger.js';
 import type { Claim, Reminder } from '../../store/reminders.js';
 import type { GuildProblem } from '../../store/schema.js';
 import type { GuildSettings, SettingsRepository } from '../../store/settings.js';
-import type { ReminderSender, SendOutcome } from './scheduler.js';
+import type { SendOutcome } from '../../tasks/outbox.js';
+import type { ReminderSender } from './scheduler.js';
 import { fillTemplate } from './template.js';
-
-/** What the sender reads of a guild: from discord.js's guild cache, or asked of Discord. */
-export interface GuildFacts {
-  name: string;
-  preferredLocale: string | null;
-}
 
 export interface SenderOptions {
   rest: REST;
   settings: Pick<SettingsRepository, 'get' | 'update'>;
   commands: Pick<CommandMentions, 'id'>;
-  guild: (guildId: string) => GuildFacts | undefined | Promise<GuildFacts | undefined>;
+  guild: GuildFactsLookup;
   /** Whether the gateway told of the role's deletion (roles.ts). */
   roleDeleted: (guildId: string, roleId: string) => boolean;
   logger: Logger;
   now?: () => number;
-}
-
-/** The problem to record for a failure that admins must fix, or undefined for one that may pass. */
-export function problemOf(failure: PostFailure): GuildProblem | undefined {
-  switch (failure.kind) {
-    case 'channel-deleted':
-      return 'channel-deleted';
-    case 'missing-access':
-      return 'missing-permission:ViewChannel';
-    case 'missing-permission':
-      return 'missing-permission:SendMessages';
-    default:
-      return undefined;
-  }
 }
 
 export class DiscordReminderSender implements ReminderSender {
@@ -151,11 +133,9 @@ export class DiscordReminderSender implements ReminderSender {
 
   /** A failure: recorded on the server when admins can fix it, else tried again or given up. */
   async #failed(guildId: string | undefined, failure: PostFailure): Promise<SendOutcome> {
-    if (failure.kind === 'transient')
-      return { kind: 'retry', detail: `discord ${failure.status ?? 'unreachable'}` };
-    const problem = problemOf(failure);
+    const { outcome, problem } = failedPost(failure);
     if (problem && guildId) await this.#record(guildId, problem);
-    return { kind: 'failed', reason: problem ?? `${failure.kind}:${'code' in failure ? failure.code : ''}` };
+    return outcome;
   }
 
   async #record(guildId: string, problem: GuildProblem): Promise<void> {

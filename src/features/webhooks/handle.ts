@@ -14,6 +14,7 @@
  * access or a permission there lost: given up and recorded for /settings show.
  */
 import type { REST } from 'discord.js';
+import { failedPost, type GuildFactsLookup } from '../../discord/guild-posts.js';
 import { type PostFailure, postMessage } from '../../discord/messages.js';
 import { translator } from '../../i18n/index.js';
 import { publicLocale } from '../../i18n/public-language.js';
@@ -23,9 +24,7 @@ import { SAME_UP_MS } from '../../store/history.js';
 import type { ReminderRepository } from '../../store/reminders.js';
 import type { SettingsRepository } from '../../store/settings.js';
 import type { EventClaim, StoredEvent, WebhookRepository } from '../../store/webhooks.js';
-import type { SendOutcome } from '../reminders/scheduler.js';
-import type { GuildFacts } from '../reminders/send.js';
-import { problemOf } from '../reminders/send.js';
+import type { SendOutcome } from '../../tasks/outbox.js';
 import type { EventHandler } from './announcer.js';
 import { type DirectoryEvent, storedEvent } from './events.js';
 import { renderEvent } from './render.js';
@@ -38,7 +37,7 @@ export interface HandlerOptions {
   reminders: Pick<ReminderRepository, 'moveForUp'>;
   /** The server's reminder now falls due at `dueAt`: this process's scheduler looks in time. */
   wakeReminders: (dueAt: number) => void;
-  guild: (guildId: string) => GuildFacts | undefined | Promise<GuildFacts | undefined>;
+  guild: GuildFactsLookup;
   logger: Logger;
   now?: () => number;
 }
@@ -99,11 +98,9 @@ export class DirectoryEventHandler implements EventHandler {
   }
 
   async #failed(guildId: string, failure: PostFailure): Promise<SendOutcome> {
-    if (failure.kind === 'transient')
-      return { kind: 'retry', detail: `discord ${failure.status ?? 'unreachable'}` };
-    const problem = problemOf(failure);
+    const { outcome, problem } = failedPost(failure);
     if (problem) await this.#record(guildId, problem);
-    return { kind: 'failed', reason: problem ?? `${failure.kind}:${'code' in failure ? failure.code : ''}` };
+    return outcome;
   }
 
   async #record(

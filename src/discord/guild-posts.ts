@@ -1,0 +1,46 @@
+/**
+ * What the bot's own posts in a server (a reminder, a webhook event's announcement) read of the
+ * guild, and what a failure to post means: tried again later, or given up with the problem the
+ * server's admins can fix, for /settings show.
+ */
+import type { GuildProblem } from '../store/schema.js';
+import type { SendOutcome } from '../tasks/outbox.js';
+import type { PostFailure } from './messages.js';
+
+/** What a post reads of a guild: from discord.js's guild cache, or asked of Discord. */
+export interface GuildFacts {
+  name: string;
+  preferredLocale: string | null;
+}
+
+/** Looks a guild's facts up; undefined when Discord does not tell. */
+export type GuildFactsLookup = (guildId: string) => GuildFacts | undefined | Promise<GuildFacts | undefined>;
+
+/** The problem to record for a failure that admins must fix, or undefined for one that may pass. */
+export function problemOf(failure: PostFailure): GuildProblem | undefined {
+  switch (failure.kind) {
+    case 'channel-deleted':
+      return 'channel-deleted';
+    case 'missing-access':
+      return 'missing-permission:ViewChannel';
+    case 'missing-permission':
+      return 'missing-permission:SendMessages';
+    default:
+      return undefined;
+  }
+}
+
+/** A failed post: tried again when it may pass, else given up, with the problem to record if any. */
+export function failedPost(failure: PostFailure): {
+  outcome: SendOutcome;
+  problem: GuildProblem | undefined;
+} {
+  if (failure.kind === 'transient')
+    return {
+      outcome: { kind: 'retry', detail: `discord ${failure.status ?? 'unreachable'}` },
+      problem: undefined,
+    };
+  const problem = problemOf(failure);
+  const reason = problem ?? `${failure.kind}:${'code' in failure ? failure.code : ''}`;
+  return { outcome: { kind: 'failed', reason }, problem };
+}
