@@ -18,7 +18,6 @@ import {
 import type { Config } from '../config/env.js';
 import type { DirectoryClient } from '../directory/index.js';
 import { InteractionAcknowledger } from '../discord/acknowledge.js';
-import { bounded } from '../discord/bounded.js';
 import type { ChannelNames } from '../discord/channel-names.js';
 import { createDiscordClient, type DiscordClientOptions } from '../discord/client.js';
 import { CommandMentions } from '../discord/command-mentions.js';
@@ -57,8 +56,8 @@ import {
 } from '../store/index.js';
 import type { ServerReporter } from '../tasks/server-reports.js';
 import type { StatsPoster } from '../tasks/stats-poster.js';
+import { bounded, doneWithin } from '../time/bounded.js';
 import { createServices, type ServicesOptions } from './services.js';
-import { doneWithin } from './shutdown.js';
 
 export interface BotOptions {
   config: Config;

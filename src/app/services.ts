@@ -15,7 +15,7 @@ import type { Readiness } from '../ops/server.js';
 import { openStore, PostgresRateLimitLedger, type Store } from '../store/index.js';
 import { ServerReporter } from '../tasks/server-reports.js';
 import { StatsPoster, type StatsPosterOptions } from '../tasks/stats-poster.js';
-import { doneWithin } from './shutdown.js';
+import { doneWithin } from '../time/bounded.js';
 
 export interface ServicesOptions {
   config: Config;

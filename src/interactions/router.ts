@@ -20,6 +20,7 @@ import { type Deferral, type InteractionAcknowledger, markDeferred } from '../di
 import { NO_MENTIONS } from '../discord/mentions.js';
 import { resolveLocale, translator } from '../i18n/index.js';
 import type { RenderedMessage } from '../render/message.js';
+import { doneWithin } from '../time/bounded.js';
 import { describeFailure, GuildOnlyError } from './error-message.js';
 import { responderFor } from './respond.js';
 import type {
@@ -311,13 +312,7 @@ export function createRouter(
     },
     drain(timeoutMs) {
       if (inFlight === 0) return Promise.resolve(true);
-      return new Promise<boolean>((resolve) => {
-        const timer = setTimeout(() => resolve(false), timeoutMs);
-        drained.push(() => {
-          clearTimeout(timer);
-          resolve(true);
-        });
-      });
+      return doneWithin(new Promise<void>((resolve) => drained.push(resolve)), timeoutMs);
     },
   };
 }
