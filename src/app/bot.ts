@@ -14,6 +14,7 @@ import {
   DefaultUserAgent,
   Events,
   Routes,
+  ShardClientUtil,
 } from 'discord.js';
 import type { Config } from '../config/env.js';
 import type { DirectoryClient } from '../directory/index.js';
@@ -126,7 +127,7 @@ function guildOwnership(
   return (guildId) => {
     const count = client.options.shardCount ?? 1;
     if (!/^\d{1,20}$/.test(guildId)) return false;
-    const shard = Number((BigInt(guildId) >> 22n) % BigInt(count));
+    const shard = ShardClientUtil.shardIdForGuildId(guildId, count);
     // And a gone host's (hosts/adopt.ts): any live host may send them, each once (claims).
     return mine.has(shard) || orphans().has(shard);
   };
