@@ -19,6 +19,7 @@ import {
 import { type Deferral, type InteractionAcknowledger, markDeferred } from '../discord/acknowledge.js';
 import { NO_MENTIONS } from '../discord/mentions.js';
 import { resolveLocale, translator } from '../i18n/index.js';
+import { customIdPrefix } from '../render/custom-id.js';
 import type { RenderedMessage } from '../render/message.js';
 import { doneWithin } from '../time/bounded.js';
 import { describeFailure, GuildOnlyError } from './error-message.js';
@@ -277,7 +278,7 @@ export function createRouter(
     inFlight++;
     let name = interaction.isChatInputCommand()
       ? interaction.commandName
-      : interaction.customId.split(':')[0];
+      : customIdPrefix(interaction.customId);
     let outcome = 'failed';
     try {
       const result = interaction.isChatInputCommand()
