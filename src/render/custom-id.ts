@@ -24,8 +24,6 @@ export interface CommentsState {
 const KIND_CODE: Record<CommentsKind, string> = { bot: 'b', server: 's', profile: 'p' };
 const CODE_KIND: Record<string, CommentsKind> = { b: 'bot', s: 'server', p: 'profile' };
 const PREFIX = 'comments';
-/** The highest page a custom_id carries (four digits: 50,000 comments at five a page). */
-export const MAX_COMMENTS_PAGE = 9999;
 
 export function encodeComments(state: CommentsState): string {
   return [
