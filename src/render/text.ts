@@ -183,7 +183,7 @@ export function looksLikeUrl(value: string): boolean {
 
 /**
  * Discord's `<t:…>` markup for a date, or null when there is none or it is out of range
- * (directory/times.ts): an Invalid Date would render as `<t:NaN:…>`.
+ * (time/range.ts): an Invalid Date would render as `<t:NaN:…>`.
  */
 export function timestamp(date: Date | null | undefined, style: TimestampStylesString): string | null {
   return date && isUsableTime(date.getTime()) ? time(date, style) : null;

@@ -10,7 +10,7 @@ import { encodeRemind } from '../../render/custom-id.js';
 
 /**
  * How far ahead a next-up time may be to steer a reminder. The directory's cooldown is hours
- * (facts: 4 h); a week leaves room for any change of it, and a time further out (a broken or
+ * (4 h today); a week leaves room for any change of it, and a time further out (a broken or
  * hostile answer) schedules nothing rather than a reminder for the year 9999.
  */
 export const MAX_REMIND_AHEAD_MS = 7 * 24 * 3_600_000;
