@@ -5,7 +5,7 @@
  * processes of a sharding manager (which asks each process over IPC).
  */
 import { type Client, type ShardingManager, Status } from 'discord.js';
-import type { StatsSnapshot } from '../tasks/stats-poster.js';
+import type { StatsSnapshot } from '../tasks/stats-snapshot.js';
 
 export interface ShardState {
   id: number;

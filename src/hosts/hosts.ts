@@ -23,7 +23,7 @@ import {
   type Store,
   StoreError,
 } from '../store/index.js';
-import type { StatsGate } from '../tasks/stats-poster.js';
+import type { StatsGate } from '../tasks/stats-gate.js';
 
 /** How often a host writes its shards' numbers. */
 export const WRITE_EVERY_MS = 5_000;
