@@ -11,9 +11,6 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { guard, listen } from '../http/listener.js';
-
-export { listenProblem } from '../http/listener.js';
-
 import { errorLine } from '../log/error-line.js';
 import type { Logger } from '../log/logger.js';
 import type { Metrics } from './metrics.js';
