@@ -7,8 +7,8 @@ import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import { parseEnv } from 'node:util';
 import { z } from 'zod';
-import { describeUrl, passwordsOf } from '../store/url.js';
 import { MAX_TIMER_MS } from '../time/range.js';
+import { describeUrl, passwordsOf } from './database-url.js';
 
 export type Environment = Record<string, string | undefined>;
 
