@@ -3,6 +3,7 @@
  * And run() when a write fails, in process.
  */
 import { describe, expect, it } from 'vitest';
+import { printer } from '../../src/cli/output.js';
 import { run } from '../../src/cli/run.js';
 import { renderBotCard } from '../../src/render/cards.js';
 import { escapeControls, removeControls } from '../../src/text/controls.js';
@@ -64,8 +65,19 @@ describe('escapeControls', () => {
 describe('a directory name with U+061C, U+200E and U+200F', () => {
   const name = 'left\u061cmark\u200eright\u200fend';
 
-  it('reaches the terminal escaped', () => {
-    expect(escapeControls(name)).toBe('left\\u061cmark\\u200eright\\u200fend');
+  it('reaches the terminal escaped, through the one writer of the CLI', async () => {
+    const written: string[] = [];
+    const print = printer(
+      {
+        write(text: string, done: (error?: Error | null) => void) {
+          written.push(text);
+          done();
+        },
+      },
+      new Set(),
+    );
+    await print(`${name}\n`);
+    expect(written).toEqual(['left\\u061cmark\\u200eright\\u200fend\n']);
   });
 
   it('reaches a Discord message without them', () => {
