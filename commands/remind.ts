@@ -4,9 +4,9 @@
  * the presser's language; a press after the time says the server can be raised now.
  */
 import { TimestampStyles, time } from 'discord.js';
-import { decodeRemind, isRemindId } from '../src/features/reminders/remind-button.js';
 import { GuildOnlyError } from '../src/interactions/error-message.js';
 import type { ButtonHandler } from '../src/interactions/types.js';
+import { decodeRemind, isRemindId } from '../src/render/custom-id.js';
 import { safeLine } from '../src/render/text.js';
 
 export const remind: ButtonHandler = {

@@ -14,11 +14,11 @@ import {
   DefaultUserAgent,
   Events,
   Routes,
+  ShardClientUtil,
 } from 'discord.js';
 import type { Config } from '../config/env.js';
 import type { DirectoryClient } from '../directory/index.js';
 import { InteractionAcknowledger } from '../discord/acknowledge.js';
-import { bounded } from '../discord/bounded.js';
 import type { ChannelNames } from '../discord/channel-names.js';
 import { createDiscordClient, type DiscordClientOptions } from '../discord/client.js';
 import { CommandMentions } from '../discord/command-mentions.js';
@@ -58,8 +58,8 @@ import type { PendingUp } from '../store/journal.js';
 import { type BackgroundTask, backgroundTask, startTasks, stopTasks } from '../tasks/loop.js';
 import type { ServerReporter } from '../tasks/server-reports.js';
 import type { StatsPoster } from '../tasks/stats-poster.js';
+import { bounded, doneWithin } from '../time/bounded.js';
 import { createServices, LEDGER_WARN_EVERY_MS, type ServicesOptions } from './services.js';
-import { doneWithin } from './shutdown.js';
 
 export interface BotOptions {
   config: Config;
@@ -126,7 +126,7 @@ function guildOwnership(
   return (guildId) => {
     const count = client.options.shardCount ?? 1;
     if (!/^\d{1,20}$/.test(guildId)) return false;
-    const shard = Number((BigInt(guildId) >> 22n) % BigInt(count));
+    const shard = ShardClientUtil.shardIdForGuildId(guildId, count);
     // And a gone host's (hosts/adopt.ts): any live host may send them, each once (claims).
     return mine.has(shard) || orphans().has(shard);
   };

@@ -18,7 +18,7 @@ import { openStore, PostgresRateLimitLedger, type Store } from '../store/index.j
 import { type BackgroundTask, backgroundTask } from '../tasks/loop.js';
 import { ServerReporter } from '../tasks/server-reports.js';
 import { StatsPoster, type StatsPosterOptions } from '../tasks/stats-poster.js';
-import { doneWithin } from './shutdown.js';
+import { doneWithin } from '../time/bounded.js';
 
 export interface ServicesOptions {
   config: Config;

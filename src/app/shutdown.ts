@@ -65,20 +65,3 @@ export function installShutdown(options: ShutdownOptions): Shutdown {
   });
   return { run };
 }
-
-/**
- * Whether `work` was done within `ms` (it rejects as `work` does, if in time): for the steps of a
- * shutdown that may hang on what they wait for (a socket that never answers), and must not hold
- * the rest.
- */
-export async function doneWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  try {
-    return await Promise.race([work.then(() => true), timedOut]);
-  } finally {
-    clearTimeout(timer);
-  }
-}

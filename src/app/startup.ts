@@ -3,7 +3,8 @@
  * opened and an operations endpoint that cannot listen end in one clear line.
  */
 import { type Config, ConfigError, loadConfig, readEnvironment } from '../config/env.js';
-import { listenProblem, type OpsServer, type OpsServerOptions, startOpsServer } from '../ops/server.js';
+import { listenProblem } from '../http/listener.js';
+import { type OpsServer, type OpsServerOptions, startOpsServer } from '../ops/server.js';
 import { StoreError } from '../store/errors.js';
 
 /**

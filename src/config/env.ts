@@ -1,14 +1,42 @@
 /**
  * The one place that reads the environment. Every variable the project knows is in SCHEMA;
- * a bad configuration is reported all at once, in plain words, without echoing secrets.
+ * a bad configuration is reported all at once, in plain words, without echoing secrets. How one
+ * variable is read is variables.ts's; the sharding variables and their rules are sharding.ts's.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import { parseEnv } from 'node:util';
 import { z } from 'zod';
-import { describeUrl, passwordsOf } from '../store/url.js';
-import { MAX_TIMER_MS } from '../time/range.js';
+import { passwordsOf } from './database-url.js';
+import {
+  HOST_VARIABLES,
+  hostGoneAfter,
+  hostId,
+  hostProblems,
+  hostShards,
+  parseShardList,
+  shardCount,
+  shardIds,
+} from './sharding.js';
+import {
+  databaseUrl,
+  directoryUrl,
+  duration,
+  flag,
+  formatMs,
+  host,
+  httpUrl,
+  integer,
+  oneOf,
+  optionalPort,
+  optionalText,
+  rate,
+  snowflake,
+  token,
+  variable,
+} from './variables.js';
+
+export { parseDuration } from './variables.js';
 
 export type Environment = Record<string, string | undefined>;
 
@@ -21,233 +49,6 @@ export const SECRET_VARIABLES = new Set(['DIRECTORY_TOKEN', 'DISCORD_TOKEN', 'DA
 const MIN_STATS_INTERVAL_MS = 15 * 60_000;
 /** POST /stats takes one request per 2 s; anything shorter can only earn 429s. */
 const MIN_SHORT_STATS_INTERVAL_MS = 2_000;
-
-/** Records the problem; a parser returns what it returns and goes no further. */
-type Fail = (message: string) => never;
-
-/**
- * One variable. An empty value, or one of only whitespace, is unset: `HTTP_PORT=` in a `.env` or
- * a `docker run --env-file` must not replace a default with nothing. Anything else is trimmed and
- * handed to `parse`, which returns the value or `fail(message)`.
- */
-function variable<T, F>(fallback: F, parse: (value: string, fail: Fail) => T) {
-  return z
-    .string()
-    .optional()
-    .transform((raw, ctx): T | F => {
-      const value = raw?.trim();
-      if (value === undefined || value === '') return fallback;
-      return parse(value, (message) => {
-        ctx.addIssue({ code: 'custom', message });
-        return z.NEVER;
-      });
-    });
-}
-
-const optionalText = variable(undefined, (value) => value);
-
-function integer(min: number, max: number, fallback: number, unit = '') {
-  return variable(fallback, (value, fail) => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < min || n > max) {
-      return fail(`expected a whole number from ${min} to ${max}${unit}`);
-    }
-    return n;
-  });
-}
-
-function rate(fallback: { max: number; windowMs: number }) {
-  return variable(fallback, (value, fail) => {
-    const match = /^(\d+)\/(\d+)$/.exec(value);
-    const max = Number(match?.[1]);
-    const windowMs = Number(match?.[2]);
-    if (!match || max < 1 || windowMs < 1) return fail('expected REQUESTS/MILLISECONDS, for example 5/5000');
-    return { max, windowMs };
-  });
-}
-
-function parseHttpUrl(value: string): URL | undefined {
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** An http(s) address without its trailing slashes. */
-function httpUrl(value: string, fail: Fail): string {
-  return parseHttpUrl(value) ? value.replace(/\/+$/, '') : fail('expected an http(s) URL');
-}
-
-/**
- * The directory's address. The client puts the version in front of every path itself, so an
- * address that ends in one (as the directory's documentation writes it) would ask for /v2/v2/...
- * and meet 404s that read as "not found".
- */
-function directoryUrl(fallback: string) {
-  return variable(fallback, (value, fail) => {
-    const version = /\/(v\d+)\/*$/i.exec(parseHttpUrl(value)?.pathname ?? '')?.[1];
-    if (version === undefined) return httpUrl(value, fail);
-    return fail(
-      `expected the address without the version: remove the /${version} at its end ` +
-        '(DIRECTORY_API_VERSION chooses the version)',
-    );
-  });
-}
-
-/**
- * A token is one word of visible ASCII, as Discord's and the directory's are. A line break, a space
- * or another character inside is a copy-paste slip that would otherwise surface only at the first
- * request, as a network error; the message names the slip, never the value.
- */
-function token() {
-  return variable(undefined, (value, fail) => {
-    if (/^[\x21-\x7e]+$/.test(value)) return value;
-    let slip = 'a control or non-ASCII character';
-    if (/[\r\n]/.test(value)) slip = 'a line break';
-    else if (/\s/.test(value)) slip = 'a space';
-    return fail(`expected the token alone, as one word: it has ${slip} inside`);
-  });
-}
-
-/**
- * A PostgreSQL URL. The message about a wrong one names its scheme at most: the rest may hold a
- * password.
- */
-function databaseUrl() {
-  return variable(undefined, (value, fail) => {
-    if (describeUrl(value) !== undefined) return value;
-    // Only a scheme followed by //: what precedes the first colon may otherwise be a password.
-    const scheme = /^([a-z][a-z\d+.-]*):\/\//i.exec(value)?.[1];
-    return fail(
-      'expected a PostgreSQL URL, postgres://user:password@host:port/database (or postgresql://)' +
-        (scheme === undefined ? '' : `; this one starts with ${scheme}:`),
-    );
-  });
-}
-
-function snowflake() {
-  return variable(undefined, (value, fail) =>
-    /^\d{17,20}$/.test(value) ? value : fail('expected a Discord ID (17 to 20 digits)'),
-  );
-}
-
-/** `30m`, `900s`, `1h`, `1500ms`, or a bare number of milliseconds. */
-export function parseDuration(value: string): number | undefined {
-  const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|min|h)?$/.exec(value.trim());
-  if (!match) return undefined;
-  const n = Number(match[1]);
-  const unit = match[2] ?? 'ms';
-  const factor = unit === 'h' ? 3_600_000 : unit === 'm' || unit === 'min' ? 60_000 : unit === 's' ? 1000 : 1;
-  const ms = Math.round(n * factor);
-  return Number.isSafeInteger(ms) && ms > 0 ? ms : undefined;
-}
-
-function formatMs(ms: number): string {
-  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000} min`;
-  if (ms >= 1_000 && ms % 1_000 === 0) return `${ms / 1_000} s`;
-  return `${ms} ms`;
-}
-
-function duration(fallback: number) {
-  return variable(fallback, (value, fail) => {
-    const ms = parseDuration(value);
-    if (ms === undefined) return fail('expected a duration such as 30m, 900s or 1h');
-    if (ms > MAX_TIMER_MS) return fail(`${formatMs(ms)} is longer than a timer can wait (about 24 days)`);
-    return ms;
-  });
-}
-
-function flag() {
-  return variable(false, (value, fail) => {
-    const word = value.toLowerCase();
-    if (['1', 'true', 'yes', 'on'].includes(word)) return true;
-    if (['0', 'false', 'no', 'off'].includes(word)) return false;
-    return fail('expected true or false');
-  });
-}
-
-function shardCount() {
-  return variable('auto' as const, (value, fail): number | 'auto' => {
-    if (value === 'auto') return 'auto';
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < 1 || n > 10_000) {
-      return fail('expected auto or a whole number of shards from 1');
-    }
-    return n;
-  });
-}
-
-/** SHARD_IDS: `0-3`, `0,1,2,3`, or both (`0-1,4`); ascending, no repeats. */
-function shardIds() {
-  return variable(undefined, (value, fail): number[] => {
-    const ids: number[] = [];
-    for (const part of value.split(',')) {
-      const match = /^\s*(\d{1,5})\s*(?:-\s*(\d{1,5})\s*)?$/.exec(part);
-      if (!match) return fail('expected shard ids such as 0-3 or 0,1,2,3');
-      const from = Number(match[1]);
-      const to = match[2] === undefined ? from : Number(match[2]);
-      if (to < from) return fail(`the range ${from}-${to} runs backwards`);
-      for (let id = from; id <= to; id++) ids.push(id);
-    }
-    const sorted = [...new Set(ids)].sort((a, b) => a - b);
-    if (sorted.length !== ids.length) return fail('a shard id is named twice');
-    if (sorted.length > 1_000) return fail('more than 1000 shards on one host');
-    return sorted;
-  });
-}
-
-/** HOST_ID: how this host is named in the store and the logs; letters, digits, . _ - : */
-const hostId = variable(undefined, (value, fail) =>
-  /^[A-Za-z0-9._:-]{1,100}$/.test(value)
-    ? value
-    : fail('expected 1 to 100 letters, digits, ".", "_", "-" or ":"'),
-);
-
-/**
- * HOST_GONE_AFTER: how long a host may write none of its shards before the others answer its ups
- * in flight and send its servers' reminders. At least 10 s: two of a live host's writes (every 5 s).
- */
-function hostGoneAfter() {
-  return variable(60_000, (value, fail) => {
-    const ms = parseDuration(value);
-    if (ms === undefined) return fail('expected a duration such as 60s or 2m');
-    if (ms < 10_000) return fail('at least 10s: a live host writes its shards every 5 s');
-    if (ms > 600_000)
-      return fail(
-        "at most 10m: a gone host's ups must be answered while their interaction tokens (15 min) live",
-      );
-    return ms;
-  });
-}
-
-function optionalPort() {
-  return variable(undefined, (value, fail) => {
-    const n = Number(value);
-    if (!/^\d+$/.test(value) || n > 65_535) return fail('expected a port from 0 to 65535');
-    return n;
-  });
-}
-
-const HOST_NAME = /^(?=.{1,253}$)[a-z\d](?:[a-z\d-]{0,61}[a-z\d])?(?:\.[a-z\d](?:[a-z\d-]{0,61}[a-z\d])?)*$/i;
-
-/** Where to listen: an IP address or a host name; a port, a scheme or brackets in it are slips. */
-function host(fallback: string) {
-  return variable(fallback, (value, fail) =>
-    isIP(value) !== 0 || HOST_NAME.test(value)
-      ? value
-      : fail('expected an IP address (such as 0.0.0.0, 127.0.0.1 or ::) or a host name, without a port'),
-  );
-}
-
-function oneOf<const T extends readonly [string, ...string[]]>(values: T, fallback: T[number]) {
-  return variable(fallback, (value, fail): T[number] =>
-    (values as readonly string[]).includes(value)
-      ? (value as T[number])
-      : fail(`expected one of ${values.join(', ')}`),
-  );
-}
 
 /** STATS_INTERVAL against the directory's rule and STATS_ALLOW_SHORT_INTERVAL; undefined when it is fine. */
 function intervalProblem(ms: number, allowShort: boolean): string | undefined {
@@ -329,79 +130,6 @@ export const SCHEMA = z
     },
     { when: (payload) => !payload.issues.some((issue) => HOST_VARIABLES.has(issue.path?.[0] ?? '')) },
   );
-
-/**
- * This host's shards: SHARD_IDS, or HOST_INDEX × SHARDS_PER_HOST (a StatefulSet's pod ordinal);
- * either needs a fixed SHARD_COUNT that every id is below.
- */
-function hostShards(e: {
-  SHARD_IDS: number[] | undefined;
-  HOST_INDEX: number | undefined;
-  SHARDS_PER_HOST: number | undefined;
-}): number[] | undefined {
-  if (e.SHARD_IDS !== undefined) return e.SHARD_IDS;
-  if (e.HOST_INDEX === undefined || e.SHARDS_PER_HOST === undefined) return undefined;
-  const first = e.HOST_INDEX * e.SHARDS_PER_HOST;
-  return Array.from({ length: e.SHARDS_PER_HOST }, (_, i) => first + i);
-}
-
-const HOST_VARIABLES: ReadonlySet<PropertyKey> = new Set([
-  'SHARD_COUNT',
-  'SHARD_IDS',
-  'HOST_INDEX',
-  'SHARDS_PER_HOST',
-  'DATABASE_URL',
-  'SHARDING_MANAGER',
-]);
-
-function hostProblems(e: {
-  SHARD_COUNT: number | 'auto';
-  SHARD_IDS: number[] | undefined;
-  HOST_INDEX: number | undefined;
-  SHARDS_PER_HOST: number | undefined;
-  DATABASE_URL: string | undefined;
-  SHARDING_MANAGER: boolean;
-}): Array<[string, string]> {
-  const problems: Array<[string, string]> = [];
-  if (e.SHARD_IDS !== undefined && (e.HOST_INDEX !== undefined || e.SHARDS_PER_HOST !== undefined)) {
-    problems.push(['SHARD_IDS', 'set either SHARD_IDS or HOST_INDEX with SHARDS_PER_HOST, not both']);
-    return problems;
-  }
-  if ((e.HOST_INDEX === undefined) !== (e.SHARDS_PER_HOST === undefined)) {
-    const missing = e.HOST_INDEX === undefined ? 'HOST_INDEX' : 'SHARDS_PER_HOST';
-    problems.push([
-      missing,
-      'HOST_INDEX and SHARDS_PER_HOST go together (this host runs shards index × per host onwards)',
-    ]);
-    return problems;
-  }
-  const ids = hostShards(e);
-  if (ids === undefined) return problems;
-  const name = e.SHARD_IDS !== undefined ? 'SHARD_IDS' : 'HOST_INDEX';
-  if (e.SHARD_COUNT === 'auto') {
-    problems.push([
-      'SHARD_COUNT',
-      `a fixed number of shards is needed with ${name}: every host must count the same`,
-    ]);
-  } else {
-    const beyond = ids.filter((id) => id >= (e.SHARD_COUNT as number));
-    if (beyond.length > 0) {
-      problems.push([
-        name,
-        `shard ${beyond[0]} does not exist: ids go from 0 to SHARD_COUNT - 1 (${e.SHARD_COUNT - 1})`,
-      ]);
-    }
-  }
-  if (e.SHARDING_MANAGER)
-    problems.push([name, 'start:sharded spawns every shard itself; run npm start on each host']);
-  if (e.DATABASE_URL === undefined) {
-    problems.push([
-      'DATABASE_URL',
-      `hosts running shard ranges (${name}) share PostgreSQL; set DATABASE_URL`,
-    ]);
-  }
-  return problems;
-}
 
 export interface Config {
   directory: {
@@ -487,17 +215,6 @@ function shown(name: string, env: Environment): string {
   if (SECRET_VARIABLES.has(name)) return ' (value hidden)';
   const cut = value.length > 40 ? `${value.slice(0, 40)}…` : value;
   return ` (got ${JSON.stringify(cut)})`;
-}
-
-/** SHARDS as discord.js's ShardingManager writes it: a JSON array of shard IDs. */
-function parseShardList(value: string | undefined): number[] {
-  if (value === undefined) return [];
-  try {
-    const parsed: unknown = JSON.parse(value);
-    return Array.isArray(parsed) ? parsed.filter((n): n is number => Number.isInteger(n) && n >= 0) : [];
-  } catch {
-    return [];
-  }
 }
 
 /** Parses the environment; throws one ConfigError naming every bad variable. */

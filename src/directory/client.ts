@@ -1,37 +1,33 @@
 /**
  * The typed client for the whole directory interface (v1 and v2). Every method validates its
  * input before anything is sent, checks the v2 token-kind table, goes through the rate limiter
- * and the retrying transport, and returns our own types or throws one of errors.ts.
+ * and the retrying transport, and returns our own types or throws one of errors.ts. Its options
+ * are client-options.ts's; the checking of what the directory answered is answers.ts's.
  */
 import type { z } from 'zod';
-import { retryAfterFromHeaders } from '../http/retry-after.js';
+import { networkError, parseAnswer } from './answers.js';
+import {
+  DEFAULT_BASE_URL,
+  DEFAULT_RATE_LIMITS,
+  type DirectoryClientOptions,
+  type RequestEvent,
+  type RequestOptions,
+} from './client-options.js';
 import { authorizationFor, ENDPOINTS, type Endpoint, type EndpointName, routeOf } from './endpoints.js';
+import { InvalidArgumentError, UnavailableError } from './errors.js';
+import { type Limiter, RateLimiter } from './rate-limiter.js';
 import {
-  BadRequestError,
-  type DirectoryError,
-  ForbiddenError,
-  InvalidArgumentError,
-  InvalidResponseError,
-  isDirectoryError,
-  NotFoundError,
-  RateLimitedError,
-  UnauthorizedError,
-  UnavailableError,
-} from './errors.js';
-import {
-  type BucketLimit,
-  type GrantInfo,
-  type Limiter,
-  type Priority,
-  RateLimiter,
-} from './rate-limiter.js';
-import { assertRef, assertSnowflake, buildPath, SHORT_CODE_PATTERN } from './refs.js';
+  assertDomain,
+  assertHttpUrl,
+  assertLinkCode,
+  assertRef,
+  assertSnowflake,
+  buildPath,
+} from './refs.js';
 import {
   botReferenceListSchema,
   botSchema,
   commentListSchema,
-  errorBodySchema,
-  fastifyErrorSchema,
   linkListSchema,
   okSchema,
   profileCommentsSchema,
@@ -41,7 +37,7 @@ import {
   tokenInfoSchema,
   validateBotSchema,
 } from './schemas.js';
-import { type RateLimitLedger, SharedRateLimiter } from './shared-rate-limiter.js';
+import { SharedRateLimiter } from './shared-rate-limiter.js';
 import { Transport, type TransportResponse } from './transport.js';
 import type {
   ApiVersion,
@@ -62,83 +58,14 @@ import type {
   ValidateBotResult,
 } from './types.js';
 
-export const DEFAULT_BASE_URL = 'https://api.boticord.top';
-/** The directory's published limits. */
-export const DEFAULT_RATE_LIMITS = {
-  global: { max: 5, windowMs: 5_000 },
-  routes: { max: 1, windowMs: 2_000 },
-  marginMs: 25,
-} as const;
-
-export interface RequestEvent {
-  method: EndpointName;
-  route: string;
-  /** HTTP status, or the error code when no answer came. */
-  status: number | string;
-  durationMs: number;
-  attempts: number;
-}
-
-export interface DirectoryClientOptions {
-  /** Origin (and optional path prefix) without the version, e.g. https://api.boticord.top */
-  baseUrl?: string;
-  version?: ApiVersion;
-  token?: string | undefined;
-  tokenKind?: TokenKind;
-  /** The longest one attempt may take, in ms, from sending to the last byte of the answer. Default 10 s. */
-  timeoutMs?: number;
-  /** Retries after the first attempt, where retrying is safe. Default 2. */
-  maxRetries?: number;
-  /**
-   * The deadline of a request whose caller names none, in ms from the call: waits for the rate
-   * limit and Retry-After, attempts and backoffs included (the CLI's --max-wait). Default: none,
-   * and such a request ends by timeoutMs × attempts plus the longest backoffs from its first attempt.
-   */
-  maxWaitMs?: number;
-  /** Keep-alive connections to the directory. Default 8. */
-  connections?: number;
-  /** Client-side rate limits; false turns them off (only for tests of the server's own limits). */
-  rateLimits?: false | { global?: BucketLimit; routes?: BucketLimit; marginMs?: number };
-  /**
-   * Keep the rate limits with every other process using the same token, in a ledger they share
-   * (a database), instead of in this process only. See shared-rate-limiter.ts.
-   */
-  sharedRateLimits?: {
-    ledger: RateLimitLedger;
-    /** The ledger failed (it is retried until the request's deadline); for logs. */
-    onLedgerError?: (err: unknown, what: 'turn' | 'settle' | 'hold' | 'leave') => void;
-  };
-  userAgent?: string;
-  now?: () => number;
-  random?: () => number;
-  /** Called after every request, for logs and metrics. */
-  onRequest?: (event: RequestEvent) => void;
-  /** Called each time the rate limiter lets a request go, with how long it waited (metrics). */
-  onRateLimitGrant?: (info: GrantInfo) => void;
-}
-
-export interface RequestOptions {
-  /** 'interactive' (a person waits) goes before 'background'. Default: interactive. */
-  priority?: Priority;
-  /**
-   * When the request must be over. A wait for the rate limit or for a Retry-After that would pass
-   * it fails at once with RateLimited (and the wait); attempts are cut short to end by it
-   * (Unavailable, reason timeout).
-   */
-  deadline?: Date | number;
-  signal?: AbortSignal;
-  /**
-   * Called right before each attempt goes out, once the rate limiter let it go, with the time:
-   * when the directory sees the request, near enough (a request may wait its turn first).
-   */
-  onSend?: (at: number) => void;
-}
-
-const EXCERPT_LENGTH = 200;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+// The client's options go with it, for whoever imports the client from here.
+export {
+  DEFAULT_BASE_URL,
+  DEFAULT_RATE_LIMITS,
+  type DirectoryClientOptions,
+  type RequestEvent,
+  type RequestOptions,
+};
 
 export class DirectoryClient {
   readonly version: ApiVersion;
@@ -451,29 +378,12 @@ export class DirectoryClient {
         onSend: options.onSend,
       });
     } catch (err) {
-      const mapped = this.#networkError(err, context, options.signal);
+      const mapped = networkError(err, context, options.signal);
       this.#emit(endpoint.name, route, mapped.code, started, 1);
       throw mapped;
     }
     this.#emit(endpoint.name, route, response.status, started, response.attempts);
-    if (response.status >= 200 && response.status < 300) {
-      const json = this.#parseJson(response, context);
-      const resolved = typeof schema === 'function' ? schema(response.receivedAt) : schema;
-      const parsed = resolved.safeParse(json);
-      if (!parsed.success) {
-        const where = parsed.error.issues
-          .slice(0, 3)
-          .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
-          .join('; ');
-        throw new InvalidResponseError(`the directory's answer to ${endpoint.name} does not fit: ${where}`, {
-          ...context,
-          status: response.status,
-          excerpt: this.#excerpt(response.text),
-        });
-      }
-      return parsed.data;
-    }
-    throw this.#statusError(response, context);
+    return parseAnswer(response, context, schema, this.#token);
   }
 
   #emit(
@@ -491,146 +401,4 @@ export class DirectoryClient {
       attempts,
     });
   }
-
-  #parseJson(response: TransportResponse, context: { method: string; route: string }): unknown {
-    try {
-      return JSON.parse(response.text) as unknown;
-    } catch {
-      throw new InvalidResponseError(`the directory's answer to ${context.method} is not JSON`, {
-        ...context,
-        status: response.status,
-        excerpt: this.#excerpt(response.text),
-      });
-    }
-  }
-
-  /** The first characters of a body, with the token scrubbed in case a proxy echoes it. */
-  #excerpt(text: string): string {
-    let excerpt = text.length > EXCERPT_LENGTH ? `${text.slice(0, EXCERPT_LENGTH)}…` : text;
-    if (this.#token) excerpt = excerpt.split(this.#token).join('[REDACTED]');
-    return excerpt.replace(/\s+/g, ' ').trim();
-  }
-
-  /** The directory's own error text, cut and scrubbed: it becomes an error message. */
-  #errorMessage(text: string): string | undefined {
-    const message = this.#rawErrorMessage(text);
-    if (message === undefined) return undefined;
-    let clean = message.length > 300 ? `${message.slice(0, 300)}…` : message;
-    if (this.#token) clean = clean.split(this.#token).join('[REDACTED]');
-    return clean;
-  }
-
-  #rawErrorMessage(text: string): string | undefined {
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      return undefined;
-    }
-    const usual = errorBodySchema.safeParse(json);
-    if (usual.success && usual.data.error.message) return usual.data.error.message;
-    const fastify = fastifyErrorSchema.safeParse(json);
-    if (fastify.success && (fastify.data.message || fastify.data.error)) {
-      return fastify.data.message ?? fastify.data.error;
-    }
-    if (isRecord(json) && typeof json.message === 'string') return json.message;
-    return undefined;
-  }
-
-  #statusError(response: TransportResponse, context: { method: string; route: string }): DirectoryError {
-    const { status } = response;
-    const message = this.#errorMessage(response.text);
-    const ctx = { ...context, status };
-    switch (true) {
-      case status === 400:
-        return new BadRequestError(message ?? 'Bad request', ctx);
-      case status === 401:
-        return new UnauthorizedError(message ?? 'Unauthorized', ctx);
-      case status === 403:
-        return new ForbiddenError(message ?? 'Forbidden', ctx);
-      case status === 404:
-        return new NotFoundError(message ?? 'Not found', ctx);
-      case status === 429: {
-        const fromBody = /retry in (\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|seconds?)/i.exec(message ?? '');
-        const retryAfterMs =
-          retryAfterFromHeaders(response.headers, response.receivedAt) ??
-          (fromBody ? Math.ceil(Number(fromBody[1]) * (fromBody[2]?.startsWith('m') ? 1 : 1000)) : undefined);
-        return new RateLimitedError(message ?? 'Too many requests', { ...ctx, retryAfterMs });
-      }
-      case status >= 500:
-        return new UnavailableError(`the directory answered ${status}${message ? `: ${message}` : ''}`, {
-          ...ctx,
-          reason: 'status',
-        });
-      default:
-        return new InvalidResponseError(`the directory answered an unexpected ${status}`, {
-          ...ctx,
-          excerpt: this.#excerpt(response.text),
-        });
-    }
-  }
-
-  #networkError(
-    err: unknown,
-    context: { method: string; route: string },
-    signal: AbortSignal | undefined,
-  ): DirectoryError {
-    if (isDirectoryError(err)) return err;
-    const code = err instanceof Error && 'code' in err && typeof err.code === 'string' ? err.code : undefined;
-    if (signal?.aborted) {
-      return new UnavailableError(`${context.method} was cancelled`, {
-        ...context,
-        reason: 'timeout',
-        cause: err,
-      });
-    }
-    const timeout =
-      code === 'UND_ERR_HEADERS_TIMEOUT' ||
-      code === 'UND_ERR_BODY_TIMEOUT' ||
-      code === 'UND_ERR_CONNECT_TIMEOUT';
-    return new UnavailableError(
-      timeout
-        ? `the directory did not answer ${context.method} in time`
-        : `could not reach the directory for ${context.method}${code ? ` (${code})` : ''}`,
-      { ...context, reason: timeout ? 'timeout' : 'network', cause: sanitizeCause(err) },
-    );
-  }
-}
-
-/** Keep only the name, code and message of a low-level error: undici errors can carry request options. */
-function sanitizeCause(err: unknown): Error | undefined {
-  if (!(err instanceof Error)) return undefined;
-  const copy = new Error(err.message);
-  copy.name = err.name;
-  const code = (err as { code?: unknown }).code;
-  if (typeof code === 'string') (copy as Error & { code?: string }).code = code;
-  return copy;
-}
-
-function assertLinkCode(code: unknown, method: string): string {
-  if (typeof code !== 'string' || !SHORT_CODE_PATTERN.test(code)) {
-    throw new InvalidArgumentError('a link code is 1 to 32 letters, digits, _ or -', { method });
-  }
-  return code;
-}
-
-function assertHttpUrl(value: unknown, method: string): string {
-  if (typeof value === 'string' && value.length <= 2048) {
-    try {
-      const url = new URL(value);
-      if (url.protocol === 'http:' || url.protocol === 'https:') return value;
-    } catch {
-      // falls through to the error below
-    }
-  }
-  throw new InvalidArgumentError('the link must be an http(s) address of at most 2048 characters', {
-    method,
-  });
-}
-
-function assertDomain(value: unknown, allowed: readonly LinkDomainCode[], method: string): LinkDomainCode {
-  if (typeof value !== 'number' || !allowed.includes(value as LinkDomainCode)) {
-    throw new InvalidArgumentError(`domain must be one of ${allowed.join(', ')} here`, { method });
-  }
-  return value as LinkDomainCode;
 }

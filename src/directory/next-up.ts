@@ -8,7 +8,7 @@ import { usableDate } from '../time/range.js';
 
 export const EPOCH_THRESHOLD_MS = 1_000_000_000_000;
 
-/** When the next up is possible, or null when the directory sent none or an unusable time (times.ts). */
+/** When the next up is possible, or null when the directory sent none or an unusable time (time/range.ts). */
 export function normalizeNextUp(raw: number | null | undefined, receivedAtMs: number): Date | null {
   if (raw === null || raw === undefined || !Number.isFinite(raw) || raw < 0) return null;
   return usableDate(raw >= EPOCH_THRESHOLD_MS ? raw : receivedAtMs + raw);

@@ -5,6 +5,7 @@
  * is still percent-encoded when it is put into a path.
  */
 import { InvalidArgumentError } from './errors.js';
+import type { LinkDomainCode } from './types.js';
 
 export const SNOWFLAKE_PATTERN = /^\d{17,20}$/;
 export const SHORT_CODE_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
@@ -97,4 +98,39 @@ export function buildPath(template: string, params: Record<string, string>): str
     path += encodeURIComponent(value) + (parts[i + 1] ?? '');
   }
   return path;
+}
+
+/** A short link's code (the links methods). */
+export function assertLinkCode(code: unknown, method: string): string {
+  if (typeof code !== 'string' || !SHORT_CODE_PATTERN.test(code)) {
+    throw new InvalidArgumentError('a link code is 1 to 32 letters, digits, _ or -', { method });
+  }
+  return code;
+}
+
+/** A short link's target. */
+export function assertHttpUrl(value: unknown, method: string): string {
+  if (typeof value === 'string' && value.length <= 2048) {
+    try {
+      const url = new URL(value);
+      if (url.protocol === 'http:' || url.protocol === 'https:') return value;
+    } catch {
+      // falls through to the error below
+    }
+  }
+  throw new InvalidArgumentError('the link must be an http(s) address of at most 2048 characters', {
+    method,
+  });
+}
+
+/** A short link's domain, of those the method takes. */
+export function assertDomain(
+  value: unknown,
+  allowed: readonly LinkDomainCode[],
+  method: string,
+): LinkDomainCode {
+  if (typeof value !== 'number' || !allowed.includes(value as LinkDomainCode)) {
+    throw new InvalidArgumentError(`domain must be one of ${allowed.join(', ')} here`, { method });
+  }
+  return value as LinkDomainCode;
 }

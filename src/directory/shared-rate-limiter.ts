@@ -21,15 +21,8 @@
  * the ledger could overrun the limits, and repeated overruns can get the token restricted.
  */
 import { RateLimitedError, UnavailableError } from './errors.js';
-import {
-  type AcquireOptions,
-  type BucketLimit,
-  type Grant,
-  type GrantInfo,
-  type Priority,
-  type ProjectedBucket,
-  projectStarts,
-} from './rate-limiter.js';
+import type { AcquireOptions, BucketLimit, Grant, GrantInfo } from './rate-limiter.js';
+import { type Priority, type ProjectedBucket, projectStarts } from './schedule.js';
 
 /** A grant as the ledger keeps it; times on the ledger's clock (ms). */
 export interface LedgerGrant {

@@ -12,7 +12,7 @@
 import { makeURLSearchParams, type REST } from '@discordjs/rest';
 import { type APIGuild, type APIUser, type Client, Routes } from 'discord.js';
 import { isSnowflake, type ServerStatistics } from '../directory/index.js';
-import { bounded } from './bounded.js';
+import { bounded } from '../time/bounded.js';
 import type { ChannelNames } from './channel-names.js';
 
 /** What an up or a server report sends of the guild: the directory's server statistics. */

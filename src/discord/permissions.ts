@@ -17,7 +17,7 @@ import {
   Routes,
 } from 'discord.js';
 import { isSnowflake } from '../directory/index.js';
-import { bounded } from './bounded.js';
+import { bounded } from '../time/bounded.js';
 
 /** Every permission bit: what Administrator amounts to. */
 const ALL = (1n << 64n) - 1n;

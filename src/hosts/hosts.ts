@@ -18,7 +18,7 @@ import type { ShardState, ShardView } from '../discord/shard-stats.js';
 import type { Logger } from '../log/logger.js';
 import { type Store, StoreError } from '../store/index.js';
 import { PeriodicTask } from '../tasks/loop.js';
-import type { StatsGate } from '../tasks/stats-poster.js';
+import type { StatsGate } from '../tasks/stats-gate.js';
 import { HostRepository, LeaseRepository, type ShardConflict } from './store.js';
 
 /** How often a host writes its shards' numbers. */

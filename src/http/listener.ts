@@ -5,6 +5,7 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { errorLine } from '../log/error-line.js';
 
 /** A request's head must come within this, the whole request within REQUEST_TIMEOUT_MS. */
 const HEADERS_TIMEOUT_MS = 10_000;
@@ -20,10 +21,6 @@ export interface Listening {
   port: number;
   /** Stops listening and closes every connection, idle keep-alive ones included. Idempotent. */
   close(): Promise<void>;
-}
-
-export function describeError(err: unknown): string {
-  return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
 }
 
 /** Why listening failed, in one line that names the variable to change. */
@@ -47,7 +44,7 @@ export function listenProblem(
     case 'EAI_AGAIN':
       return `${H} ${host} does not resolve to an address: use 0.0.0.0 (every interface) or 127.0.0.1`;
     default:
-      return `could not listen on ${host} port ${port}: ${describeError(err)}`;
+      return `could not listen on ${host} port ${port}: ${errorLine(err)}`;
   }
 }
 
@@ -59,7 +56,7 @@ export function guard(server: Server, log: ListenerLog, what: string): void {
   server.headersTimeout = HEADERS_TIMEOUT_MS;
   server.requestTimeout = REQUEST_TIMEOUT_MS;
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
-    log.debug({ error: describeError(err), code: err.code }, `${what} client error`);
+    log.debug({ error: errorLine(err), code: err.code }, `${what} client error`);
     if (socket.writable && !socket.destroyed && err.code !== 'ECONNRESET') {
       const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request';
       socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
@@ -88,7 +85,7 @@ export function listen(
   return new Promise<Listening>((resolve, reject) => {
     const onListenError = (err: Error): void => {
       log.error(
-        { error: describeError(err), host: options.host, port: options.port },
+        { error: errorLine(err), host: options.host, port: options.port },
         `${what} could not listen`,
       );
       reject(options.listenError(err));
@@ -96,7 +93,7 @@ export function listen(
     server.once('error', onListenError);
     server.listen(options.port, options.host, () => {
       server.off('error', onListenError);
-      server.on('error', (err) => log.error({ error: describeError(err) }, `${what} error`));
+      server.on('error', (err) => log.error({ error: errorLine(err) }, `${what} error`));
       const address = server.address() as AddressInfo;
       log.info({ address: address.address, port: address.port }, `${what} listening`);
       let closing: Promise<void> | undefined;

@@ -19,7 +19,9 @@ import {
 import { type Deferral, type InteractionAcknowledger, markDeferred } from '../discord/acknowledge.js';
 import { NO_MENTIONS } from '../discord/mentions.js';
 import { resolveLocale, translator } from '../i18n/index.js';
+import { customIdPrefix } from '../render/custom-id.js';
 import type { RenderedMessage } from '../render/message.js';
+import { doneWithin } from '../time/bounded.js';
 import { describeFailure, GuildOnlyError } from './error-message.js';
 import { responderFor } from './respond.js';
 import type {
@@ -276,7 +278,7 @@ export function createRouter(
     inFlight++;
     let name = interaction.isChatInputCommand()
       ? interaction.commandName
-      : interaction.customId.split(':')[0];
+      : customIdPrefix(interaction.customId);
     let outcome = 'failed';
     try {
       const result = interaction.isChatInputCommand()
@@ -311,13 +313,7 @@ export function createRouter(
     },
     drain(timeoutMs) {
       if (inFlight === 0) return Promise.resolve(true);
-      return new Promise<boolean>((resolve) => {
-        const timer = setTimeout(() => resolve(false), timeoutMs);
-        drained.push(() => {
-          clearTimeout(timer);
-          resolve(true);
-        });
-      });
+      return doneWithin(new Promise<void>((resolve) => drained.push(resolve)), timeoutMs);
     },
   };
 }

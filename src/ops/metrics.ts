@@ -14,6 +14,7 @@
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { GrantInfo, RequestEvent } from '../directory/index.js';
+import { errorLine } from '../log/error-line.js';
 import type { Logger } from '../log/logger.js';
 
 /** One interaction handled (the router reports each once, after its answer). */
@@ -115,10 +116,6 @@ const WAIT_BUCKETS = [0.001, 0.1, 0.5, 1, 2, 3, 5, 10, 20, 30, 60, 120];
 function seconds(ms: number): number | undefined {
   if (typeof ms !== 'number' || Number.isNaN(ms)) return undefined;
   return Math.max(0, ms) / 1000;
-}
-
-function describe(err: unknown): string {
-  return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
 }
 
 function isShard(value: unknown): value is DiscordShardState {
@@ -245,7 +242,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       const read: unknown = source?.();
       if (read !== undefined) state = normalize(read);
     } catch (err) {
-      log?.warn({ error: describe(err) }, 'discord metrics source failed');
+      log?.warn({ error: errorLine(err) }, 'discord metrics source failed');
     }
     snapshot = { state };
     queueMicrotask(() => {
@@ -327,7 +324,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
         fn(...args);
       } catch (err) {
         try {
-          log?.warn({ adapter: name, error: describe(err) }, 'metrics adapter failed');
+          log?.warn({ adapter: name, error: errorLine(err) }, 'metrics adapter failed');
         } catch {
           // Nothing is left to tell.
         }

@@ -10,10 +10,8 @@
  * the socket is closed, a failing readiness check reads as not ready, a failing scrape as 500.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { describeError as describe, guard, listen } from '../http/listener.js';
-
-export { listenProblem } from '../http/listener.js';
-
+import { guard, listen } from '../http/listener.js';
+import { errorLine } from '../log/error-line.js';
 import type { Logger } from '../log/logger.js';
 import type { Metrics } from './metrics.js';
 
@@ -63,7 +61,7 @@ function json(status: number, value: { ready: boolean; detail?: unknown }): Repl
   try {
     body = JSON.stringify(value);
   } catch (err) {
-    body = JSON.stringify({ ready: value.ready, detail: `unserializable detail (${describe(err)})` });
+    body = JSON.stringify({ ready: value.ready, detail: `unserializable detail (${errorLine(err)})` });
   }
   return { status, type: JSON_TYPE, body: `${body}\n` };
 }
@@ -85,7 +83,7 @@ export function startOpsServer(options: OpsServerOptions): Promise<OpsServer> {
     try {
       answer = isReady();
     } catch (err) {
-      log.error({ error: describe(err) }, 'readiness check failed');
+      log.error({ error: errorLine(err) }, 'readiness check failed');
       return json(503, { ready: false, detail: 'readiness check failed' });
     }
     const ready = typeof answer === 'boolean' ? answer : answer?.ready === true;
@@ -99,7 +97,7 @@ export function startOpsServer(options: OpsServerOptions): Promise<OpsServer> {
       const body = await metrics.registry.metrics();
       return { status: 200, type: metrics.registry.contentType, body };
     } catch (err) {
-      log.error({ error: describe(err) }, 'metrics collection failed');
+      log.error({ error: errorLine(err) }, 'metrics collection failed');
       return text(500, 'metrics collection failed');
     }
   }
@@ -127,11 +125,11 @@ export function startOpsServer(options: OpsServerOptions): Promise<OpsServer> {
   }
 
   const server: Server = createServer((req, res) => {
-    res.on('error', (err) => log.debug({ error: describe(err) }, 'ops response failed'));
+    res.on('error', (err) => log.debug({ error: errorLine(err) }, 'ops response failed'));
     route(req)
       .then((reply) => send(req, res, reply))
       .catch((err: unknown) => {
-        log.error({ error: describe(err), path: pathOf(req.url) }, 'ops request failed');
+        log.error({ error: errorLine(err), path: pathOf(req.url) }, 'ops request failed');
         try {
           send(req, res, text(500, 'internal error'));
         } catch {

@@ -1,8 +1,18 @@
 /**
- * State of the comments pager lives in the button's custom_id, not in memory, so buttons keep
- * working after a restart: `comments:<mode>:<kind>:<id>:<page>`. mode o = open (new private
- * message), p = page (edit that message).
+ * Every custom_id the bot puts on a button, written and read here: `<prefix>:<fields>`. A
+ * button's state lives in its custom_id, not in memory, so buttons keep working after a restart.
+ *
+ * The comments pager: `comments:<mode>:<kind>:<id>:<page>`. mode o = open (new private message),
+ * p = page (edit that message); the page has at most four digits (50,000 comments at five a page).
+ * The "Remind me" button of /up (features/reminders/remind-button.ts): `remind:<next up, unix
+ * seconds>`.
  */
+
+/** The prefix a custom_id starts with (`comments`, `remind`): the button's name in the logs. */
+export function customIdPrefix(customId: string): string {
+  return customId.split(':', 1)[0] ?? '';
+}
+
 export type CommentsKind = 'bot' | 'server' | 'profile';
 export interface CommentsState {
   mode: 'open' | 'page';
@@ -14,8 +24,6 @@ export interface CommentsState {
 const KIND_CODE: Record<CommentsKind, string> = { bot: 'b', server: 's', profile: 'p' };
 const CODE_KIND: Record<string, CommentsKind> = { b: 'bot', s: 'server', p: 'profile' };
 const PREFIX = 'comments';
-/** The highest page a custom_id carries (four digits: 50,000 comments at five a page). */
-export const MAX_COMMENTS_PAGE = 9999;
 
 export function encodeComments(state: CommentsState): string {
   return [
@@ -53,4 +61,23 @@ export function commentsCustomId(state: CommentsState): string | null {
 
 export function isCommentsId(customId: string): boolean {
   return customId.startsWith(`${PREFIX}:`);
+}
+
+const REMIND_PREFIX = 'remind';
+
+/** The "Remind me" button's custom_id for a next up at `nextUpAt` (ms), in whole seconds rounded up. */
+export function encodeRemind(nextUpAt: number): string {
+  return `${REMIND_PREFIX}:${Math.ceil(nextUpAt / 1000)}`;
+}
+
+/** The next-up time in ms, or null for anything that is not a well-formed id. */
+export function decodeRemind(customId: string): number | null {
+  const match = /^remind:([1-9]\d{8,10})$/.exec(customId);
+  if (!match) return null;
+  const ms = Number(match[1]) * 1000;
+  return Number.isSafeInteger(ms) ? ms : null;
+}
+
+export function isRemindId(customId: string): boolean {
+  return customId.startsWith(`${REMIND_PREFIX}:`);
 }

@@ -5,6 +5,7 @@
  */
 import { type TimestampStylesString, time } from 'discord.js';
 import { isSnowflake } from '../directory/refs.js';
+import { removeControls } from '../text/controls.js';
 import { isUsableTime } from '../time/range.js';
 
 const ELLIPSIS = '…';
@@ -25,17 +26,13 @@ export function neutralizeMentions(text: string): string {
 }
 
 /**
- * Control characters other than newline and tab have no place in a reply, nor have the bidi
- * embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069) that can make text read
- * backwards. Line and paragraph separators and lone carriage returns become newlines.
+ * What src/text/controls.ts counts unsafe (control characters but newline and tab, bidi
+ * controls such as U+061C, U+200E/U+200F and the overrides that can make text read backwards)
+ * has no place in a reply. Line and paragraph separators and lone carriage returns become
+ * newlines first.
  */
 export function stripControl(text: string): string {
-  return (
-    text
-      .replace(/\r\n?|[\u2028\u2029]/g, '\n')
-      // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping them is the point
-      .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\ufeff]/g, '')
-  );
+  return removeControls(text.replace(/\r\n?|[\u2028\u2029]/g, '\n'));
 }
 
 /** Autolinked URLs and custom emoji stay as they are: a backslash inside would break them. */
@@ -186,7 +183,7 @@ export function looksLikeUrl(value: string): boolean {
 
 /**
  * Discord's `<t:…>` markup for a date, or null when there is none or it is out of range
- * (directory/times.ts): an Invalid Date would render as `<t:NaN:…>`.
+ * (time/range.ts): an Invalid Date would render as `<t:NaN:…>`.
  */
 export function timestamp(date: Date | null | undefined, style: TimestampStylesString): string | null {
   return date && isUsableTime(date.getTime()) ? time(date, style) : null;

@@ -4,13 +4,13 @@
  * the calls made in between fail with StoreUnavailableError.
  */
 import type { Kysely as KyselyInstance } from 'kysely';
+import { describeUrl, withoutPassword } from '../config/database-url.js';
 import { reason, StoreError } from './errors.js';
 import { Kysely, PostgresDialect, sql } from './kysely.js';
 import { migrateToLatest } from './migrate.js';
 import { SchemaPostgresIntrospector } from './pg-introspector.js';
 import type { Database } from './schema.js';
 import { Store, type StoreLogger } from './store.js';
-import { describeUrl, withoutPassword } from './url.js';
 
 /** PostgreSQL through Kysely's dialect, introspected within the store's schema (see pg-introspector.ts). */
 class StorePostgresDialect extends PostgresDialect {

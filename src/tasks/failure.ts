@@ -1,5 +1,6 @@
 /** What the background tasks log of an error: a code for metrics and alerts, and plain words. */
 import { isDirectoryError, RateLimitedError } from '../directory/index.js';
+import { errorLine } from '../log/error-line.js';
 
 export interface Failure {
   code: string;
@@ -20,7 +21,7 @@ export function failureOf(err: unknown): Failure {
   }
   return {
     code: 'Unexpected',
-    message: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+    message: errorLine(err),
     status: undefined,
     retryAfterMs: undefined,
   };

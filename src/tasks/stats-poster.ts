@@ -16,19 +16,20 @@
  *   at most.
  *
  * Timers, cancellation and the bounded stop are the TaskLoop's (loop.ts); the snapshot checks are
- * pure (stats-snapshot.ts).
+ * pure (stats-snapshot.ts); one post and its retries are stats-post.ts's.
  */
-import { type DirectoryClient, UnavailableError } from '../directory/index.js';
+import type { DirectoryClient } from '../directory/index.js';
 import type { Logger } from '../log/logger.js';
-import { failureFields, failureOf } from './failure.js';
+import { failureOf } from './failure.js';
+import { DEFAULT_STOP_TIMEOUT_MS, MAX_TIMER_MS, settle, TaskLoop, type TaskOptions } from './loop.js';
+import type { StatsGate } from './stats-gate.js';
 import {
-  backoffDelay,
-  DEFAULT_STOP_TIMEOUT_MS,
-  MAX_TIMER_MS,
-  settle,
-  TaskLoop,
-  type TaskOptions,
-} from './loop.js';
+  type PostContext,
+  postStats,
+  type StatsOutcome,
+  type StatsRetry,
+  type TickResult,
+} from './stats-post.js';
 import {
   inspectSnapshot,
   notReadyFields,
@@ -37,14 +38,7 @@ import {
   type StatsSnapshot,
 } from './stats-snapshot.js';
 
-export type { StatsBody, StatsSnapshot };
-
-export interface StatsRetry {
-  /** Attempts inside one tick, the first included. */
-  attempts: number;
-  baseMs: number;
-  capMs: number;
-}
+export type { StatsBody, StatsGate, StatsOutcome, StatsRetry, StatsSnapshot };
 
 export interface StatsPosterOptions extends TaskOptions {
   directory: Pick<DirectoryClient, 'postBotStats'>;
@@ -74,34 +68,6 @@ export interface StatsPosterOptions extends TaskOptions {
   gate?: (startedAgoMs: number) => Promise<StatsGate>;
 }
 
-/**
- * What the gate answers: go (and `stillValid`, asked right before each attempt: false when this
- * host lost the lead meanwhile, frozen or cut off), or not now and why; `retryInMs` when the
- * next turn is known (the interval since the last post, by any host, not over yet).
- */
-export type StatsGate =
-  | {
-      go: true;
-      stillValid: () => Promise<boolean>;
-      /**
-       * The post reached the directory `sentAgoMs` ago: the next turn, on whichever host, is an
-       * interval from then.
-       */
-      done?: (sentAgoMs: number) => Promise<void>;
-    }
-  | { go: false; reason: 'not-leader' | 'too-soon' | 'unknown'; retryInMs?: number };
-
-export type StatsOutcome =
-  | 'posted'
-  | 'skipped-not-ready'
-  | 'skipped-not-leader'
-  | 'skipped-snapshot-failed'
-  | 'unauthorized'
-  | 'forbidden'
-  | 'rate-limited'
-  | 'failed'
-  | 'rejected';
-
 export interface StatsOutcomeInfo {
   /** The whole tick: snapshot, every attempt and the waits between them. */
   durationMs: number;
@@ -119,33 +85,6 @@ export const DEFAULT_RETRY: Readonly<StatsRetry> = { attempts: 3, baseMs: 2_000,
 export const DEFAULT_START_DELAY_MS = 1_000;
 export const DEFAULT_SNAPSHOT_TIMEOUT_MS = 30_000;
 export const DEFAULT_ATTEMPT_TIMEOUT_MS = 120_000;
-/**
- * The longest Retry-After the poster waits, in intervals: a 429 may push the next post back by one
- * interval (one post skipped), not by a day.
- */
-const RETRY_AFTER_CAP_INTERVALS = 2;
-
-/**
- * Failures that the same request would meet again: someone has to change the token, its kind or
- * the configuration. Logged at error; the loop goes on at the next interval, since a token can be
- * fixed on the directory's side without a restart.
- */
-const OPERATOR_HINTS: Readonly<Record<string, string>> = {
-  Unauthorized: "the directory refused the token; check DIRECTORY_TOKEN (POST /stats takes the bot's own)",
-  Forbidden: 'the directory forbids this token to post stats; check DIRECTORY_TOKEN and DIRECTORY_TOKEN_KIND',
-  TokenKindNotAccepted: 'POST /stats takes a Bot token in API v2; check DIRECTORY_TOKEN_KIND',
-  InvalidArgument: 'nothing was sent; check that DIRECTORY_TOKEN is set and DIRECTORY_API_VERSION',
-  BadRequest: 'the directory rejected the body of the stats',
-  NotFound: 'the directory has no POST /stats here; check DIRECTORY_API_URL and DIRECTORY_API_VERSION',
-};
-
-const OUTCOME_OF: Readonly<Record<string, StatsOutcome>> = {
-  Unauthorized: 'unauthorized',
-  // A token of the wrong kind is a token problem, like a wrong token.
-  TokenKindNotAccepted: 'unauthorized',
-  Forbidden: 'forbidden',
-};
-
 // ---- the poster ----
 
 function duration(name: string, value: number | undefined, fallback: number, min = 0): number {
@@ -157,17 +96,6 @@ function duration(name: string, value: number | undefined, fallback: number, min
 }
 
 type Inspected = SnapshotCheck | { kind: 'failed'; code: string; message: string };
-
-interface TickResult {
-  outcome: StatsOutcome;
-  /** A gate's "not now" that knows when the next turn is. */
-  retryInMs?: number;
-  code?: string;
-  body?: StatsBody;
-  attempts?: number;
-  /** Not before this time: a 429 that asked for longer than the interval. */
-  notBefore?: number;
-}
 
 const SKIPPED: ReadonlySet<StatsOutcome> = new Set([
   'skipped-not-ready',
@@ -191,6 +119,7 @@ export class StatsPoster {
   readonly #snapshotTimeoutMs: number;
   readonly #attemptTimeoutMs: number;
   readonly #gate: StatsPosterOptions['gate'];
+  readonly #posting: PostContext;
 
   /** The tick running, which a tick() meanwhile returns. */
   #ticking: Promise<StatsOutcome> | undefined;
@@ -254,6 +183,19 @@ export class StatsPoster {
         else this.#log.info('stats poster stopped');
       },
     });
+    this.#posting = {
+      directory: this.#directory,
+      log: this.#log,
+      loop: this.#loop,
+      retry: this.#retry,
+      random: this.#random,
+      now: this.#now,
+      intervalMs: this.#intervalMs,
+      attemptTimeoutMs: this.#attemptTimeoutMs,
+      onSend: (at) => {
+        this.#sentAt = at;
+      },
+    };
   }
 
   /** Idempotent; schedules the first readiness check. A stopped poster does not start again. */
@@ -342,7 +284,7 @@ export class StatsPoster {
         };
       }
     }
-    const result = await this.#post(check.totals, gate);
+    const result = await postStats(this.#posting, check.totals, gate);
     if (result.outcome === 'posted' && gate?.go && gate.done) {
       const sentAgoMs = Math.max(0, this.#now() - (this.#sentAt ?? started));
       await gate.done(sentAgoMs).catch((err: unknown) => {
@@ -363,94 +305,6 @@ export class StatsPoster {
       this.#log.warn({ err: failureOf(err).message }, 'could not ask who posts the stats; skipped');
       return { go: false, reason: 'unknown' };
     }
-  }
-
-  async #post(body: StatsBody, gate?: StatsGate): Promise<TickResult> {
-    const { attempts, capMs } = this.#retry;
-    for (let attempt = 1; ; attempt += 1) {
-      // Right before sending: a host that lost the lead meanwhile (frozen, cut off) sends nothing.
-      if (gate?.go && !(await gate.stillValid().catch(() => false))) {
-        this.#log.warn({ attempt }, 'this host no longer leads the stats posts; nothing sent');
-        return { outcome: 'skipped-not-leader', code: 'fenced', attempts: attempt - 1 };
-      }
-      const answer = await this.#loop.attempt(
-        (signal) =>
-          this.#directory.postBotStats(
-            { ...body },
-            // The deadline keeps a background post from queueing behind interactive ups past the cap.
-            {
-              priority: 'background',
-              deadline: this.#now() + capMs,
-              signal,
-              onSend: (at) => {
-                this.#sentAt = at;
-              },
-            },
-          ),
-        this.#attemptTimeoutMs,
-      );
-      if (answer.ok) {
-        if (answer.value.ok === true) return { outcome: 'posted', body, attempts: attempt };
-        // The same body would meet the same answer: for the operator to read, not to repeat.
-        this.#log.warn({ body, attempt, code: 'NotOk' }, 'the directory answered ok: false to the stats');
-        return { outcome: 'rejected', code: 'NotOk', body, attempts: attempt };
-      }
-      const failure = failureOf(answer.abandoned ? this.#hung() : answer.error);
-      const fields = { body, attempt, attempts, ...failureFields(failure) };
-      const result = { code: failure.code, body, attempts: attempt };
-      if (this.#loop.stopRequested) {
-        this.#log.warn(fields, 'stats post ended by stop');
-        return { outcome: 'failed', ...result };
-      }
-      if (answer.abandoned) {
-        // Retrying now could put two posts in flight; by the next interval this one is long gone.
-        this.#log.error(
-          fields,
-          'stats post did not settle even when cancelled; waiting for the next interval',
-        );
-        return { outcome: 'failed', ...result };
-      }
-      const hint = OPERATOR_HINTS[failure.code];
-      if (hint !== undefined) {
-        this.#log.error({ ...fields, hint }, 'stats post refused; trying again at the next interval');
-        return { outcome: OUTCOME_OF[failure.code] ?? 'failed', ...result };
-      }
-      if (failure.code === 'RateLimited') {
-        const cap = Math.min(RETRY_AFTER_CAP_INTERVALS * this.#intervalMs, MAX_TIMER_MS);
-        const waitMs =
-          this.#loop.retryAfter(failure, cap) ?? backoffDelay(attempt, this.#retry, this.#random);
-        if (attempt < attempts && waitMs <= capMs) {
-          this.#log.warn({ ...fields, retryInMs: waitMs }, 'stats post rate limited; retrying');
-          if (await this.#loop.sleep(waitMs)) continue;
-          return { outcome: 'rate-limited', ...result };
-        }
-        this.#log.warn(
-          { ...fields, retryInMs: waitMs },
-          'stats post rate limited; waiting for the next interval',
-        );
-        return { outcome: 'rate-limited', ...result, notBefore: this.#now() + waitMs };
-      }
-      if (failure.code === 'Unavailable' || failure.code === 'InvalidResponse') {
-        if (attempt < attempts) {
-          const waitMs = backoffDelay(attempt, this.#retry, this.#random);
-          this.#log.warn({ ...fields, retryInMs: waitMs }, 'stats post failed; retrying');
-          if (await this.#loop.sleep(waitMs)) continue;
-          return { outcome: 'failed', ...result };
-        }
-        this.#log.warn(fields, 'stats post failed; waiting for the next interval');
-        return { outcome: 'failed', ...result };
-      }
-      this.#log.error(fields, 'stats post failed unexpectedly; waiting for the next interval');
-      return { outcome: 'failed', ...result };
-    }
-  }
-
-  /** What a post that ignored its cancel is logged as. */
-  #hung(): UnavailableError {
-    return new UnavailableError(`postBotStats did not settle within ${this.#attemptTimeoutMs} ms`, {
-      method: 'postBotStats',
-      reason: 'timeout',
-    });
   }
 
   async #inspect(): Promise<Inspected> {

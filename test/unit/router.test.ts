@@ -100,3 +100,33 @@ describe('failure wording', () => {
     },
   );
 });
+
+describe('drain', () => {
+  it('waits for the interactions in flight, at most as long as asked', async () => {
+    const deps = { logger: createLogger({ level: 'silent' }), now: Date.now } as unknown as BotDeps;
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const slow: SlashCommand = {
+      data: { name: 'slow', description: 'slow' },
+      execute: async () => {
+        await held;
+        return 'done';
+      },
+    };
+    const router = createRouter({ commands: [slow], buttons: [] }, deps);
+    expect(await router.drain(1_000)).toBe(true);
+    const handled = router.handle(interaction('slow').interaction);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(router.inFlight).toBe(1);
+    const started = Date.now();
+    expect(await router.drain(30)).toBe(false);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(25);
+    const draining = router.drain(5_000);
+    release();
+    expect(await draining).toBe(true);
+    await handled;
+    expect(router.inFlight).toBe(0);
+  });
+});

@@ -1,7 +1,13 @@
-/** The escaping every CLI write goes through, and run() when a write fails, in process. */
+/**
+ * The one unsafe set: escaped on every CLI write and log line, removed from what goes to Discord.
+ * And run() when a write fails, in process.
+ */
 import { describe, expect, it } from 'vitest';
+import { printer } from '../../src/cli/output.js';
 import { run } from '../../src/cli/run.js';
-import { escapeControls } from '../../src/text/controls.js';
+import { renderBotCard } from '../../src/render/cards.js';
+import { escapeControls, removeControls } from '../../src/text/controls.js';
+import { en, realBot } from './render/helpers.js';
 
 /** The class, as ranges of code points written out apart from the code under test. */
 const UNSAFE_RANGES: readonly (readonly [number, number])[] = [
@@ -12,6 +18,7 @@ const UNSAFE_RANGES: readonly (readonly [number, number])[] = [
   [0x200e, 0x200f],
   [0x2028, 0x202e],
   [0x2066, 0x2069],
+  [0xfeff, 0xfeff],
 ];
 
 const unsafe = (code: number): boolean => UNSAFE_RANGES.some(([from, to]) => code >= from && code <= to);
@@ -28,6 +35,17 @@ describe('escapeControls', () => {
     expect(wrong).toEqual([]);
   });
 
+  it('removeControls removes exactly the same code points, keeping new lines and tabs', () => {
+    const wrong: string[] = [];
+    for (let code = 0; code <= 0xffff; code++) {
+      if (code >= 0xd800 && code <= 0xdfff) continue;
+      const char = String.fromCharCode(code);
+      if (removeControls(char) !== (unsafe(code) ? '' : char)) wrong.push(code.toString(16));
+    }
+    expect(wrong).toEqual([]);
+    expect(removeControls('a\nb\tc 👍')).toBe('a\nb\tc 👍');
+  });
+
   it('keeps new lines, tabs and astral characters, and is idempotent', () => {
     const text = 'a\nb\tc 👍 \u001b[2J';
     expect(escapeControls(text)).toBe('a\nb\tc 👍 \\u001b[2J');
@@ -41,6 +59,32 @@ describe('escapeControls', () => {
     }
     const value = { [all]: [`${all}\\"\n`] };
     expect(JSON.parse(escapeControls(JSON.stringify(value, null, 2)))).toEqual(value);
+  });
+});
+
+describe('a directory name with U+061C, U+200E and U+200F', () => {
+  const name = 'left\u061cmark\u200eright\u200fend';
+
+  it('reaches the terminal escaped, through the one writer of the CLI', async () => {
+    const written: string[] = [];
+    const print = printer(
+      {
+        write(text: string, done: (error?: Error | null) => void) {
+          written.push(text);
+          done();
+        },
+      },
+      new Set(),
+    );
+    await print(`${name}\n`);
+    expect(written).toEqual(['left\\u061cmark\\u200eright\\u200fend\n']);
+  });
+
+  it('reaches a Discord message without them', () => {
+    const msg = renderBotCard({ ...realBot(), shortDescription: name, library: name }, en, 'en-US');
+    const sent = JSON.stringify(msg);
+    expect(sent).toContain('leftmarkrightend');
+    expect(sent).not.toMatch(/\\u061c|\\u200e|\\u200f|[\u061c\u200e\u200f]/i);
   });
 });
 

@@ -1,17 +1,16 @@
 /**
- * The "Remind me" button on an /up answer (a success, or "not yet"): `remind:<next up, unix
- * seconds>`. Everything it needs is in its custom_id, so a button from before a restart still
- * works; the guild and the member come from the press itself.
+ * The "Remind me" button on an /up answer (a success, or "not yet"). Everything it needs is in its
+ * custom_id (src/render/custom-id.ts), so a button from before a restart still works; the guild
+ * and the member come from the press itself.
  */
 import { ButtonStyle, ComponentType } from 'discord.js';
 import type { Translate } from '../../i18n/index.js';
 import { actionButton, type ButtonRow } from '../../render/components.js';
-
-const PREFIX = 'remind';
+import { encodeRemind } from '../../render/custom-id.js';
 
 /**
  * How far ahead a next-up time may be to steer a reminder. The directory's cooldown is hours
- * (facts: 4 h); a week leaves room for any change of it, and a time further out (a broken or
+ * (4 h today); a week leaves room for any change of it, and a time further out (a broken or
  * hostile answer) schedules nothing rather than a reminder for the year 9999.
  */
 export const MAX_REMIND_AHEAD_MS = 7 * 24 * 3_600_000;
@@ -22,22 +21,6 @@ export function remindableTime(nextUpAt: Date | null | undefined, now: number): 
   if (at === undefined || !Number.isFinite(at)) return null;
   if (at <= now || at > now + MAX_REMIND_AHEAD_MS) return null;
   return at;
-}
-
-export function encodeRemind(nextUpAt: number): string {
-  return `${PREFIX}:${Math.ceil(nextUpAt / 1000)}`;
-}
-
-/** The next-up time in ms, or null for anything that is not a well-formed id. */
-export function decodeRemind(customId: string): number | null {
-  const match = /^remind:([1-9]\d{8,10})$/.exec(customId);
-  if (!match) return null;
-  const ms = Number(match[1]) * 1000;
-  return Number.isSafeInteger(ms) ? ms : null;
-}
-
-export function isRemindId(customId: string): boolean {
-  return customId.startsWith(`${PREFIX}:`);
 }
 
 export function remindRow(nextUpAt: number, t: Translate): ButtonRow {

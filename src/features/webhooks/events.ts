@@ -1,5 +1,5 @@
 /**
- * What the directory's webhook delivers (../shared/directory-facts.md, "Webhooks (API v2)"),
+ * What the directory's webhook delivers (README, "The directory's webhooks"),
  * checked before it steers anything: each known type's shape, ids that are Discord ids, times in
  * a sane range. A delivery carries no id of its own; what identifies an event (for recognizing
  * the same delivery twice) is its type, member and time, and for the directory's "test" button a

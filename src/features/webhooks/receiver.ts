@@ -19,13 +19,8 @@
  * is cut off without touching the store, and one server's flood never slows another's.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import {
-  describeError as describe,
-  guard,
-  type Listening,
-  listen,
-  listenProblem,
-} from '../../http/listener.js';
+import { guard, type Listening, listen, listenProblem } from '../../http/listener.js';
+import { errorLine } from '../../log/error-line.js';
 import type { Logger } from '../../log/logger.js';
 import type { KeyCheck } from '../../store/webhooks.js';
 import { type DirectoryEvent, parseDelivery } from './events.js';
@@ -226,11 +221,11 @@ export function startWebhookReceiver(options: WebhookReceiverOptions): Promise<W
 
   const server: Server = createServer((req, res) => {
     const started = performance.now();
-    res.on('error', (err) => log.debug({ error: describe(err) }, 'webhook response failed'));
-    req.on('error', (err) => log.debug({ error: describe(err) }, 'webhook request failed'));
+    res.on('error', (err) => log.debug({ error: errorLine(err) }, 'webhook response failed'));
+    req.on('error', (err) => log.debug({ error: errorLine(err) }, 'webhook request failed'));
     handle(req)
       .catch((err: unknown) => {
-        log.warn({ error: describe(err) }, 'a webhook delivery could not be stored; answered 503');
+        log.warn({ error: errorLine(err) }, 'a webhook delivery could not be stored; answered 503');
         return { outcome: 'unavailable' as const, retryAfter: 5 };
       })
       .then(
@@ -250,7 +245,7 @@ export function startWebhookReceiver(options: WebhookReceiverOptions): Promise<W
         },
       )
       .catch((err: unknown) => {
-        log.error({ error: describe(err) }, 'webhook answer failed');
+        log.error({ error: errorLine(err) }, 'webhook answer failed');
         res.destroy();
       });
   });

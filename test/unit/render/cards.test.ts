@@ -12,6 +12,7 @@ import { COLORS } from '../../../src/render/colors.js';
 import { decodeComments } from '../../../src/render/custom-id.js';
 import { directorySample as sample } from '../../support/samples.js';
 import {
+  BIDI_MARKS,
   CONTROLS,
   customIdButtons,
   en,
@@ -121,7 +122,7 @@ describe('bot card', () => {
       '@everyone',
       '<@&123456789012345678>',
     ];
-    const huge = `${HOSTILE_NAME}${RLO}${CONTROLS}\n# head\n${'x'.repeat(10_000)}`;
+    const huge = `${HOSTILE_NAME}${RLO}${BIDI_MARKS}${CONTROLS}\n# head\n${'x'.repeat(10_000)}`;
     const bot: DirectoryBot = {
       ...realBot(),
       id: '724663360934772797',
@@ -131,7 +132,7 @@ describe('bot card', () => {
       library: HOSTILE_NAME,
       status: '@here',
       badge: '<@&123>',
-      tags: Array.from({ length: 100 }, (_, i) => `${HOSTILE_NAME} ${RLO}${i}`),
+      tags: Array.from({ length: 100 }, (_, i) => `${HOSTILE_NAME} ${RLO}${BIDI_MARKS}${i}`),
       developers,
       links: { discord: 'ftp://example.com', github: 'data:text/html,<b>x</b>', site: 'javascript:alert(1)' },
       shortDescription: huge,

@@ -2,9 +2,13 @@ import { describe, expect, it } from 'vitest';
 import {
   type CommentsState,
   commentsCustomId,
+  customIdPrefix,
   decodeComments,
+  decodeRemind,
   encodeComments,
+  encodeRemind,
   isCommentsId,
+  isRemindId,
 } from '../../../src/render/custom-id.js';
 
 describe('comments custom_id', () => {
@@ -65,5 +69,43 @@ describe('comments custom_id', () => {
     expect(commentsCustomId({ mode: 'page', kind: 'bot', id: ID, page: 1.5 })).toBeNull();
     expect(commentsCustomId({ mode: 'page', kind: 'bot', id: 'kerdoku', page: 0 })).toBeNull();
     expect(commentsCustomId({ mode: 'page', kind: 'bot', id: 'x'.repeat(200), page: 0 })).toBeNull();
+  });
+});
+
+describe('remind custom_id', () => {
+  it('carries the next up in whole seconds, rounded up, and reads it back', () => {
+    const at = Date.UTC(2026, 10, 25, 16, 0, 0, 1);
+    const id = encodeRemind(at);
+    expect(id).toBe(`remind:${Math.ceil(at / 1000)}`);
+    expect(isRemindId(id)).toBe(true);
+    expect(isCommentsId(id)).toBe(false);
+    expect(decodeRemind(id)).toBe(Math.ceil(at / 1000) * 1000);
+    expect(customIdPrefix(id)).toBe('remind');
+  });
+
+  it('rejects malformed IDs', () => {
+    for (const bad of [
+      '',
+      'remind',
+      'remind:',
+      'remind:0',
+      'remind:01764086400',
+      'remind:1764086400:1',
+      'remind:-1',
+      'remind:1e9',
+      'remind:123456789012',
+      'comments:1764086400',
+    ]) {
+      expect(decodeRemind(bad), JSON.stringify(bad)).toBeNull();
+    }
+    expect(isRemindId('comments:o:b:1:0')).toBe(false);
+  });
+});
+
+describe('customIdPrefix', () => {
+  it('names the button by what its custom_id starts with', () => {
+    expect(customIdPrefix('comments:o:b:724663360934772797:0')).toBe('comments');
+    expect(customIdPrefix('odd')).toBe('odd');
+    expect(customIdPrefix('')).toBe('');
   });
 });

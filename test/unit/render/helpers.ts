@@ -24,6 +24,8 @@ export const spaces = (s: string): string => s.replace(/[\u00a0\u202f]/g, ' ');
 
 export const HOSTILE_NAME = '@everyone <@&123> **bold** [x](javascript:alert(1))';
 export const RLO = '\u202e';
+/** Bidi marks that are not embeddings or overrides: the Arabic letter mark, LRM and RLM. */
+export const BIDI_MARKS = '\u061c\u200e\u200f';
 export const CONTROLS = '\u0000\u0007\u001b[31m\u007f\u0085';
 export const BAD_URLS = [
   'javascript:alert(1)',
@@ -88,7 +90,7 @@ function texts(msg: RenderedMessage): string[] {
 
 export const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for them is the point
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]/;
 
 /** Every Discord limit the issue names, checked on the finished message. */
 export function expectWithinLimits(msg: RenderedMessage): void {

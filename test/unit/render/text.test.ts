@@ -12,7 +12,7 @@ import {
   truncate,
   userMention,
 } from '../../../src/render/text.js';
-import { BAD_URLS, CONTROLS, HOSTILE_NAME, LONE_SURROGATE, RLO } from './helpers.js';
+import { BAD_URLS, BIDI_MARKS, CONTROLS, HOSTILE_NAME, LONE_SURROGATE, RLO } from './helpers.js';
 
 describe('text helpers', () => {
   it('truncate keeps short text, cuts with an ellipsis and never splits a surrogate pair', () => {
@@ -40,6 +40,23 @@ describe('text helpers', () => {
       'a[31mbcd\te\nf',
     );
     expect(stripControl('a\r\nb\rc\u2028d')).toBe('a\nb\nc\nd');
+    expect(stripControl(`a${BIDI_MARKS}b\ufeffc`)).toBe('abc');
+  });
+
+  it('lets no bidi mark through any helper that puts directory text in a message', () => {
+    const text = `x${BIDI_MARKS}y`;
+    for (const out of [
+      safeText(text, 100),
+      safeLine(text, 100),
+      safeCode(text, 100),
+      plainText(text, 100),
+      plainLabel(text),
+      directoryMarkdown(text, 100),
+      userMention(text),
+    ]) {
+      expect(out).toContain('xy');
+      expect(out).not.toMatch(/[\u061c\u200e\u200f]/);
+    }
   });
 
   it('safeText escapes markdown, masked links, headings, lists and quotes', () => {

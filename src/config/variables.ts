@@ -1,0 +1,181 @@
+/**
+ * How one variable of the environment is read (env.ts puts them together in SCHEMA): unset when
+ * empty, trimmed, and parsed by a small parser that says in plain words what it expected.
+ */
+import { isIP } from 'node:net';
+import { z } from 'zod';
+import { MAX_TIMER_MS } from '../time/range.js';
+import { describeUrl } from './database-url.js';
+
+/** Records the problem; a parser returns what it returns and goes no further. */
+type Fail = (message: string) => never;
+
+/**
+ * One variable. An empty value, or one of only whitespace, is unset: `HTTP_PORT=` in a `.env` or
+ * a `docker run --env-file` must not replace a default with nothing. Anything else is trimmed and
+ * handed to `parse`, which returns the value or `fail(message)`.
+ */
+export function variable<T, F>(fallback: F, parse: (value: string, fail: Fail) => T) {
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx): T | F => {
+      const value = raw?.trim();
+      if (value === undefined || value === '') return fallback;
+      return parse(value, (message) => {
+        ctx.addIssue({ code: 'custom', message });
+        return z.NEVER;
+      });
+    });
+}
+
+export const optionalText = variable(undefined, (value) => value);
+
+export function integer(min: number, max: number, fallback: number, unit = '') {
+  return variable(fallback, (value, fail) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min || n > max) {
+      return fail(`expected a whole number from ${min} to ${max}${unit}`);
+    }
+    return n;
+  });
+}
+
+export function rate(fallback: { max: number; windowMs: number }) {
+  return variable(fallback, (value, fail) => {
+    const match = /^(\d+)\/(\d+)$/.exec(value);
+    const max = Number(match?.[1]);
+    const windowMs = Number(match?.[2]);
+    if (!match || max < 1 || windowMs < 1) return fail('expected REQUESTS/MILLISECONDS, for example 5/5000');
+    return { max, windowMs };
+  });
+}
+
+function parseHttpUrl(value: string): URL | undefined {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** An http(s) address without its trailing slashes. */
+export function httpUrl(value: string, fail: Fail): string {
+  return parseHttpUrl(value) ? value.replace(/\/+$/, '') : fail('expected an http(s) URL');
+}
+
+/**
+ * The directory's address. The client puts the version in front of every path itself, so an
+ * address that ends in one (as the directory's documentation writes it) would ask for /v2/v2/...
+ * and meet 404s that read as "not found".
+ */
+export function directoryUrl(fallback: string) {
+  return variable(fallback, (value, fail) => {
+    const version = /\/(v\d+)\/*$/i.exec(parseHttpUrl(value)?.pathname ?? '')?.[1];
+    if (version === undefined) return httpUrl(value, fail);
+    return fail(
+      `expected the address without the version: remove the /${version} at its end ` +
+        '(DIRECTORY_API_VERSION chooses the version)',
+    );
+  });
+}
+
+/**
+ * A token is one word of visible ASCII, as Discord's and the directory's are. A line break, a space
+ * or another character inside is a copy-paste slip that would otherwise surface only at the first
+ * request, as a network error; the message names the slip, never the value.
+ */
+export function token() {
+  return variable(undefined, (value, fail) => {
+    if (/^[\x21-\x7e]+$/.test(value)) return value;
+    let slip = 'a control or non-ASCII character';
+    if (/[\r\n]/.test(value)) slip = 'a line break';
+    else if (/\s/.test(value)) slip = 'a space';
+    return fail(`expected the token alone, as one word: it has ${slip} inside`);
+  });
+}
+
+/**
+ * A PostgreSQL URL. The message about a wrong one names its scheme at most: the rest may hold a
+ * password.
+ */
+export function databaseUrl() {
+  return variable(undefined, (value, fail) => {
+    if (describeUrl(value) !== undefined) return value;
+    // Only a scheme followed by //: what precedes the first colon may otherwise be a password.
+    const scheme = /^([a-z][a-z\d+.-]*):\/\//i.exec(value)?.[1];
+    return fail(
+      'expected a PostgreSQL URL, postgres://user:password@host:port/database (or postgresql://)' +
+        (scheme === undefined ? '' : `; this one starts with ${scheme}:`),
+    );
+  });
+}
+
+export function snowflake() {
+  return variable(undefined, (value, fail) =>
+    /^\d{17,20}$/.test(value) ? value : fail('expected a Discord ID (17 to 20 digits)'),
+  );
+}
+
+/** `30m`, `900s`, `1h`, `1500ms`, or a bare number of milliseconds. */
+export function parseDuration(value: string): number | undefined {
+  const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|min|h)?$/.exec(value.trim());
+  if (!match) return undefined;
+  const n = Number(match[1]);
+  const unit = match[2] ?? 'ms';
+  const factor = unit === 'h' ? 3_600_000 : unit === 'm' || unit === 'min' ? 60_000 : unit === 's' ? 1000 : 1;
+  const ms = Math.round(n * factor);
+  return Number.isSafeInteger(ms) && ms > 0 ? ms : undefined;
+}
+
+export function formatMs(ms: number): string {
+  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000} min`;
+  if (ms >= 1_000 && ms % 1_000 === 0) return `${ms / 1_000} s`;
+  return `${ms} ms`;
+}
+
+export function duration(fallback: number) {
+  return variable(fallback, (value, fail) => {
+    const ms = parseDuration(value);
+    if (ms === undefined) return fail('expected a duration such as 30m, 900s or 1h');
+    if (ms > MAX_TIMER_MS) return fail(`${formatMs(ms)} is longer than a timer can wait (about 24 days)`);
+    return ms;
+  });
+}
+
+export function flag() {
+  return variable(false, (value, fail) => {
+    const word = value.toLowerCase();
+    if (['1', 'true', 'yes', 'on'].includes(word)) return true;
+    if (['0', 'false', 'no', 'off'].includes(word)) return false;
+    return fail('expected true or false');
+  });
+}
+
+export function optionalPort() {
+  return variable(undefined, (value, fail) => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value) || n > 65_535) return fail('expected a port from 0 to 65535');
+    return n;
+  });
+}
+
+const HOST_NAME = /^(?=.{1,253}$)[a-z\d](?:[a-z\d-]{0,61}[a-z\d])?(?:\.[a-z\d](?:[a-z\d-]{0,61}[a-z\d])?)*$/i;
+
+/** Where to listen: an IP address or a host name; a port, a scheme or brackets in it are slips. */
+export function host(fallback: string) {
+  return variable(fallback, (value, fail) =>
+    isIP(value) !== 0 || HOST_NAME.test(value)
+      ? value
+      : fail('expected an IP address (such as 0.0.0.0, 127.0.0.1 or ::) or a host name, without a port'),
+  );
+}
+
+export function oneOf<const T extends readonly [string, ...string[]]>(values: T, fallback: T[number]) {
+  return variable(fallback, (value, fail): T[number] =>
+    (values as readonly string[]).includes(value)
+      ? (value as T[number])
+      : fail(`expected one of ${values.join(', ')}`),
+  );
+}

@@ -1,0 +1,50 @@
+/**
+ * Waiting for something at most so long: the one helper for a Discord REST call, a shutdown step
+ * that may hang on what it waits for, and the drain of the interactions still running.
+ */
+
+/** The rejection of `bounded` once its time is up. */
+export class TimedOutError extends Error {
+  override readonly name = 'TimedOutError';
+  constructor() {
+    super('timed out');
+  }
+}
+
+/**
+ * `work` bounded in time. Aborting is not enough on its own: discord.js notices the signal only
+ * between its steps, not while a request waits for its global limit (50 requests/s), and under a
+ * burst that wait lasted 10 s. So the caller gets a TimedOutError once `ms` have passed, whatever
+ * the work does then, and the work is aborted as soon as it can be.
+ */
+export async function bounded<T>(work: (signal: AbortSignal) => Promise<T>, ms: number): Promise<T> {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const err = new TimedOutError();
+      controller.abort(err);
+      reject(err);
+    }, ms);
+  });
+  try {
+    // A late failure of the work left behind is the race's to swallow, not an unhandled rejection.
+    return await Promise.race([work(controller.signal), timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Whether `work` was done within `ms` (it rejects as `work` does, if in time): for what may hang
+ * on what it waits for (a socket that never answers) and must not hold the rest.
+ */
+export async function doneWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  try {
+    await bounded(() => work, ms);
+    return true;
+  } catch (err) {
+    if (err instanceof TimedOutError) return false;
+    throw err;
+  }
+}
