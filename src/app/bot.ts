@@ -6,23 +6,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { IIdentifyThrottler, WebSocketManager } from '@discordjs/ws';
-import {
-  type APIGatewayBotInfo,
-  type APIGuild,
-  type Client,
-  DefaultUserAgent,
-  Events,
-  Routes,
-  ShardClientUtil,
-} from 'discord.js';
+import { type APIGatewayBotInfo, type Client, DefaultUserAgent, Events, Routes } from 'discord.js';
 import type { Config } from '../config/env.js';
 import type { DirectoryClient } from '../directory/index.js';
 import { InteractionAcknowledger } from '../discord/acknowledge.js';
 import type { ChannelNames } from '../discord/channel-names.js';
 import { createDiscordClient, type DiscordClientOptions } from '../discord/client.js';
 import { CommandMentions } from '../discord/command-mentions.js';
-import type { GuildFacts } from '../discord/guild-posts.js';
+import { guildFactsLookup } from '../discord/guild-posts.js';
 import { discordLookups } from '../discord/lookups.js';
 import { createDiscordRestAgent } from '../discord/rest-agent.js';
 import { exposeShardStates, localShards } from '../discord/shard-stats.js';
@@ -36,13 +27,13 @@ import { recoverPendingUps } from '../features/up/recover.js';
 import { WebhookAnnouncer } from '../features/webhooks/announcer.js';
 import { DirectoryEventHandler } from '../features/webhooks/handle.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../features/webhooks/receiver.js';
-import { ADOPT_EVERY_MS, adoptOrphanedUps, hostJournalOwner } from '../hosts/adopt.js';
+import { ADOPT_EVERY_MS, adoptOrphanedUps } from '../hosts/adopt.js';
 import { PostgresIdentifyLedger } from '../hosts/identify-ledger.js';
-import { SharedIdentifyThrottler, sessionBudgetProblem } from '../hosts/identify-throttle.js';
+import { hostIdentifyThrottler, sessionBudgetProblem } from '../hosts/identify-throttle.js';
+import { ShardOwnership } from '../hosts/ownership.js';
 import { createRouter, type Router, type RouterHooks } from '../interactions/router.js';
 import type { BotDeps, Registry } from '../interactions/types.js';
 import type { Logger } from '../log/logger.js';
-import { logThrottle } from '../log/throttle.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { Readiness } from '../ops/server.js';
 import { ChartRenderer } from '../render/charts.js';
@@ -58,8 +49,8 @@ import type { PendingUp } from '../store/journal.js';
 import { type BackgroundTask, backgroundTask, startTasks, stopTasks } from '../tasks/loop.js';
 import type { ServerReporter } from '../tasks/server-reports.js';
 import type { StatsPoster } from '../tasks/stats-poster.js';
-import { bounded, doneWithin } from '../time/bounded.js';
-import { createServices, LEDGER_WARN_EVERY_MS, type ServicesOptions } from './services.js';
+import { doneWithin } from '../time/bounded.js';
+import { createServices, type ServicesOptions } from './services.js';
 
 export interface BotOptions {
   config: Config;
@@ -111,69 +102,15 @@ export interface BotApp {
 
 const DESTROY_BOUND_MS = 2_000;
 
-/**
- * Which guilds' reminders this process sends: all of them in the single process; in a shard
- * process, those of its shards (a guild's shard is (id >> 22) % shard count, Discord's rule).
- */
-function guildOwnership(
-  client: Client,
-  sharding: Config['sharding'],
-  orphans: () => ReadonlySet<number>,
-): ((guildId: string) => boolean) | undefined {
-  const ids = ownShards(sharding);
-  if (!ids) return undefined;
-  const mine = new Set(ids);
-  return (guildId) => {
-    const count = client.options.shardCount ?? 1;
-    if (!/^\d{1,20}$/.test(guildId)) return false;
-    const shard = ShardClientUtil.shardIdForGuildId(guildId, count);
-    // And a gone host's (hosts/adopt.ts): any live host may send them, each once (claims).
-    return mine.has(shard) || orphans().has(shard);
-  };
-}
-
-/**
- * A server's name and language for a reminder: from the cache of this process's shards, else
- * (a gone host's server, hosts/adopt.ts) asked of Discord, which answers any host of the bot.
- */
-async function guildFacts(client: Client, guildId: string, logger: Logger): Promise<GuildFacts | undefined> {
-  const cached = client.guilds.cache.get(guildId);
-  if (cached) return { name: cached.name, preferredLocale: cached.preferredLocale };
-  try {
-    const guild = (await bounded(
-      (signal) => client.rest.get(Routes.guild(guildId), { signal }),
-      GUILD_FACTS_BOUND_MS,
-    )) as APIGuild;
-    return { name: guild.name, preferredLocale: guild.preferred_locale };
-  } catch (err) {
-    logger.debug({ guildId, err: String(err) }, "a server's name could not be read for its reminder");
-    return undefined;
-  }
-}
-
-const GUILD_FACTS_BOUND_MS = 3_000;
-
-/** The shards this process runs when it does not run them all: a shard process's, or a host's. */
-function ownShards(sharding: Config['sharding']): readonly number[] | undefined {
-  return sharding.isChild ? sharding.childShards : sharding.hostShards;
-}
-
-/**
- * The journal's owner: each shard process recovers the ups of its own shards, whatever it
- * shares; a host, its own (and another's once that one is gone: hosts/adopt.ts).
- */
-function journalOwner(sharding: Config['sharding']): string {
-  if (sharding.hostShards) return hostJournalOwner(sharding.hostId);
-  const ids = ownShards(sharding);
-  return ids ? `shards-${ids.join('-')}` : 'main';
-}
-
 /** Opens the store (services.ts) before anything connects: throws its StoreError when it cannot. */
 export async function createBot(options: BotOptions): Promise<BotApp> {
   const { config, logger, metrics } = options;
   const sharding = config.sharding;
+  const now = options.now ?? Date.now;
   // Ours, so that stop() can close its keep-alive connections.
   const restAgent = createDiscordRestAgent();
+  // Set once the store is open (below); discord.js asks for the IDENTIFY throttle only at login.
+  let identifyLedger: PostgresIdentifyLedger | undefined;
   const { client, channels, interactions } = createDiscordClient({
     apiUrl: config.discord.apiUrl,
     // A shard process takes its shards from the manager (discord.js reads them itself).
@@ -185,24 +122,11 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
     onChannelNamesError: (err, event) => logger.warn({ err, event }, 'gateway dispatch not understood'),
     restAgent,
     // One host of several: IDENTIFY turns shared through the store.
-    ...(sharding.hostShards ? { identifyThrottler: (manager) => hostIdentify(manager) } : {}),
+    ...(sharding.hostShards
+      ? { identifyThrottler: hostIdentifyThrottler(() => identifyLedger as PostgresIdentifyLedger, logger) }
+      : {}),
     ...options.discord,
   });
-  // Set once the store is open (below); discord.js asks for the throttle only when it connects.
-  let identifyLedger: PostgresIdentifyLedger | undefined;
-  const ledgerWarn = logThrottle(LEDGER_WARN_EVERY_MS);
-  async function hostIdentify(manager: WebSocketManager): Promise<IIdentifyThrottler> {
-    const info = await manager.fetchGatewayInformation();
-    return new SharedIdentifyThrottler({
-      // Opened before login (below), and only login asks for the throttle.
-      ledger: identifyLedger as PostgresIdentifyLedger,
-      maxConcurrency: info.session_start_limit.max_concurrency,
-      onLedgerError: (err) => {
-        if (!ledgerWarn()) return;
-        logger.warn({ err: String(err) }, 'cannot take an IDENTIFY turn from the store; the shard waits');
-      },
-    });
-  }
   // The manager counts a shard process's shards by asking it (shard-stats.ts).
   if (sharding.isChild) exposeShardStates(client);
   const services = await createServices({
@@ -228,70 +152,112 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
   });
   const { directory, poster, reporter, store } = services;
   if (sharding.hostShards) identifyLedger = new PostgresIdentifyLedger(store);
-  const journal = new StoreUpJournal(store, { owner: journalOwner(sharding) });
-  const charts = new ChartRenderer();
-  const deps: BotDeps = {
-    directory,
-    discord: discordLookups(client, channels, options.gatherTimeoutMs ?? 2_000),
-    logger,
-    now: options.now ?? Date.now,
-    journal,
-    settings: new SettingsRepository(store),
-    reminders: new ReminderRepository(store),
-    history: new HistoryRepository(store),
-    charts,
-    wakeReminders: (dueAt) => scheduler.wake(dueAt),
-    reminderRoleChosen: (guildId, roleId) => reminderRoles.chosen(guildId, roleId),
-    commands: new CommandMentions({
-      rest: client.rest,
-      applicationId: () => client.application?.id ?? null,
-      logger,
-    }),
+  const ownership = new ShardOwnership(sharding, () => client.options.shardCount ?? 1);
+
+  // The store's repositories, and what the features built on them.
+  const settings = new SettingsRepository(store);
+  const reminders = new ReminderRepository(store);
+  const history = new HistoryRepository(store);
+  const webhooks = new WebhookRepository(store);
+  const journal = new StoreUpJournal(store, { owner: ownership.journalOwner() });
+  const commands = new CommandMentions({
     rest: client.rest,
-    webhooks: new WebhookRepository(store),
-    webhookReceiver: { listening: config.webhook.port !== undefined, publicUrl: config.webhook.publicUrl },
-  };
+    applicationId: () => client.application?.id ?? null,
+    logger,
+  });
+  const guild = guildFactsLookup(client, logger);
+  const charts = new ChartRenderer();
   const owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  const reminderRoles = new ReminderRoles({ settings, logger });
+  reminderRoles.watch(client);
+  const scheduler = new ReminderScheduler({
+    reminders,
+    owner,
+    ownsGuild: ownership.guildFilter(),
+    leaseMs: config.reminderClaimMs,
+    logger,
+    now,
+    sender: new DiscordReminderSender({
+      rest: client.rest,
+      settings,
+      commands,
+      guild,
+      roleDeleted: (guildId, roleId) => reminderRoles.isDeleted(guildId, roleId),
+      logger,
+      now,
+    }),
+    onDone: metrics ? (event) => metrics.reminder(event) : undefined,
+  });
+  const wakeReminders = (dueAt: number): void => scheduler.wake(dueAt);
   const announcer = new WebhookAnnouncer({
-    webhooks: deps.webhooks,
+    webhooks,
     owner,
     onDone: metrics ? (event) => metrics.webhookEvent(event) : undefined,
     leaseMs: config.reminderClaimMs,
     logger,
-    now: deps.now,
+    now,
     handler: new DirectoryEventHandler({
       rest: client.rest,
-      webhooks: deps.webhooks,
-      settings: deps.settings,
-      history: deps.history,
-      reminders: deps.reminders,
-      wakeReminders: (dueAt) => scheduler.wake(dueAt),
-      guild: (id) => guildFacts(client, id, logger),
+      webhooks,
+      settings,
+      history,
+      reminders,
+      wakeReminders,
+      guild,
       logger,
-      now: deps.now,
+      now,
     }),
   });
-  let receiver: WebhookReceiver | undefined;
-  const reminderRoles = new ReminderRoles({ settings: deps.settings, logger });
-  reminderRoles.watch(client);
-  const scheduler = new ReminderScheduler({
-    reminders: deps.reminders,
-    owner,
-    ownsGuild: guildOwnership(client, sharding, () => orphanShards),
-    leaseMs: config.reminderClaimMs,
+  const deps: BotDeps = {
+    directory,
+    discord: discordLookups(client, channels, options.gatherTimeoutMs ?? 2_000),
     logger,
-    now: deps.now,
-    sender: new DiscordReminderSender({
-      rest: client.rest,
-      settings: deps.settings,
-      commands: deps.commands,
-      guild: (id) => guildFacts(client, id, logger),
-      roleDeleted: (guildId, roleId) => reminderRoles.isDeleted(guildId, roleId),
-      logger,
-      now: deps.now,
-    }),
-    onDone: metrics ? (event) => metrics.reminder(event) : undefined,
-  });
+    now,
+    journal,
+    settings,
+    reminders,
+    history,
+    charts,
+    wakeReminders,
+    reminderRoleChosen: (guildId, roleId) => reminderRoles.chosen(guildId, roleId),
+    commands,
+    rest: client.rest,
+    webhooks,
+    webhookReceiver: { listening: config.webhook.port !== undefined, publicUrl: config.webhook.publicUrl },
+  };
+  /** Answers ups from before a restart, or a gone host's (features/up/recover.ts). */
+  const recover = (entries?: PendingUp[]) =>
+    recoverPendingUps({ ...deps, rest: client.rest, ...(entries ? { entries } : {}) });
+
+  /**
+   * Every background task of this process, started in this order once connected and stopped
+   * together at shutdown: a new one is added here (or, for every process, in services.ts).
+   */
+  const tasks: BackgroundTask[] = [
+    ...services.tasks,
+    // Reminders that fell due while the bot was down go out now.
+    backgroundTask('reminders', scheduler),
+    // And webhook events stored but not announced before a restart.
+    backgroundTask('webhook announcer', announcer),
+    // The history keeps UP_HISTORY_DAYS: what is older goes now and every few hours.
+    historyPruner({ history, webhooks, logger, now }),
+    // One host of several answers the ups of hosts that are gone (hosts/adopt.ts).
+    ...(services.host
+      ? [
+          adoptOrphanedUps({
+            hosts: services.host,
+            journal,
+            answer: recover,
+            logger,
+            silentMs: sharding.hostGoneAfterMs,
+            // Looked for twice within the silence, so a gone host's ups wait at most one and a half of it.
+            everyMs: Math.min(ADOPT_EVERY_MS, Math.round(sharding.hostGoneAfterMs / 2)),
+            onOrphans: (shards) => ownership.setOrphans(shards),
+          }),
+        ]
+      : []),
+  ];
+
   const hooks: RouterHooks = {
     onHandled: (event) => {
       metrics?.interaction(event);
@@ -319,58 +285,14 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
       'connected to Discord',
     );
     startTasks(tasks, logger);
-    const recover = (entries?: PendingUp[]) =>
-      recoverPendingUps({ ...deps, rest: client.rest, ...(entries ? { entries } : {}) });
     void recover().then((answered) =>
       logger.debug({ answered }, 'the ups from before the restart are dealt with'),
     );
-    // A gone host's ups are answered the same way (orphan adoption, below).
-    answerAdopted = recover;
   });
-  /** Set once connected (above), before the adoption's first look. */
-  let answerAdopted: (entries: PendingUp[]) => Promise<number> = async () => 0;
-  /**
-   * Every background task of this process, started in this order once connected and stopped
-   * together at shutdown: a new one is added here (or, for every process, in services.ts).
-   */
-  const tasks: BackgroundTask[] = [
-    ...services.tasks,
-    // Reminders that fell due while the bot was down go out now.
-    backgroundTask('reminders', scheduler),
-    // And webhook events stored but not announced before a restart.
-    backgroundTask('webhook announcer', announcer),
-    // The history keeps UP_HISTORY_DAYS: what is older goes now and every few hours.
-    historyPruner({ history: deps.history, webhooks: deps.webhooks, logger, now: deps.now }),
-    // One host of several answers the ups of hosts that are gone (hosts/adopt.ts).
-    ...(services.host
-      ? [
-          adoptOrphanedUps({
-            hosts: services.host,
-            journal,
-            answer: (entries) => answerAdopted(entries),
-            logger,
-            silentMs: sharding.hostGoneAfterMs,
-            // Looked for twice within the silence, so a gone host's ups wait at most one and a half of it.
-            everyMs: Math.min(ADOPT_EVERY_MS, Math.round(sharding.hostGoneAfterMs / 2)),
-            onOrphans: (shards) => {
-              orphanShards = new Set(shards);
-            },
-          }),
-        ]
-      : []),
-  ];
-  /** Shards of hosts that are gone: their guilds' reminders are sent from here too. */
-  let orphanShards: ReadonlySet<number> = new Set();
-  watchGuilds({
-    client,
-    channels,
-    discord: deps.discord,
-    reporter,
-    settings: deps.settings,
-    logger,
-  });
+  watchGuilds({ client, channels, discord: deps.discord, reporter, settings, logger });
   watchShards(client, logger, options.onFatal);
 
+  let receiver: WebhookReceiver | undefined;
   let stopping: Promise<void> | undefined;
   return {
     client,

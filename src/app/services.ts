@@ -11,7 +11,7 @@ import { DirectoryClient } from '../directory/index.js';
 import type { ShardView } from '../discord/shard-stats.js';
 import { Host } from '../hosts/hosts.js';
 import type { Logger } from '../log/logger.js';
-import { logThrottle } from '../log/throttle.js';
+import { LEDGER_WARN_EVERY_MS, logThrottle } from '../log/throttle.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { Readiness } from '../ops/server.js';
 import { openStore, PostgresRateLimitLedger, type Store } from '../store/index.js';
@@ -72,9 +72,6 @@ export interface Services {
 const TASK_STOP_MS = 1_500;
 /** A PostgreSQL pool waits for its queries to end before it closes; one that hangs is left. */
 const STORE_CLOSE_MS = 1_000;
-
-/** A ledger failure is logged at most this often: a turn is tried again every 250 ms. */
-export const LEDGER_WARN_EVERY_MS = 10_000;
 
 function sharedLimits(store: Store, logger: Logger) {
   const warn = logThrottle(LEDGER_WARN_EVERY_MS);

@@ -3,8 +3,11 @@
  * guild, and what a failure to post means: tried again later, or given up with the problem the
  * server's admins can fix, for /settings show.
  */
+import { type APIGuild, type Client, Routes } from 'discord.js';
+import type { Logger } from '../log/logger.js';
 import type { GuildProblem } from '../store/schema.js';
 import type { SendOutcome } from '../tasks/outbox.js';
+import { bounded } from '../time/bounded.js';
 import type { PostFailure } from './messages.js';
 
 /** What a post reads of a guild: from discord.js's guild cache, or asked of Discord. */
@@ -15,6 +18,29 @@ export interface GuildFacts {
 
 /** Looks a guild's facts up; undefined when Discord does not tell. */
 export type GuildFactsLookup = (guildId: string) => GuildFacts | undefined | Promise<GuildFacts | undefined>;
+
+const GUILD_FACTS_BOUND_MS = 3_000;
+
+/**
+ * A server's name and language for a post: from the cache of this process's shards, else (a gone
+ * host's server, hosts/adopt.ts) asked of Discord, which answers any host of the bot, within 3 s.
+ */
+export function guildFactsLookup(client: Client, logger: Logger): GuildFactsLookup {
+  return async (guildId) => {
+    const cached = client.guilds.cache.get(guildId);
+    if (cached) return { name: cached.name, preferredLocale: cached.preferredLocale };
+    try {
+      const guild = (await bounded(
+        (signal) => client.rest.get(Routes.guild(guildId), { signal }),
+        GUILD_FACTS_BOUND_MS,
+      )) as APIGuild;
+      return { name: guild.name, preferredLocale: guild.preferred_locale };
+    } catch (err) {
+      logger.debug({ guildId, err: String(err) }, "a server's name could not be read for its post");
+      return undefined;
+    }
+  };
+}
 
 /** The problem to record for a failure that admins must fix, or undefined for one that may pass. */
 export function problemOf(failure: PostFailure): GuildProblem | undefined {

@@ -8,7 +8,10 @@
  * An IDENTIFY never goes without its turn: a ledger that cannot be reached is asked again every
  * second (a shard that waits is better than one that burns the day's session budget).
  */
-import type { IIdentifyThrottler } from '@discordjs/ws';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { IIdentifyThrottler, WebSocketManager } from '@discordjs/ws';
+import type { Logger } from '../log/logger.js';
+import { LEDGER_WARN_EVERY_MS, logThrottle } from '../log/throttle.js';
 
 /** Discord's 5 s per bucket, and a little: the hosts' requests reach Discord at different times. */
 export const IDENTIFY_SPACING_MS = 5_250;
@@ -27,24 +30,6 @@ export interface SharedIdentifyThrottlerOptions {
   maxConcurrency: number;
   spacingMs?: number;
   onLedgerError?: (err: unknown) => void;
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 export class SharedIdentifyThrottler implements IIdentifyThrottler {
@@ -73,9 +58,35 @@ export class SharedIdentifyThrottler implements IIdentifyThrottler {
         onLedgerError?.(err);
         waitMs = LEDGER_RETRY_MS;
       }
-      await sleep(Math.max(1, waitMs), signal);
+      await sleep(Math.max(1, waitMs), undefined, { signal }).catch(() => {
+        throw signal.reason;
+      });
     }
   }
+}
+
+/**
+ * discord.js's `ws.buildIdentifyThrottler` for one host of several: each IDENTIFY takes its turn
+ * from the ledger the hosts share (`ledger` is asked when discord.js connects, after the store
+ * opened), in Discord's max_concurrency buckets; a ledger that cannot be read is said at most
+ * every 10 s while the shard waits.
+ */
+export function hostIdentifyThrottler(
+  ledger: () => IdentifyLedger,
+  logger: Logger,
+): (manager: WebSocketManager) => Promise<IIdentifyThrottler> {
+  const warn = logThrottle(LEDGER_WARN_EVERY_MS);
+  return async (manager) => {
+    const info = await manager.fetchGatewayInformation();
+    return new SharedIdentifyThrottler({
+      ledger: ledger(),
+      maxConcurrency: info.session_start_limit.max_concurrency,
+      onLedgerError: (err) => {
+        if (!warn()) return;
+        logger.warn({ err: String(err) }, 'cannot take an IDENTIFY turn from the store; the shard waits');
+      },
+    });
+  };
 }
 
 /**
