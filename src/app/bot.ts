@@ -46,9 +46,9 @@ import {
   WebhookRepository,
 } from '../store/index.js';
 import type { PendingUp } from '../store/journal.js';
-import { type BackgroundTask, backgroundTask, startTasks, stopTasks } from '../tasks/loop.js';
 import type { ServerReporter } from '../tasks/server-reports.js';
 import type { StatsPoster } from '../tasks/stats-poster.js';
+import { type BackgroundTask, backgroundTask, startTasks, stopTasks } from '../tasks/tasks.js';
 import { doneWithin } from '../time/bounded.js';
 import { createServices, type ServicesOptions } from './services.js';
 

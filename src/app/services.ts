@@ -15,9 +15,9 @@ import { LEDGER_WARN_EVERY_MS, logThrottle } from '../log/throttle.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { Readiness } from '../ops/server.js';
 import { openStore, PostgresRateLimitLedger, type Store } from '../store/index.js';
-import { type BackgroundTask, backgroundTask } from '../tasks/loop.js';
 import { ServerReporter } from '../tasks/server-reports.js';
 import { StatsPoster, type StatsPosterOptions } from '../tasks/stats-poster.js';
+import { type BackgroundTask, backgroundTask } from '../tasks/tasks.js';
 import { doneWithin } from '../time/bounded.js';
 
 export interface ServicesOptions {

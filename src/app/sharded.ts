@@ -19,7 +19,7 @@ import { startWebhookReceiver } from '../features/webhooks/receiver.js';
 import { createLogger } from '../log/logger.js';
 import { createMetrics } from '../ops/metrics.js';
 import { WebhookRepository } from '../store/index.js';
-import { type BackgroundTask, startTasks, stopTasks } from '../tasks/loop.js';
+import { type BackgroundTask, startTasks, stopTasks } from '../tasks/tasks.js';
 import { createServices } from './services.js';
 import { installShutdown } from './shutdown.js';
 import { loadOrExit, openOrExit, startOpsOrExit } from './startup.js';

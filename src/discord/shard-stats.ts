@@ -6,7 +6,7 @@
  */
 import { type Client, type ShardingManager, Status } from 'discord.js';
 import type { Logger } from '../log/logger.js';
-import { PeriodicTask } from '../tasks/loop.js';
+import { PeriodicTask } from '../tasks/periodic.js';
 import type { StatsSnapshot } from '../tasks/stats-snapshot.js';
 
 export interface ShardState {

@@ -11,7 +11,7 @@
 
 import type { Logger } from '../log/logger.js';
 import type { PendingUp } from '../store/journal.js';
-import { PeriodicTask } from '../tasks/loop.js';
+import { PeriodicTask } from '../tasks/periodic.js';
 
 export const ADOPT_EVERY_MS = 30_000;
 export const SILENT_MS = 60_000;

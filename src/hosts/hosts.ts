@@ -17,7 +17,7 @@
 import type { ShardState, ShardView } from '../discord/shard-stats.js';
 import type { Logger } from '../log/logger.js';
 import { type Store, StoreError } from '../store/index.js';
-import { PeriodicTask } from '../tasks/loop.js';
+import { PeriodicTask } from '../tasks/periodic.js';
 import type { StatsGate } from '../tasks/stats-gate.js';
 import { HostRepository, LeaseRepository, type ShardConflict } from './store.js';
 

@@ -34,7 +34,7 @@ export interface BotDeps {
   discord: DiscordLookups;
   logger: Logger;
   now: () => number;
-  /** Ups in flight, so that a restart answers them (features/up/journal.ts). */
+  /** Ups in flight, so that a restart answers them (store/journal.ts). */
   journal: UpJournal;
   /** Each server's settings (/settings), in the store. */
   settings: SettingsRepository;

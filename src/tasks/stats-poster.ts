@@ -16,7 +16,9 @@
  *   at most.
  *
  * Timers, cancellation and the bounded stop are the TaskLoop's (loop.ts); the snapshot checks are
- * pure (stats-snapshot.ts); one post and its retries are stats-post.ts's.
+ * pure (stats-snapshot.ts); one post and its retries are stats-post.ts's. What is left here (waiting
+ * for the shards, the first post's settling, the interval, the lease of several hosts) is one state
+ * machine: it stays in one file, past 400 lines.
  */
 import type { DirectoryClient } from '../directory/index.js';
 import type { Logger } from '../log/logger.js';

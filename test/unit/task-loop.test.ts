@@ -2,17 +2,14 @@ import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { RateLimitedError } from '../../src/directory/errors.js';
 import { failureOf } from '../../src/tasks/failure.js';
+import { ABORT_GRACE_MS, TaskLoop } from '../../src/tasks/loop.js';
 import {
-  ABORT_GRACE_MS,
-  type BackgroundTask,
   FAILURE_WARN_EVERY_MS,
   PERIODIC_STOP_TIMEOUT_MS,
   PeriodicTask,
   type PeriodicTaskOptions,
-  startTasks,
-  stopTasks,
-  TaskLoop,
-} from '../../src/tasks/loop.js';
+} from '../../src/tasks/periodic.js';
+import { type BackgroundTask, startTasks, stopTasks } from '../../src/tasks/tasks.js';
 
 interface LogLine {
   level: number;

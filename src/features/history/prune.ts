@@ -5,7 +5,7 @@
  */
 import type { Logger } from '../../log/logger.js';
 import { UP_HISTORY_DAYS, UP_HISTORY_MS, WEBHOOK_EVENT_MS } from '../../store/index.js';
-import { PeriodicTask } from '../../tasks/loop.js';
+import { PeriodicTask } from '../../tasks/periodic.js';
 
 export const PRUNE_EVERY_MS = 6 * 3_600_000;
 
