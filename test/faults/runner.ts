@@ -36,7 +36,7 @@ export interface Family {
 }
 
 /** vitest's bound for one test: a row bounds itself (timeoutMs), this only catches a hang of the suite. */
-export const TEST_BOUND_MS = 90_000;
+export const TEST_BOUND_MS = 120_000;
 /** Each harness listens for unhandled rejections; up to 16 run at once. */
 const MAX_LISTENERS = 40;
 

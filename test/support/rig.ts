@@ -13,20 +13,17 @@ import { registry } from '../../commands/index.js';
 import { type BotApp, type BotOptions, createBot } from '../../src/app/bot.js';
 import { type Config, type Environment, loadConfig, secretsOf } from '../../src/config/env.js';
 import { createLogger, type Logger } from '../../src/log/logger.js';
+import type { Metrics } from '../../src/ops/metrics.js';
 import { type DiscordStandIn, type StandInOptions, startDiscordStandIn } from '../discord/index.js';
 import { type Emulator, type EmulatorOptions, startEmulator, TOKENS } from '../emulator/index.js';
 import { assertLocal } from './local.js';
 import { type LogEntry, parseLogLine } from './logs.js';
-import { withTimeout } from './wait.js';
+import { START_BOUND_MS, withTimeout } from './wait.js';
+
+export { START_BOUND_MS } from './wait.js';
 
 /** The router's line for each interaction, once answered (src/interactions/router.ts). */
 export const HANDLED_MSG = 'interaction handled';
-/**
- * How long a start-up may take (the bot's login and READY, a child's port) before it counts as
- * failed: generous, so that a busy machine is slow rather than failing; a start-up that fails
- * usually says so at once (an error, an exit).
- */
-export const START_BOUND_MS = 60_000;
 
 /** The "interaction handled" line, of `userId`'s interaction when given. */
 export function isHandled(entry: LogEntry, userId?: string): boolean {
@@ -164,19 +161,22 @@ export function rigEnvironment(places: RigPlaces, overrides: Environment = {}): 
 
 // ---- the bot ----------------------------------------------------------------------------------------
 
-export interface RigBotOptions extends Omit<BotOptions, 'config' | 'logger' | 'registry'> {
+export interface RigBotOptions extends Omit<BotOptions, 'config' | 'logger' | 'registry' | 'metrics'> {
   /** The whole environment (rigEnvironment); both addresses must be on 127.0.0.1. */
   env: Environment;
   /** The log's destination and the handled waits (default: a new HandledLines, lines dropped). */
   log?: HandledLines;
   /** Give the logger the secrets to scrub, as main.ts does (default true). */
   scrubSecrets?: boolean;
+  /** The bot's metrics, made with its logger (createMetrics), as main.ts wires them. */
+  metrics?: (logger: Logger) => Metrics;
 }
 
 export interface RigBot {
   app: BotApp;
   config: Config;
   logger: Logger;
+  metrics: Metrics | undefined;
   /** The waits for handled interactions (and the log's destination). */
   handled: HandledLines;
   /** The secrets of the configuration (tokens), for the leak scans. */
@@ -192,7 +192,7 @@ export interface RigBot {
 
 /** createBot with the real registry, its log into `log`; not started. */
 export async function createRigBot(options: RigBotOptions): Promise<RigBot> {
-  const { env, log = new HandledLines(), scrubSecrets = true, ...botOptions } = options;
+  const { env, log = new HandledLines(), scrubSecrets = true, metrics: makeMetrics, ...botOptions } = options;
   assertLocal(env.DIRECTORY_API_URL, 'DIRECTORY_API_URL');
   assertLocal(env.DISCORD_API_URL, 'DISCORD_API_URL');
   const config = loadConfig(env);
@@ -202,11 +202,13 @@ export async function createRigBot(options: RigBotOptions): Promise<RigBot> {
     secrets: scrubSecrets ? secrets : [],
     destination: log,
   });
-  const app = await createBot({ ...botOptions, config, logger, registry });
+  const metrics = makeMetrics?.(logger);
+  const app = await createBot({ ...botOptions, config, logger, registry, ...(metrics ? { metrics } : {}) });
   const rig: RigBot = {
     app,
     config,
     logger,
+    metrics,
     handled: log,
     secrets,
     login: Promise.resolve(),
