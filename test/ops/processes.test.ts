@@ -18,6 +18,7 @@ import { type DiscordStandIn, shardForGuild, snowflake, startDiscordStandIn } fr
 import { type Emulator, type EmulatorOptions, IDS, startEmulator, TOKENS } from '../emulator/index.js';
 import { freshPlace, type Place } from '../store/places.js';
 import { freePort } from '../support/local.js';
+import { isHandled } from '../support/rig.js';
 import {
   BotProcess,
   bodyOf,
@@ -471,7 +472,7 @@ describe.concurrent('built entry points as child processes', () => {
       expect(
         w.emu.requests.filter((r) => r.method === 'POST' && r.path.startsWith('/v2/server')),
       ).toHaveLength(1);
-      const handled = bot.entries().find((e) => e.msg === 'interaction handled' && e.name === 'up');
+      const handled = bot.entries().find((e) => isHandled(e) && e.name === 'up');
       expect(handled?.outcome).toBe('success');
       expect(bot.entries().some((e) => e.msg === 'shut down')).toBe(true);
       expect(bot.entries().filter((e) => (e.level ?? 0) >= 50)).toEqual([]);
