@@ -22,7 +22,14 @@ import {
   type ViewedMessage,
 } from '../discord/index.js';
 import { type Emulator, IDS } from '../emulator/index.js';
-import { createRigBot, HandledLines, rigEnvironment, type StandIns, startStandIns } from '../support/rig.js';
+import {
+  createRigBot,
+  HandledLines,
+  rigEnvironment,
+  START_BOUND_MS,
+  type StandIns,
+  startStandIns,
+} from '../support/rig.js';
 import { buttonsOf, createStyle, renderMessage, type Style, wantsColor } from './render.js';
 
 export const DEFAULT_STEP_TIMEOUT_MS = 10_000;
@@ -34,7 +41,11 @@ export interface RunSandboxOptions {
   color?: boolean;
   /** The bot's log file; null drops the logs. Default: a new file in the OS temp directory. */
   logFile?: string | null;
-  /** The bound of every wait: start-up, each step, each part of the shutdown. Default 10 s. */
+  /**
+   * The bound of each step and each part of the shutdown. Default 10 s. The start-up (the log
+   * file, the stand-ins, the bot's login) is bounded by START_BOUND_MS (60 s) whatever this is:
+   * a busy machine starts slowly, and that is not the failure a short bound here is meant to show.
+   */
   timeoutMs?: number;
   /** Aborting ends the session early (Ctrl-C); the shutdown still runs. */
   signal?: AbortSignal;
@@ -441,7 +452,7 @@ export async function runSandbox(options: RunSandboxOptions): Promise<void> {
   /** A server being started: should the wait end first, it is closed whenever it comes up. */
   const started = async <T extends { close(): Promise<void> }>(work: Promise<T>, what: string) => {
     try {
-      return await bounded(work, timeoutMs, what, signal);
+      return await bounded(work, START_BOUND_MS, what, signal);
     } catch (err) {
       work.then((server) => server.close()).catch(() => undefined);
       throw err;
@@ -449,7 +460,7 @@ export async function runSandbox(options: RunSandboxOptions): Promise<void> {
   };
 
   try {
-    if (logPath !== null) log = await bounded(openLog(logPath), timeoutMs, `the log file ${logPath}`);
+    if (logPath !== null) log = await bounded(openLog(logPath), START_BOUND_MS, `the log file ${logPath}`);
     // No rate limits in the emulator, generous ones in the bot: the session shows answers, not waits.
     const applicationId = snowflake();
     const guild = makeGuild({
@@ -500,9 +511,9 @@ export async function runSandbox(options: RunSandboxOptions): Promise<void> {
       onFatal: (reason) => fatal.abort(new SandboxError(`the bot stopped: ${reason}`)),
     });
     bot = rig.app;
-    const starting = rig.start(timeoutMs);
+    const starting = rig.start(START_BOUND_MS);
     login = rig.login;
-    await bounded(starting, timeoutMs, 'the bot to log in and be ready', signal);
+    await bounded(starting, START_BOUND_MS, 'the bot to log in and be ready', signal);
 
     write(s.bold('Directory bot sandbox'));
     write(
