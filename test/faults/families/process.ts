@@ -36,8 +36,7 @@ const fatalCloseRow: Row = {
   id: 'P1',
   fault: 'gateway close 4004 (main.js)',
   expected: 'exits non-zero in a few s, one stderr line naming DISCORD_TOKEN, no stack',
-  // Its own 25 s plus START_BOUND_MS for the start-up on a busy machine.
-  timeoutMs: 85_000,
+  timeoutMs: 25_000,
   run: async () => {
     const c = new Checks();
     const world = await startWorld();
@@ -107,8 +106,7 @@ function killRow(plan: KillPlan, engine: Engine): Row {
     id: onPostgres ? `${plan.id}pg` : plan.id,
     fault: onPostgres ? `${plan.fault}, store on PostgreSQL` : plan.fault,
     expected: plan.expected,
-    // Its own 40 s plus START_BOUND_MS for the start-ups on a busy machine.
-    timeoutMs: 100_000,
+    timeoutMs: 40_000,
     run: async () => {
       const c = new Checks();
       const world = await startWorld(engine);
