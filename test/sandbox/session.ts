@@ -305,8 +305,6 @@ async function runStep(
     what: "the bot's answer",
     signal: session.signal,
   });
-  // A step that fails before its wait is awaited leaves no unhandled rejection behind.
-  answered.catch(() => undefined);
   const { handle, clicked } = send(session, step, results);
   if (handle.delivery !== 'sent') {
     throw new SandboxError(`the Discord stand-in could not deliver the interaction (${handle.delivery})`);

@@ -55,3 +55,20 @@ describe('HandledLines', () => {
     await expect(open).rejects.toThrow('closed');
   });
 });
+
+describe('HandledLines, a wait never awaited', () => {
+  it('leaves no unhandled rejection when its bound passes', async () => {
+    const seen: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => {
+      seen.push(reason);
+    };
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      new HandledLines().waitFor('1001', 10);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(seen).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+});

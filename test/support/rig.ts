@@ -63,7 +63,8 @@ export class HandledLines implements DestinationStream {
   /**
    * The next "interaction handled" line of `userId`'s interaction: call it before sending the
    * interaction. Rejects after `timeoutMs` (`timed out after … waiting for <what>`), on `signal`'s
-   * abort (with its reason) or on close().
+   * abort (with its reason) or on close(); a wait left unawaited (the send failed) is never
+   * reported as an unhandled rejection.
    */
   waitFor(
     userId: string,
@@ -71,7 +72,7 @@ export class HandledLines implements DestinationStream {
     options: { what?: string; signal?: AbortSignal } = {},
   ): Promise<LogEntry> {
     const { what = `"${HANDLED_MSG}" for user ${userId}`, signal } = options;
-    return new Promise<LogEntry>((resolve, reject) => {
+    const wait = new Promise<LogEntry>((resolve, reject) => {
       const onAbort = (): void => {
         waiter.finish();
         const reason: unknown = signal?.reason;
@@ -95,6 +96,8 @@ export class HandledLines implements DestinationStream {
       if (signal?.aborted) onAbort();
       else signal?.addEventListener('abort', onAbort, { once: true });
     });
+    wait.catch(() => undefined);
+    return wait;
   }
 
   /** Rejects every wait still open. */
