@@ -3,28 +3,31 @@
  * stand-in and the directory emulator, on 127.0.0.1. Two rigs: `startBotRig` keeps everything in
  * this process, as the end-to-end tests run it; `startIsolatedBotRig` runs the stand-ins in child
  * processes, so this process holds the bot alone (plus the bench's bookkeeping), as in
- * production. The router's "interaction handled" log line gives each interaction's outcome.
+ * production. Both put the bot on the rig of the tests (test/support/rig.ts), whose wait for the
+ * router's "interaction handled" line gives each interaction's outcome.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Events } from 'discord.js';
-import { registry } from '../../commands/index.js';
-import { type BotApp, createBot } from '../../src/app/bot.js';
+import type { BotApp } from '../../src/app/bot.js';
 import { type Environment, loadConfig } from '../../src/config/env.js';
 import { DirectoryClient, type DirectoryClientOptions } from '../../src/directory/index.js';
-import { createLogger } from '../../src/log/logger.js';
 import {
   type DiscordStandIn,
   type GuildFixture,
   type InteractionHandle,
   snowflake,
-  startDiscordStandIn,
 } from '../../test/discord/index.js';
-import { type Emulator, type EmulatorOptions, startEmulator, TOKENS } from '../../test/emulator/index.js';
+import type { Emulator, EmulatorOptions } from '../../test/emulator/index.js';
+import {
+  type RigBot,
+  rigEnvironment,
+  START_BOUND_MS,
+  startRigBot,
+  startStandIns,
+} from '../../test/support/rig.js';
 import type { StandInStarted, UpCommand } from '../workers/discord-stand-in.js';
 import type { EmulatorChildOptions } from '../workers/emulator.js';
-import { assertLocal } from './env.js';
 import { forkRpc } from './ipc.js';
 import { type UpTimings, upTimings } from './records.js';
 
@@ -32,6 +35,9 @@ export interface UpRecord extends UpTimings {
   /** The router's outcome ('success', 'cooldown', 'error:RateLimited', 'unanswered', ...), or 'timeout'. */
   outcome: string;
 }
+
+/** The bot's login and READY with every guild of a scenario (thousands), on a busy machine. */
+const BENCH_START_BOUND_MS = 5 * START_BOUND_MS;
 
 interface BotUnderTest {
   bot: BotApp;
@@ -47,72 +53,40 @@ async function startBot(options: {
   env: Environment;
   onRateLimitGrant?: DirectoryClientOptions['onRateLimitGrant'];
 }): Promise<BotUnderTest> {
-  assertLocal(options.directoryUrl, 'the directory emulator');
-  assertLocal(options.discordRestUrl, 'the Discord stand-in');
-  const waiters = new Map<string, (outcome: string) => void>();
-  const destination = {
-    write(line: string): void {
-      if (!line.includes('"interaction handled"')) return;
-      const entry = JSON.parse(line) as { userId?: string; outcome?: string };
-      if (entry.userId === undefined) return;
-      const resolve = waiters.get(entry.userId);
-      if (resolve) {
-        waiters.delete(entry.userId);
-        resolve(String(entry.outcome));
-      }
-    },
-  };
   // The bot's data directory (its store): a fresh one outside the repository.
   const dataDir = mkdtempSync(join(tmpdir(), 'directory-bot-bench-'));
-  const config = loadConfig({
-    DATA_DIR: dataDir,
-    DIRECTORY_API_URL: options.directoryUrl,
-    DIRECTORY_TOKEN: TOKENS.serviceBot,
-    DISCORD_TOKEN: options.discordToken,
-    DISCORD_API_URL: options.discordRestUrl,
-    SHARD_COUNT: '1',
-    LOG_LEVEL: 'info',
-    ...options.env,
-  });
-  const logger = createLogger({ level: config.logLevel, destination });
-  const directory = options.onRateLimitGrant
-    ? new DirectoryClient({ ...config.directory, onRateLimitGrant: options.onRateLimitGrant })
-    : undefined;
-  const connected = async (): Promise<BotApp> => {
-    // The store opens here, as in production: a SQLite file in the fresh data directory.
-    const app = await createBot({
-      config,
-      logger,
-      registry,
-      postStats: false,
-      ...(directory ? { directory } : {}),
-    });
-    const ready = new Promise<void>((resolve) => app.client.once(Events.ClientReady, () => resolve()));
-    await app.start();
-    await ready;
-    return app;
-  };
-  let bot: BotApp;
+  const env = rigEnvironment(
+    {
+      directoryUrl: options.directoryUrl,
+      discordRestUrl: options.discordRestUrl,
+      discordToken: options.discordToken,
+      dataDir,
+    },
+    { SHARD_COUNT: '1', LOG_LEVEL: 'info', ...options.env },
+  );
+  let rig: RigBot;
   try {
-    bot = await connected();
+    const directory = options.onRateLimitGrant
+      ? new DirectoryClient({ ...loadConfig(env).directory, onRateLimitGrant: options.onRateLimitGrant })
+      : undefined;
+    // The store opens here, as in production: a SQLite file in the fresh data directory. The log
+    // keeps nothing but the waits (no secret scrubbing: the bench's numbers stay those of before).
+    rig = await startRigBot(
+      { env, scrubSecrets: false, postStats: false, ...(directory ? { directory } : {}) },
+      BENCH_START_BOUND_MS,
+    );
   } catch (err) {
     rmSync(dataDir, { recursive: true, force: true });
     throw err;
   }
+  const bot = rig.app;
   return {
     bot,
-    outcome(userId, waitMs) {
-      return new Promise<string>((resolve) => {
-        const timer = setTimeout(() => {
-          waiters.delete(userId);
-          resolve('timeout');
-        }, waitMs);
-        waiters.set(userId, (outcome) => {
-          clearTimeout(timer);
-          resolve(outcome);
-        });
-      });
-    },
+    outcome: (userId, waitMs) =>
+      rig.handled.waitFor(userId, waitMs).then(
+        (line) => String(line.outcome),
+        () => 'timeout',
+      ),
     async close() {
       try {
         await bot.stop(5_000);
@@ -140,8 +114,14 @@ export async function startBotRig(options: {
   /** Told each time the bot's directory client lets a request go. */
   onRateLimitGrant?: DirectoryClientOptions['onRateLimitGrant'];
 }): Promise<BotRig> {
-  const emu = await startEmulator(options.emulator);
-  const discord = await startDiscordStandIn({ guilds: options.guilds });
+  const {
+    emu,
+    discord,
+    close: closeStandIns,
+  } = await startStandIns({
+    emulator: options.emulator,
+    discord: { guilds: options.guilds },
+  });
   let botUnderTest: BotUnderTest;
   try {
     botUnderTest = await startBot({
@@ -152,7 +132,7 @@ export async function startBotRig(options: {
       ...(options.onRateLimitGrant ? { onRateLimitGrant: options.onRateLimitGrant } : {}),
     });
   } catch (err) {
-    await Promise.all([discord.close(), emu.close()]);
+    await closeStandIns();
     throw err;
   }
 
@@ -177,8 +157,7 @@ export async function startBotRig(options: {
       try {
         await botUnderTest.close();
       } finally {
-        await discord.close();
-        await emu.close();
+        await closeStandIns();
       }
     },
   };

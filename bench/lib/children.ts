@@ -3,6 +3,7 @@
  * client's only) and the Discord-client worker (one fresh process per memory or ready sample).
  */
 import { type ChildProcess, fork, spawn } from 'node:child_process';
+import { START_BOUND_MS } from '../../test/support/wait.js';
 import { assertLocal, compiled, LOCALHOST } from './env.js';
 
 export interface EmulatorChild {
@@ -26,7 +27,7 @@ export async function stopChild(child: ChildProcess): Promise<void> {
 }
 
 /** `node dist/test/emulator/main.js` on an ephemeral port, rate limits and request log off. */
-export async function startEmulatorChild(timeoutMs = 15_000): Promise<EmulatorChild> {
+export async function startEmulatorChild(timeoutMs = START_BOUND_MS): Promise<EmulatorChild> {
   const child = spawn(process.execPath, [compiled('test/emulator/main.js')], {
     env: { ...process.env, PORT: '0', EMULATOR_RATE_LIMITS: 'off', EMULATOR_LOG: 'off' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -4,6 +4,7 @@
  * process it measures holds the bot alone, as in production.
  */
 import { fork } from 'node:child_process';
+import { START_BOUND_MS } from '../../test/support/wait.js';
 import { stopChild } from './children.js';
 import { compiled } from './env.js';
 
@@ -26,7 +27,7 @@ export interface RpcChild {
 }
 
 /** Forks a compiled worker (e.g. 'bench/workers/discord-stand-in.js') and waits until it serves calls. */
-export async function forkRpc(worker: string, timeoutMs = 15_000): Promise<RpcChild> {
+export async function forkRpc(worker: string, timeoutMs = START_BOUND_MS): Promise<RpcChild> {
   // No execArgv from the parent: a profiled or inspected bench must not profile its stand-ins too.
   const child = fork(compiled(worker), [], { execArgv: [], stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
   let stderr = '';

@@ -25,8 +25,8 @@ import {
   eventually,
   guildSet,
   hostEnv,
-  readyzBecomes,
   sleep,
+  startedReady,
   statsRequests,
 } from '../../test/ops/helpers.js';
 import { holdTurnFrozen } from '../../test/store/frozen-turn.js';
@@ -87,8 +87,7 @@ async function world(ranges: string[] | undefined): Promise<World> {
     async start(i) {
       const bot = new BotProcess('main.js', envFor(i), ranges ? `host-${i}` : 'single');
       hosts.push(bot);
-      const port = await bot.opsPort(20_000);
-      await readyzBecomes(port, 200, 30_000, 100);
+      await startedReady(bot);
       return bot;
     },
     async up(guildId) {

@@ -8,11 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { APIEmbed, APIMessageComponent } from 'discord.js';
-import { Events } from 'discord.js';
-import { registry } from '../../commands/index.js';
-import { type BotApp, createBot } from '../../src/app/bot.js';
-import { type Environment, loadConfig, secretsOf } from '../../src/config/env.js';
-import { createLogger } from '../../src/log/logger.js';
+import type { BotApp } from '../../src/app/bot.js';
+import type { Environment } from '../../src/config/env.js';
 import {
   type DiscordStandIn,
   discordLikeToken,
@@ -25,13 +22,12 @@ import {
   type SendButtonOptions,
   type SendCommandOptions,
   snowflake,
-  startDiscordStandIn,
   type UserFixture,
   type ViewedMessage,
 } from '../discord/index.js';
-import { type Emulator, type EmulatorOptions, startEmulator, TOKENS } from '../emulator/index.js';
-import { assertLocal } from '../support/local.js';
+import { type Emulator, type EmulatorOptions, TOKENS } from '../emulator/index.js';
 import { LEVEL, type LogEntry, LogSink } from '../support/logs.js';
+import { createRigBot, HandledLines, rigEnvironment, startStandIns } from '../support/rig.js';
 import { discordRequestTexts, leaksIn, linesOf } from '../support/secrets.js';
 import { withTimeout } from '../support/wait.js';
 
@@ -116,20 +112,19 @@ export function botEnvironment(
   discord: DiscordStandIn,
   overrides: Environment = {},
 ): Environment {
-  return {
-    DATA_DIR,
-    DIRECTORY_API_URL: emu.url,
-    DIRECTORY_API_VERSION: 'v2',
-    DIRECTORY_TOKEN: TOKENS.serviceBot,
-    DIRECTORY_TOKEN_KIND: 'Bot',
-    DIRECTORY_RATE_LIMIT: '10000/1000',
-    DIRECTORY_ROUTE_RATE_LIMIT: '10000/1000',
-    DIRECTORY_RATE_LIMIT_MARGIN_MS: '0',
-    DISCORD_TOKEN: discord.token,
-    DISCORD_API_URL: discord.restUrl,
-    LOG_LEVEL: 'debug',
-    ...overrides,
-  };
+  const places = { directoryUrl: emu.url, discordRestUrl: discord.restUrl, discordToken: discord.token };
+  return rigEnvironment(
+    { ...places, dataDir: DATA_DIR },
+    {
+      DIRECTORY_API_VERSION: 'v2',
+      DIRECTORY_TOKEN_KIND: 'Bot',
+      DIRECTORY_RATE_LIMIT: '10000/1000',
+      DIRECTORY_ROUTE_RATE_LIMIT: '10000/1000',
+      DIRECTORY_RATE_LIMIT_MARGIN_MS: '0',
+      LOG_LEVEL: 'debug',
+      ...overrides,
+    },
+  );
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -139,40 +134,29 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   };
   process.on('unhandledRejection', onUnhandled);
 
-  const emu = await startEmulator({ rateLimits: false, ...options.emulator });
-  const discord = await startDiscordStandIn({
-    token: discordLikeToken(),
-    guilds: options.guilds ?? [],
-    users: options.users ?? [],
+  const { emu, discord } = await startStandIns({
+    emulator: { rateLimits: false, ...options.emulator },
+    discord: { token: discordLikeToken(), guilds: options.guilds ?? [], users: options.users ?? [] },
   });
   const secrets = new Set<string>([discord.token, ...Object.values(TOKENS)]);
   const sink = new LogSink();
+  /** Every bot of this harness logs here: a wait outlives a restart. */
+  const log = new HandledLines(sink);
 
   let bot: BotApp | undefined;
 
   async function startBot(overrides: Environment): Promise<BotApp> {
-    const env = botEnvironment(emu, discord, overrides);
-    assertLocal(env.DIRECTORY_API_URL, 'DIRECTORY_API_URL');
-    assertLocal(env.DISCORD_API_URL, 'DISCORD_API_URL');
-    const config = loadConfig(env);
-    for (const secret of secretsOf(config)) secrets.add(secret);
-    const logger = createLogger({
-      level: config.logLevel,
-      secrets: options.scrubSecrets === false ? [] : secretsOf(config),
-      destination: sink,
-    });
-    const app = await createBot({
-      config,
-      logger,
-      registry,
+    const rig = await createRigBot({
+      env: botEnvironment(emu, discord, overrides),
+      log,
+      scrubSecrets: options.scrubSecrets !== false,
       gatherTimeoutMs: options.gatherTimeoutMs ?? 1_000,
       postStats: options.postStats ?? false,
-      onFatal: (reason) => logger.error({ reason }, 'fatal reported to the harness'),
+      onFatal: (reason) => rig.logger.error({ reason }, 'fatal reported to the harness'),
     });
-    const ready = new Promise<void>((resolve) => app.client.once(Events.ClientReady, () => resolve()));
-    await app.start();
-    await withTimeout(ready, DEFAULT_WAIT_MS, 'the bot to become ready');
-    return app;
+    for (const secret of rig.secrets) secrets.add(secret);
+    await rig.start();
+    return rig.app;
   }
 
   bot = await startBot(options.env ?? {});
@@ -190,21 +174,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     if (outcome !== 'stopped') stuckStops.push(outcome);
   };
 
-  const waitForHandled = (userId: string, from: number, timeoutMs: number): Promise<LogEntry> =>
-    sink.waitFor(
-      (entry) => entry.msg === 'interaction handled' && entry.userId === userId,
-      timeoutMs,
-      `"interaction handled" for user ${userId}`,
-      from,
-    );
-
-  const answerOf = async (
-    handle: InteractionHandle,
-    userId: string,
-    from: number,
-    timeoutMs: number,
-  ): Promise<Answer> => {
-    const line = await waitForHandled(userId, from, timeoutMs);
+  /** The answer, once the bot has logged the interaction as handled (wait registered before sending). */
+  const answerOf = async (handle: InteractionHandle, handled: Promise<LogEntry>): Promise<Answer> => {
+    const line = await handled;
     return {
       handle,
       line,
@@ -219,9 +191,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
 
   const send = (opts: SendCommandOptions, timeoutMs = DEFAULT_WAIT_MS): Pending => {
     const user = userFor(opts.user);
-    const from = sink.entries.length;
+    const handled = log.waitFor(user.id, timeoutMs);
     const handle = discord.sendCommand({ ...opts, user });
-    const done = answerOf(handle, user.id, from, timeoutMs);
+    const done = answerOf(handle, handled);
     done.catch(() => undefined);
     return { handle, done };
   };
@@ -243,9 +215,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     run: (opts, timeoutMs) => send(opts, timeoutMs).done,
     click: (opts, timeoutMs = DEFAULT_WAIT_MS) => {
       const user = userFor(opts.user);
-      const from = sink.entries.length;
+      const handled = log.waitFor(user.id, timeoutMs);
       const handle = discord.sendButton({ ...opts, user });
-      return answerOf(handle, user.id, from, timeoutMs);
+      return answerOf(handle, handled);
     },
     async restartBot(overrides = {}) {
       const old = bot;
@@ -263,6 +235,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         if (bot) await stopBounded(bot);
       } finally {
         bot = undefined;
+        log.close();
         await discord.close();
         await emu.close();
         // Late rejections of the closing clients would show up here first.

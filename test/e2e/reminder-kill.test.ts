@@ -14,7 +14,7 @@ import { childEnv, freshGuild, newUserRef, startWorld, type World } from '../fau
 import { startBot } from '../faults/helpers.js';
 import { ENGINES } from '../store/places.js';
 import type { BotProcess } from '../support/bot-process.js';
-import { eventually, withTimeout } from '../support/wait.js';
+import { eventually, START_BOUND_MS, withTimeout } from '../support/wait.js';
 
 const CLAIM_MS = 1_500;
 /** The directory's cooldown: long enough for a bot to die and another to start before it ends. */
@@ -92,7 +92,7 @@ describe.each(ENGINES)('a reminder across kill -9 (%s)', (engine) => {
     const { world: w, channelId, reminders } = await setUp(500);
     w.discord.holdPosts(channelId);
     const first = start('reminder-1', w);
-    await first.ready(15_000);
+    await first.ready();
     const held = await w.discord.waitForHeldPost(channelId, 10_000);
     first.kill('SIGKILL');
     await withTimeout(first.exited, 5_000, 'the first bot to die');
@@ -103,7 +103,7 @@ describe.each(ENGINES)('a reminder across kill -9 (%s)', (engine) => {
     expect((await reminders.getGuild(freshGuild.id))?.state).toBe('claimed');
 
     const second = start('reminder-2', w);
-    await second.ready(15_000);
+    await second.ready();
     const done = await eventually(
       async () => ((await reminders.getGuild(freshGuild.id))?.state === 'sent' ? true : undefined),
       15_000,
@@ -114,14 +114,15 @@ describe.each(ENGINES)('a reminder across kill -9 (%s)', (engine) => {
     expect(messages).toHaveLength(1);
     // The second post carried the same nonce and got the first message back.
     expect(messages[0]?.repeats).toBe(1);
-  }, 60_000);
+  }, 120_000);
 
   it.concurrent('fell due while no bot ran: sent when one starts', async ({ onTestFinished }) => {
     const { setUp, start } = scope(onTestFinished);
     const { world: w, channelId, reminders } = await setUp(-60_000);
     const started = Date.now();
     start('reminder-late', w);
-    const message = await w.discord.waitForMessage(channelId, undefined, 20_000);
+    // Sent as soon as the process is up: a start-up wait.
+    const message = await w.discord.waitForMessage(channelId, undefined, START_BOUND_MS);
     expect(message.receivedAt).toBeGreaterThanOrEqual(started);
     await eventually(
       async () => ((await reminders.getGuild(freshGuild.id))?.state === 'sent' ? true : undefined),
@@ -129,7 +130,7 @@ describe.each(ENGINES)('a reminder across kill -9 (%s)', (engine) => {
       'the reminder to be recorded',
     );
     expect(w.discord.channelMessages(channelId)).toHaveLength(1);
-  }, 60_000);
+  }, 120_000);
 
   it.concurrent('killed while the directory raises the server: the next process sets the reminder and posts it once', async ({
     onTestFinished,
@@ -141,7 +142,7 @@ describe.each(ENGINES)('a reminder across kill -9 (%s)', (engine) => {
     // that on a busy machine).
     w.emu.faults.add({ kind: 'latency', ms: 4_000, method: 'POST', path: /^\/server$/, times: 1 });
     const first = start('up-1', w);
-    await first.ready(15_000);
+    await first.ready();
     const handle = w.discord.sendCommand({ guildId: freshGuild.id, name: 'up', user: newUserRef('kill') });
     await eventually(
       () => w.emu.requests.find((r) => r.method === 'POST' && r.path === '/v2/server' && r.body !== ''),
@@ -159,7 +160,7 @@ describe.each(ENGINES)('a reminder across kill -9 (%s)', (engine) => {
     await handle.waitFor(isFinalAnswer, 15_000);
     const at = await reminderAtNextUp(w, reminders);
     await expectOneReminder(w, channelId, reminders, at);
-  }, 60_000);
+  }, 120_000);
 
   it.concurrent('killed right after the /up was answered: the reminder is in the store and the next process posts it once', async ({
     onTestFinished,
@@ -168,7 +169,7 @@ describe.each(ENGINES)('a reminder across kill -9 (%s)', (engine) => {
     const { world: w, channelId, reminders } = await setUp(null);
     w.emu.setCooldownMs(COOLDOWN_MS);
     const first = start('answered-1', w);
-    await first.ready(15_000);
+    await first.ready();
     const handle = w.discord.sendCommand({
       guildId: freshGuild.id,
       name: 'up',
@@ -181,5 +182,5 @@ describe.each(ENGINES)('a reminder across kill -9 (%s)', (engine) => {
 
     start('answered-2', w);
     await expectOneReminder(w, channelId, reminders, at);
-  }, 60_000);
+  }, 120_000);
 });

@@ -50,7 +50,7 @@ describe.each(ENGINES)('a webhook event across kill -9 (%s)', (engine) => {
           WEBHOOK_HOST: '127.0.0.1',
         });
         procs.push(proc);
-        await proc.ready(15_000);
+        await proc.ready();
         return { proc, port };
       },
     };
@@ -93,6 +93,6 @@ describe.each(ENGINES)('a webhook event across kill -9 (%s)', (engine) => {
       // Taken over with the same nonce: Discord answered the first message back, or created it now.
       expect(messages[0]?.repeats).toBe(discordHad ? 1 : 0);
       expect(messages[0]?.pings).toEqual({ everyone: false, users: [], roles: [] });
-    }, 60_000);
+    }, 120_000);
   }
 });

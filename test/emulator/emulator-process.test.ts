@@ -13,6 +13,7 @@ import {
   isAlive,
   LOCALHOST,
   ROOT,
+  START_BOUND_MS,
   withTimeout,
 } from '../ops/helpers.js';
 import { startEmulator } from './server.js';
@@ -80,15 +81,20 @@ function listening(port: number): Promise<boolean> {
 async function started(run: NpmRun): Promise<number[]> {
   await eventually(
     () => (run.stdout().includes('listening on') ? true : undefined),
-    15_000,
-    `the emulator to listen (stderr: ${run.stderr()})`,
-  );
+    START_BOUND_MS,
+    'the emulator to listen',
+  ).catch((err: unknown) => {
+    throw new Error(
+      `${String(err)}; stdout: ${run.stdout() || '(nothing)'}; stderr: ${run.stderr() || '(nothing)'}`,
+    );
+  });
   const children = descendantsOf(run.pid);
   expect(children.length).toBeGreaterThan(0);
   return children;
 }
 
 describe('npm run emulator', () => {
+  // Each test: its own time plus START_BOUND_MS for the start-up on a busy machine.
   it('prints DIRECTORY_API_URL without the version', async () => {
     const port = await freePort();
     const run = npmEmulator(port);
@@ -99,7 +105,7 @@ describe('npm run emulator', () => {
     expect(out).not.toMatch(/http:\/\/127\.0\.0\.1:\d+\/v\d/);
     run.proc.kill('SIGTERM');
     await withTimeout(run.exited, 10_000, 'npm to exit');
-  });
+  }, 80_000);
 
   it.each(['SIGTERM', 'SIGHUP', 'SIGKILL'] as const)(
     'frees its port when npm gets %s',
@@ -120,7 +126,7 @@ describe('npm run emulator', () => {
         `the emulator process to end after ${signal} to npm`,
       );
     },
-    20_000,
+    80_000,
   );
 
   it('says in one line that the port is taken, and exits 1', async () => {

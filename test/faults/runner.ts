@@ -6,7 +6,7 @@
  * run side by side.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withTimeout } from '../support/wait.js';
+import { START_BOUND_MS, withTimeout } from '../support/wait.js';
 import { closeLeftovers, message } from './helpers.js';
 
 export interface Outcome {
@@ -18,7 +18,10 @@ export interface Row {
   id: string;
   fault: string;
   expected: string;
-  /** vitest's bound for the row; the row itself gives up a second earlier. */
+  /**
+   * The row's own time; it gives up after this plus START_BOUND_MS (the start-up of its bots on a
+   * busy machine), less a second.
+   */
   timeoutMs: number;
   run: () => Promise<Outcome>;
 }
@@ -35,8 +38,11 @@ export interface Family {
   stage: number | 'alongside' | 'last';
 }
 
-/** vitest's bound for one test: a row bounds itself (timeoutMs), this only catches a hang of the suite. */
-export const TEST_BOUND_MS = 90_000;
+/**
+ * vitest's bound for one test: a row bounds itself (its timeoutMs plus START_BOUND_MS), this only
+ * catches a hang of the suite.
+ */
+export const TEST_BOUND_MS = 180_000;
 /** Each harness listens for unhandled rejections; up to 16 run at once. */
 const MAX_LISTENERS = 40;
 
@@ -59,7 +65,8 @@ async function execute(row: Row): Promise<Result> {
   const started = performance.now();
   let outcome: Outcome;
   try {
-    outcome = await withTimeout(row.run(), row.timeoutMs - 1_000, `row ${row.id}`);
+    // The row's own time, and the start-up allowance: up to 16 rows start their bots at once.
+    outcome = await withTimeout(row.run(), row.timeoutMs + START_BOUND_MS - 1_000, `row ${row.id}`);
   } catch (err) {
     outcome = { observed: `threw: ${message(err)}`, problems: [`threw: ${message(err)}`] };
   }

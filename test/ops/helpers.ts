@@ -7,8 +7,9 @@
 import type { StatsBody } from '../../src/tasks/stats-poster.js';
 import { type GuildFixture, makeGuild, makeGuilds } from '../discord/index.js';
 import type { Emulator, RecordedRequest } from '../emulator/index.js';
+import type { BotProcess } from '../support/bot-process.js';
 import { httpGet } from '../support/http.js';
-import { eventually } from '../support/wait.js';
+import { eventually, START_BOUND_MS } from '../support/wait.js';
 
 export { discordLikeToken } from '../discord/index.js';
 export {
@@ -25,7 +26,7 @@ export { freePort, LOCALHOST } from '../support/local.js';
 export { LEVEL, type LogEntry, LogSink } from '../support/logs.js';
 export { leaksIn, linesOf } from '../support/secrets.js';
 export { runScript } from '../support/spawn.js';
-export { eventually, sleep, withTimeout } from '../support/wait.js';
+export { eventually, START_BOUND_MS, sleep, withTimeout } from '../support/wait.js';
 
 /** Varied member counts: small servers, mid-sized ones and a few big ones. */
 export function memberCountOf(i: number): number {
@@ -74,6 +75,26 @@ export function readyzBecomes(
     `/readyz to answer ${status}`,
     everyMs,
   );
+}
+
+/**
+ * A bot process started: its operations port (the 'ops server listening' line), then /readyz 200,
+ * both within `timeoutMs` (START_BOUND_MS: a busy machine is slow, not failing). A failure names
+ * what was awaited and the last lines the process wrote.
+ */
+export async function startedReady(
+  bot: BotProcess,
+  timeoutMs = START_BOUND_MS,
+): Promise<{ port: number; status: number; body: ReadyBody; at: number }> {
+  const deadline = performance.now() + timeoutMs;
+  const port = await bot.opsPort(timeoutMs);
+  const left = Math.max(1, Math.round(deadline - performance.now()));
+  try {
+    return { port, ...(await readyzBecomes(port, 200, left, 100)) };
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    throw new Error(`${bot.name} (pid ${bot.pid}): ${why}; its last lines: ${bot.tail()}`);
+  }
 }
 
 // ---- Prometheus text ----------------------------------------------------------------------------------

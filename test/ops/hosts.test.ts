@@ -2,7 +2,8 @@
  * Three hosts of one bot, as `npm start` runs on each machine (`node dist/src/app/main.js` with
  * SHARD_COUNT=6 and two SHARD_IDS each), sharing one PostgreSQL schema, against the Discord
  * stand-in with 6 shards and the directory emulator enforcing its published limits (5 per 5 s,
- * 1 per 2 s on POST /server and POST /stats).
+ * 1 per 2 s on POST /server and POST /stats). A test's time is its own plus START_BOUND_MS (60 s)
+ * for its hosts' start-up on a busy machine.
  */
 import { describe, it, type onTestFinished } from 'vitest';
 import { openStore, ReminderRepository, SettingsRepository } from '../../src/store/index.js';
@@ -26,9 +27,9 @@ import {
   httpGet,
   leaksIn,
   readyz,
-  readyzBecomes,
   sample,
   sleep,
+  startedReady,
   statsRequests,
   withTimeout,
 } from './helpers.js';
@@ -115,8 +116,7 @@ async function hosts(
     async start(i) {
       const bot = new BotProcess('main.js', envFor(i), `host-${i}`);
       bots.push(bot);
-      const port = await bot.opsPort(15_000);
-      await readyzBecomes(port, 200, 25_000, 100);
+      const { port } = await startedReady(bot);
       return { bot, port };
     },
   };
@@ -236,7 +236,7 @@ describe('three hosts on one PostgreSQL (SHARD_IDS)', () => {
     const gaps = all.slice(1).map((at, i) => at - (all[i] as number));
     expect(Math.min(...gaps)).toBeGreaterThanOrEqual(INTERVAL_MS - 350);
     expect(w.emu.requests.filter((r) => r.status === 429)).toEqual([]);
-  }, 120_000);
+  }, 180_000);
 
   it('a leader frozen (SIGSTOP) past its lease does not post when it wakes (SIGCONT)', async ({
     expect,
@@ -275,7 +275,7 @@ describe('three hosts on one PostgreSQL (SHARD_IDS)', () => {
     const gaps = all.slice(1).map((at, i) => at - (all[i] as number));
     expect(Math.min(...gaps)).toBeGreaterThanOrEqual(INTERVAL_MS - 350);
     expect(w.emu.requests.filter((r) => r.status === 429)).toEqual([]);
-  }, 120_000);
+  }, 180_000);
 
   it("a host killed and not back: the others answer its /up in flight and send its servers' reminders due meanwhile, each once", async ({
     expect,
@@ -352,7 +352,7 @@ describe('three hosts on one PostgreSQL (SHARD_IDS)', () => {
       expect((await reminders.getGuild(guildId))?.state).toBe('sent');
     }
     expect(w.emu.requests.filter((r) => r.status === 429)).toEqual([]);
-  }, 120_000);
+  }, 180_000);
 
   it("refuses to start a host that would use up the day's gateway sessions, in one line", async ({
     expect,
@@ -430,5 +430,5 @@ describe('three hosts on one PostgreSQL (SHARD_IDS)', () => {
     expect(ups.map((r) => r.status)).toEqual([200]);
     // Every host lived through it: /readyz answers on each.
     for (const bot of w.bots) expect(bot.exit).toBeUndefined();
-  }, 120_000);
+  }, 180_000);
 });

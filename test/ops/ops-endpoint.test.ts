@@ -1,18 +1,24 @@
 /**
  * The operations endpoint in process: startOpsServer on 127.0.0.1 with isReady: bot.readiness()
  * (as main.ts wires it), the bot on the Discord stand-in with 4 shards, posting stats to the
- * directory emulator. /readyz follows the shards through disconnects; /metrics shows the traffic.
+ * directory emulator, on the rig of the end-to-end tests (test/support/rig.ts). /readyz follows
+ * the shards through disconnects; /metrics shows the traffic.
  */
 import { Events } from 'discord.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registry } from '../../commands/index.js';
-import { type BotApp, createBot } from '../../src/app/bot.js';
-import { loadConfig, secretsOf } from '../../src/config/env.js';
-import { createLogger } from '../../src/log/logger.js';
+import type { BotApp } from '../../src/app/bot.js';
 import { createMetrics } from '../../src/ops/metrics.js';
 import { type OpsServer, startOpsServer } from '../../src/ops/server.js';
-import { type DiscordStandIn, startDiscordStandIn } from '../discord/index.js';
-import { type Emulator, IDS, startEmulator, TOKENS } from '../emulator/index.js';
+import { type DiscordStandIn, snowflake } from '../discord/index.js';
+import { type Emulator, IDS, TOKENS } from '../emulator/index.js';
+import {
+  createRigBot,
+  HandledLines,
+  type RigBot,
+  rigEnvironment,
+  type StandIns,
+  startStandIns,
+} from '../support/rig.js';
 import { tempDir } from '../support/temp.js';
 import {
   discordLikeToken,
@@ -34,8 +40,10 @@ import {
 const SHARDS = 4;
 const GUILDS = 300;
 
+let stage: StandIns;
 let emu: Emulator;
 let discord: DiscordStandIn;
+let rig: RigBot;
 let bot: BotApp;
 let ops: OpsServer;
 let sink: LogSink;
@@ -44,39 +52,45 @@ let users: number;
 const secrets = new Set<string>(Object.values(TOKENS));
 
 beforeAll(async () => {
-  emu = await startEmulator({ rateLimits: false });
   // A server the directory knows (for /up), among 299 generated ones.
   const set = guildSet(GUILDS, [{ id: IDS.serverFresh, memberCount: 1_234 }]);
   users = set.users;
-  discord = await startDiscordStandIn({ shards: SHARDS, guilds: set.guilds, token: discordLikeToken() });
-  secrets.add(discord.token);
-  const config = loadConfig({
-    DATA_DIR: data.path,
-    DIRECTORY_API_URL: emu.url,
-    DIRECTORY_TOKEN: TOKENS.serviceBot,
-    DISCORD_TOKEN: discord.token,
-    DISCORD_API_URL: discord.restUrl,
-    SHARD_COUNT: String(SHARDS),
-    DIRECTORY_RATE_LIMIT: '1000/1000',
-    DIRECTORY_ROUTE_RATE_LIMIT: '1000/1000',
-    LOG_LEVEL: 'debug',
+  stage = await startStandIns({
+    emulator: { rateLimits: false },
+    discord: { shards: SHARDS, guilds: set.guilds, token: discordLikeToken() },
   });
+  ({ emu, discord } = stage);
+  secrets.add(discord.token);
+  const places = { directoryUrl: emu.url, discordRestUrl: discord.restUrl, discordToken: discord.token };
   sink = new LogSink();
-  const logger = createLogger({ level: config.logLevel, secrets: secretsOf(config), destination: sink });
-  const metrics = createMetrics({ logger });
-  bot = await createBot({
-    config,
-    logger,
-    registry,
-    metrics,
+  rig = await createRigBot({
+    env: rigEnvironment(
+      { ...places, dataDir: data.path },
+      {
+        SHARD_COUNT: String(SHARDS),
+        DIRECTORY_RATE_LIMIT: '1000/1000',
+        DIRECTORY_ROUTE_RATE_LIMIT: '1000/1000',
+        LOG_LEVEL: 'debug',
+      },
+    ),
+    log: new HandledLines(sink),
+    metrics: (logger) => createMetrics({ logger }),
     postStats: true,
     stats: { intervalMs: 1_000, firstDelayMs: 0, startDelayMs: 0, notReadyRetryMs: 200 },
   });
-  ops = await startOpsServer({ port: 0, host: LOCALHOST, metrics, isReady: () => bot.readiness(), logger });
-  const ready = new Promise<void>((resolve) => bot.client.once(Events.ClientReady, () => resolve()));
-  await bot.start();
-  await withTimeout(ready, 15_000, 'the bot to become ready');
-}, 30_000);
+  bot = rig.app;
+  const metrics = rig.metrics;
+  if (!metrics) throw new Error('the rig made no metrics');
+  ops = await startOpsServer({
+    port: 0,
+    host: LOCALHOST,
+    metrics,
+    isReady: () => bot.readiness(),
+    logger: rig.logger,
+  });
+  await rig.start();
+  // Its own 30 s plus START_BOUND_MS for the start-up on a busy machine.
+}, 90_000);
 
 afterAll(async () => {
   // Bounded: discord.js's destroy() can hang (see shutdown.test.ts); the report must still be written.
@@ -84,8 +98,7 @@ afterAll(async () => {
     console.error(String(err));
   });
   await ops?.close();
-  await discord?.close();
-  await emu?.close();
+  await stage?.close();
   data.remove();
   const leaked = leaksIn(linesOf('log line', sink?.lines ?? []), secrets);
   sink?.close();
@@ -139,9 +152,14 @@ describe('operations endpoint in process', () => {
   }
 
   it('/metrics shows interactions, directory requests, stats posts, guilds and shards', async () => {
-    const handle = discord.sendCommand({ guildId: IDS.serverFresh, name: 'up' });
+    const user = { id: snowflake(), username: 'ops_metrics' };
+    const handled = rig.handled.waitFor(user.id, 5_000);
+    const handle = discord.sendCommand({ guildId: IDS.serverFresh, name: 'up', user });
     expect((await handle.firstResponse(3_000)).type).toBe(5);
-    await handle.waitFor((r) => r.method === 'PATCH' && r.path.endsWith('/messages/@original'), 5_000);
+    expect((await handled).outcome).toBe('success');
+    expect(
+      handle.requests().some((r) => r.method === 'PATCH' && r.path.endsWith('/messages/@original')),
+    ).toBe(true);
     await eventually(() => statsRequests(emu).find((r) => r.status === 200), 5_000, 'a stats post');
 
     const text: string = await eventually(

@@ -22,6 +22,7 @@ import {
   LOCALHOST,
   ROOT,
   runScript,
+  START_BOUND_MS,
   withTimeout,
 } from './helpers.js';
 
@@ -141,18 +142,20 @@ describe("the Docker image's defaults", () => {
     });
     const exited = new Promise<void>((resolve) => bot.once('exit', () => resolve()));
     try {
+      let out = '';
       const listening = await withTimeout(
         new Promise<unknown>((resolve) => {
-          let out = '';
           bot.stdout.setEncoding('utf8').on('data', (chunk: string) => {
             out += chunk;
             const line = out.split('\n').find((l) => l.includes('"ops server listening"'));
             if (line) resolve(JSON.parse(line));
           });
         }),
-        10_000,
+        START_BOUND_MS,
         'the ops server to listen',
-      );
+      ).catch((err: unknown) => {
+        throw new Error(`${String(err)}; main.js wrote: ${out.slice(-1_000) || '(nothing)'}`);
+      });
       expect(listening).toMatchObject({ port });
       const check = await runScript(join(ROOT, 'dist/src/ops/healthcheck.js'), [], {
         cwd,
@@ -164,5 +167,6 @@ describe("the Docker image's defaults", () => {
       await withTimeout(exited, 12_000, 'the bot to stop');
       rmSync(cwd, { recursive: true, force: true });
     }
-  });
+    // Its own time plus START_BOUND_MS for the start-up on a busy machine.
+  }, 90_000);
 });

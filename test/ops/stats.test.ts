@@ -1,24 +1,17 @@
 /**
  * The statistics poster in process, end to end: the real bot (createBot with postStats) on the
  * Discord stand-in with 4 shards and 300 guilds of varied sizes, posting to the directory emulator.
- * Every socket is on 127.0.0.1; the poster's delays are shortened through createBot's `stats`.
+ * Every socket is on 127.0.0.1; the poster's delays are shortened through createBot's `stats`. The
+ * bot is started on the rig of the end-to-end tests (test/support/rig.ts).
  */
 import { Events } from 'discord.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { registry } from '../../commands/index.js';
-import { type BotApp, type BotOptions, createBot } from '../../src/app/bot.js';
-import { type Environment, loadConfig, secretsOf } from '../../src/config/env.js';
-import { createLogger } from '../../src/log/logger.js';
+import type { BotApp, BotOptions } from '../../src/app/bot.js';
+import type { Environment } from '../../src/config/env.js';
 import { createMetrics, type Metrics } from '../../src/ops/metrics.js';
-import { type DiscordStandIn, startDiscordStandIn } from '../discord/index.js';
-import {
-  type Emulator,
-  type FaultRule,
-  IDS,
-  type RecordedRequest,
-  startEmulator,
-  TOKENS,
-} from '../emulator/index.js';
+import type { DiscordStandIn } from '../discord/index.js';
+import { type Emulator, type FaultRule, IDS, type RecordedRequest, TOKENS } from '../emulator/index.js';
+import { createRigBot, HandledLines, rigEnvironment, type StandIns, startStandIns } from '../support/rig.js';
 import { tempDir } from '../support/temp.js';
 import {
   bodyOf,
@@ -40,6 +33,7 @@ import {
 const SHARDS = 4;
 const GUILDS = 300;
 
+let stage: StandIns;
 let emu: Emulator;
 let discord: DiscordStandIn;
 let users: number;
@@ -55,19 +49,21 @@ interface Running {
   metrics: Metrics;
   sink: LogSink;
   started: Promise<void>;
+  /** The login, settled or not: what the teardown waits for after stop(). */
+  login: Promise<unknown>;
 }
 let running: Running | undefined;
 
 beforeAll(async () => {
   // No emulator rate limits here: the 429s of these tests are injected, one at a time.
-  emu = await startEmulator({
-    rateLimits: false,
-    log: (request) => answeredAt.set(request, Date.now()),
-  });
   const set = guildSet(GUILDS);
   users = set.users;
   expected = { servers: GUILDS, shards: SHARDS, users };
-  discord = await startDiscordStandIn({ shards: SHARDS, guilds: set.guilds, token: discordLikeToken() });
+  stage = await startStandIns({
+    emulator: { rateLimits: false, log: (request) => answeredAt.set(request, Date.now()) },
+    discord: { shards: SHARDS, guilds: set.guilds, token: discordLikeToken() },
+  });
+  ({ emu, discord } = stage);
   secrets.add(discord.token);
 });
 
@@ -80,7 +76,7 @@ afterEach(async () => {
       await withTimeout(current.bot.stop(500), 5_000, 'the bot to stop').catch((err: unknown) => {
         console.error(String(err));
       });
-      await current.started.catch(() => undefined);
+      await current.login;
       const leaked = leaksIn(linesOf('log line', current.sink.lines), secrets);
       current.sink.close();
       expect(leaked, 'no token in the bot log').toEqual([]);
@@ -93,42 +89,39 @@ afterEach(async () => {
 }, 15_000);
 
 afterAll(async () => {
-  await discord?.close();
-  await emu?.close();
+  await stage?.close();
   data.remove();
 });
 
 /** The bot on the stand-in, posting to the emulator; resolves once it is created (not yet ready). */
 async function startBot(env: Environment, stats: BotOptions['stats']): Promise<Running> {
-  const config = loadConfig({
-    DATA_DIR: data.path,
-    DIRECTORY_API_URL: emu.url,
-    DIRECTORY_TOKEN: TOKENS.serviceBot,
-    DISCORD_TOKEN: discord.token,
-    DISCORD_API_URL: discord.restUrl,
-    SHARD_COUNT: String(SHARDS),
-    // The client's own limiter allows one POST /stats per 2 s by default; these intervals are shorter.
-    DIRECTORY_RATE_LIMIT: '1000/1000',
-    DIRECTORY_ROUTE_RATE_LIMIT: '1000/1000',
-    DIRECTORY_RATE_LIMIT_MARGIN_MS: '0',
-    LOG_LEVEL: 'debug',
-    ...env,
-  });
-  for (const secret of secretsOf(config)) secrets.add(secret);
+  const places = { directoryUrl: emu.url, discordRestUrl: discord.restUrl, discordToken: discord.token };
   const sink = new LogSink();
-  const logger = createLogger({ level: config.logLevel, secrets: secretsOf(config), destination: sink });
-  const metrics = createMetrics({ logger, defaultMetrics: false });
-  const bot = await createBot({
-    config,
-    logger,
-    registry,
-    metrics,
+  const rig = await createRigBot({
+    env: rigEnvironment(
+      { ...places, dataDir: data.path },
+      {
+        SHARD_COUNT: String(SHARDS),
+        // The client's own limiter allows one POST /stats per 2 s by default; these intervals are shorter.
+        DIRECTORY_RATE_LIMIT: '1000/1000',
+        DIRECTORY_ROUTE_RATE_LIMIT: '1000/1000',
+        DIRECTORY_RATE_LIMIT_MARGIN_MS: '0',
+        LOG_LEVEL: 'debug',
+        ...env,
+      },
+    ),
+    log: new HandledLines(sink),
+    metrics: (logger) => createMetrics({ logger, defaultMetrics: false }),
     postStats: true,
     stats,
   });
-  const ready = new Promise<void>((resolve) => bot.client.once(Events.ClientReady, () => resolve()));
-  const started = bot.start().then(() => withTimeout(ready, 15_000, 'the bot to become ready'));
-  running = { bot, metrics, sink, started };
+  for (const secret of rig.secrets) secrets.add(secret);
+  const metrics = rig.metrics;
+  if (!metrics) throw new Error('the rig made no metrics');
+  const started = rig.start();
+  // A test that ends before the bot is ready leaves this rejected: the teardown waits for the login.
+  started.catch(() => undefined);
+  running = { bot: rig.app, metrics, sink, started, login: rig.login };
   return running;
 }
 

@@ -30,6 +30,7 @@ function stepText(transcript: string, step: number): string {
 }
 
 describe('runSandbox', () => {
+  // Each test: its own 20 s plus START_BOUND_MS for the start-up on a busy machine.
   it('plays the whole session and writes what a user would see', async () => {
     const { out, text } = collector();
     const logFile = join(dir, 'bot.log');
@@ -88,7 +89,7 @@ describe('runSandbox', () => {
     const log = readFileSync(logFile, 'utf8');
     expect(log.match(/"interaction handled"/g)).toHaveLength(SCRIPT.length);
     expect(log).not.toContain('emu-bot-service');
-  });
+  }, 80_000);
 
   it('stops at a step whose answer is not the expected one and names it', async () => {
     const { out, text } = collector();
@@ -104,7 +105,7 @@ describe('runSandbox', () => {
     expect(stepText(transcript, 3)).toContain('This bot is not in the directory.');
     expect(transcript).not.toContain(`━━ 4/${SCRIPT.length}`);
     expect(transcript).toContain(`✗ 2 of ${SCRIPT.length} steps as expected`);
-  });
+  }, 80_000);
 
   it('bounds the wait for an answer', async () => {
     const { out } = collector();
@@ -118,14 +119,14 @@ describe('runSandbox', () => {
     await expect(run).rejects.toThrow(
       `step 3/${SCRIPT.length} (/bot ref:kerdoku): timed out after 1000 ms waiting for the bot's answer`,
     );
-  });
+  }, 80_000);
 
   it('fails with a clear message when aborted, and still shuts down', async () => {
     const { out, text } = collector();
     const signal = AbortSignal.abort(new Error('interrupted'));
     await expect(runSandbox({ out, logFile: null, signal })).rejects.toThrow('interrupted');
     expect(text()).toContain(`✗ 0 of ${SCRIPT.length} steps as expected`);
-  });
+  }, 80_000);
 });
 
 describe('the terminal renderer', () => {

@@ -1,19 +1,16 @@
 /**
  * The sandbox session: the real bot (createBot with the real command registry) against the
  * directory emulator and the local Discord stand-in, both on 127.0.0.1 with sample data, playing
- * a short scripted session and writing what a user would see. No tokens, no network beyond
- * loopback. `npm run sandbox` runs it through main.ts; the sandbox test runs it in-process.
+ * a short scripted session and writing what a user would see, on the rig the end-to-end tests
+ * use (test/support/rig.ts). No tokens, no network beyond loopback. `npm run sandbox` runs it through main.ts; the sandbox test runs it in-process.
  */
 import { createWriteStream, mkdtempSync, rmSync, type WriteStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Writable } from 'node:stream';
-import { ApplicationCommandOptionType, Events } from 'discord.js';
-import { registry } from '../../commands/index.js';
-import { type BotApp, createBot } from '../../src/app/bot.js';
-import { loadConfig, secretsOf } from '../../src/config/env.js';
-import { createLogger } from '../../src/log/logger.js';
+import { ApplicationCommandOptionType } from 'discord.js';
+import type { BotApp } from '../../src/app/bot.js';
 import { WebhookRepository } from '../../src/store/index.js';
 import {
   type DiscordStandIn,
@@ -22,10 +19,17 @@ import {
   makeGuild,
   makeUser,
   snowflake,
-  startDiscordStandIn,
   type ViewedMessage,
 } from '../discord/index.js';
-import { type Emulator, IDS, startEmulator, TOKENS } from '../emulator/index.js';
+import { type Emulator, IDS } from '../emulator/index.js';
+import {
+  createRigBot,
+  HandledLines,
+  rigEnvironment,
+  START_BOUND_MS,
+  type StandIns,
+  startStandIns,
+} from '../support/rig.js';
 import { buttonsOf, createStyle, renderMessage, type Style, wantsColor } from './render.js';
 
 export const DEFAULT_STEP_TIMEOUT_MS = 10_000;
@@ -37,7 +41,11 @@ export interface RunSandboxOptions {
   color?: boolean;
   /** The bot's log file; null drops the logs. Default: a new file in the OS temp directory. */
   logFile?: string | null;
-  /** The bound of every wait: start-up, each step, each part of the shutdown. Default 10 s. */
+  /**
+   * The bound of each step and each part of the shutdown. Default 10 s. The start-up (the log
+   * file, the stand-ins, the bot's login) is bounded by START_BOUND_MS (60 s) whatever this is:
+   * a busy machine starts slowly, and that is not the failure a short bound here is meant to show.
+   */
   timeoutMs?: number;
   /** Aborting ends the session early (Ctrl-C); the shutdown still runs. */
   signal?: AbortSignal;
@@ -176,31 +184,6 @@ export function describeStep(step: Step): string {
 // -------------------------------------------------------------------------------------------------
 // Waiting, bounded
 
-interface HandledEvent {
-  kind: 'command' | 'button';
-  name: string;
-  outcome: string;
-  durationMs: number;
-}
-
-/** The router's "interaction handled" events, in order; the script waits for one per step. */
-class HandledQueue {
-  readonly #items: HandledEvent[] = [];
-  readonly #waiters: Array<(event: HandledEvent) => void> = [];
-
-  push(event: HandledEvent): void {
-    const waiter = this.#waiters.shift();
-    if (waiter) waiter(event);
-    else this.#items.push(event);
-  }
-
-  next(): Promise<HandledEvent> {
-    const item = this.#items.shift();
-    if (item) return Promise.resolve(item);
-    return new Promise((resolve) => this.#waiters.push(resolve));
-  }
-}
-
 function reasonOf(signal: AbortSignal): Error {
   const reason: unknown = signal.reason;
   if (reason instanceof Error) return reason;
@@ -255,7 +238,8 @@ interface StepResult {
 
 interface Session {
   standIn: DiscordStandIn;
-  handled: HandledQueue;
+  /** The bot's log: each step waits there for its "interaction handled" line. */
+  handled: HandledLines;
   guildId: string;
   timeoutMs: number;
   signal: AbortSignal;
@@ -317,16 +301,15 @@ async function runStep(
   write(s.dim(`   ${step.note}`));
 
   const started = performance.now();
+  const answered = session.handled.waitFor(USER.id, session.timeoutMs, {
+    what: "the bot's answer",
+    signal: session.signal,
+  });
   const { handle, clicked } = send(session, step, results);
   if (handle.delivery !== 'sent') {
     throw new SandboxError(`the Discord stand-in could not deliver the interaction (${handle.delivery})`);
   }
-  const handled = await bounded(
-    session.handled.next(),
-    session.timeoutMs,
-    "the bot's answer",
-    session.signal,
-  );
+  const handled = { outcome: String((await answered).outcome) };
   const elapsed = Math.round(performance.now() - started);
 
   const view = handle.view();
@@ -441,11 +424,6 @@ function closeLog(stream: WriteStream): Promise<void> {
   return new Promise((resolve) => stream.end(() => resolve()));
 }
 
-function waitForReady(bot: BotApp): Promise<void> {
-  if (bot.client.isReady()) return Promise.resolve();
-  return new Promise((resolve) => bot.client.once(Events.ClientReady, () => resolve()));
-}
-
 /** Runs the scripted session; resolves when every step went as expected and everything is shut down. */
 export async function runSandbox(options: RunSandboxOptions): Promise<void> {
   const { out } = options;
@@ -459,8 +437,7 @@ export async function runSandbox(options: RunSandboxOptions): Promise<void> {
   const signal = options.signal ? AbortSignal.any([options.signal, fatal.signal]) : fatal.signal;
   const logPath = options.logFile === undefined ? defaultLogFile() : options.logFile;
 
-  let emulator: Emulator | undefined;
-  let standIn: DiscordStandIn | undefined;
+  let stage: StandIns | undefined;
   let bot: BotApp | undefined;
   /** The bot's store: the sandbox is a fresh world each run, with nothing of a previous one to answer. */
   let dataDir: string | undefined;
@@ -473,7 +450,7 @@ export async function runSandbox(options: RunSandboxOptions): Promise<void> {
   /** A server being started: should the wait end first, it is closed whenever it comes up. */
   const started = async <T extends { close(): Promise<void> }>(work: Promise<T>, what: string) => {
     try {
-      return await bounded(work, timeoutMs, what, signal);
+      return await bounded(work, START_BOUND_MS, what, signal);
     } catch (err) {
       work.then((server) => server.close()).catch(() => undefined);
       throw err;
@@ -481,9 +458,8 @@ export async function runSandbox(options: RunSandboxOptions): Promise<void> {
   };
 
   try {
-    if (logPath !== null) log = await bounded(openLog(logPath), timeoutMs, `the log file ${logPath}`);
+    if (logPath !== null) log = await bounded(openLog(logPath), START_BOUND_MS, `the log file ${logPath}`);
     // No rate limits in the emulator, generous ones in the bot: the session shows answers, not waits.
-    emulator = await started(startEmulator({ rateLimits: false }), 'the directory emulator');
     const applicationId = snowflake();
     const guild = makeGuild({
       id: IDS.serverFresh,
@@ -494,48 +470,48 @@ export async function runSandbox(options: RunSandboxOptions): Promise<void> {
       presenceCount: 120,
       owner_id: USER.id,
     });
-    standIn = await started(
-      startDiscordStandIn({
-        applicationId,
-        botUser: { id: applicationId, username: BOT_NAME },
-        guilds: [guild],
-        users: [...KNOWN_USERS],
+    stage = await started(
+      startStandIns({
+        emulator: { rateLimits: false },
+        discord: {
+          applicationId,
+          botUser: { id: applicationId, username: BOT_NAME },
+          guilds: [guild],
+          users: [...KNOWN_USERS],
+        },
       }),
-      'the Discord stand-in',
+      'the directory emulator and the Discord stand-in',
     );
+    const { emu: emulator, discord: standIn } = stage;
 
     options.setUp?.({ emulator, standIn });
 
     dataDir = mkdtempSync(join(tmpdir(), 'directory-bot-sandbox-'));
-    const config = loadConfig({
-      DATA_DIR: dataDir,
-      DIRECTORY_API_URL: emulator.url,
-      DIRECTORY_TOKEN: TOKENS.serviceBot,
-      DIRECTORY_TIMEOUT_MS: String(Math.max(100, Math.floor(timeoutMs / 2))),
-      DIRECTORY_RATE_LIMIT: '1000/1000',
-      DIRECTORY_ROUTE_RATE_LIMIT: '1000/1000',
-      DISCORD_TOKEN: standIn.token,
-      DISCORD_API_URL: standIn.restUrl,
-      LOG_LEVEL: 'debug',
-      WEBHOOK_PORT: '0',
-      WEBHOOK_HOST: '127.0.0.1',
-    });
-    const logger = log
-      ? createLogger({ level: config.logLevel, secrets: secretsOf(config), destination: log })
-      : createLogger({ level: 'silent' });
-    const handled = new HandledQueue();
-    bot = await createBot({
-      config,
-      logger,
-      registry,
-      hooks: { onHandled: (event) => handled.push(event) },
+    const handled = new HandledLines(log);
+    const rig = await createRigBot({
+      env: rigEnvironment(
+        {
+          directoryUrl: emulator.url,
+          discordRestUrl: standIn.restUrl,
+          discordToken: standIn.token,
+          dataDir,
+        },
+        {
+          DIRECTORY_TIMEOUT_MS: String(Math.max(100, Math.floor(timeoutMs / 2))),
+          DIRECTORY_RATE_LIMIT: '1000/1000',
+          DIRECTORY_ROUTE_RATE_LIMIT: '1000/1000',
+          LOG_LEVEL: 'debug',
+          WEBHOOK_PORT: '0',
+          WEBHOOK_HOST: '127.0.0.1',
+        },
+      ),
+      log: handled,
       onFatal: (reason) => fatal.abort(new SandboxError(`the bot stopped: ${reason}`)),
     });
-    const ready = waitForReady(bot);
-    const loggingIn = bot.start();
-    login = loggingIn.catch(() => undefined);
-    await bounded(loggingIn, timeoutMs, 'the bot to log in', signal);
-    await bounded(ready, timeoutMs, 'the bot to be ready', signal);
+    bot = rig.app;
+    const starting = rig.start(START_BOUND_MS);
+    login = rig.login;
+    await bounded(starting, START_BOUND_MS, 'the bot to log in and be ready', signal);
 
     write(s.bold('Directory bot sandbox'));
     write(
@@ -592,14 +568,13 @@ export async function runSandbox(options: RunSandboxOptions): Promise<void> {
       problems.push(`${what}: ${messageOf(err)}`);
     }
   };
-  const [app, discord, directory, logStream, data] = [bot, standIn, emulator, log, dataDir];
+  const [app, standIns, logStream, data] = [bot, stage, log, dataDir];
   await stop('stopping the bot', app && (() => login.then(() => app.stop())));
   await stop(
     'removing the data directory',
     data === undefined ? undefined : async () => rmSync(data, { recursive: true, force: true }),
   );
-  await stop('closing the Discord stand-in', discord && (() => discord.close()));
-  await stop('closing the directory emulator', directory && (() => directory.close()));
+  await stop('closing the Discord stand-in and the directory emulator', standIns && (() => standIns.close()));
   await stop('closing the log file', logStream && (() => closeLog(logStream)));
 
   const seconds = ((performance.now() - startedAt) / 1000).toFixed(1);

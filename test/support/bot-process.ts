@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { type Exit, NodeChild } from './child.js';
 import type { LogEntry } from './logs.js';
 import { ROOT } from './spawn.js';
-import { eventually, withTimeout } from './wait.js';
+import { eventually, START_BOUND_MS, withTimeout } from './wait.js';
 
 export { ROOT };
 /** Where the build puts the bot's entry points. */
@@ -26,13 +26,13 @@ export class BotProcess extends NodeChild {
     this.seenPids.add(this.pid);
   }
 
-  /** Waits for the 'connected to Discord' line (the gateway is ready). */
-  ready(timeoutMs = 10_000): Promise<LogEntry> {
+  /** Waits for the 'connected to Discord' line (the gateway is ready); bounded for a busy machine. */
+  ready(timeoutMs = START_BOUND_MS): Promise<LogEntry> {
     return this.waitForEntry((e) => e.msg === 'connected to Discord', timeoutMs, 'connected to Discord');
   }
 
-  /** The port the operations server reported (HTTP_PORT=0 picks a free one). */
-  async opsPort(timeoutMs = 10_000): Promise<number> {
+  /** The port the operations server reported (HTTP_PORT=0 picks a free one); bounded for a busy machine. */
+  async opsPort(timeoutMs = START_BOUND_MS): Promise<number> {
     const line = await this.waitForLine((e) => e.msg === 'ops server listening', timeoutMs, 'the ops port');
     const port = line.entry?.port;
     if (typeof port !== 'number') throw new Error(`no port in ${line.raw}`);

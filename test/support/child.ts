@@ -94,7 +94,7 @@ export class NodeChild {
 
   /**
    * The first pino line, seen or to come, matching `pred`. Rejects on timeout, or once the
-   * process has ended with no such line, naming `what` and the last lines it wrote.
+   * process has ended with no such line, naming `what` and the last lines it wrote (both ways).
    */
   waitForLine(
     pred: (entry: LogEntry, line: CapturedLine) => boolean,
@@ -110,16 +110,16 @@ export class NodeChild {
         } else if (this.#finished) {
           finish();
           const end = this.exit?.code ?? this.exit?.signal;
-          const tail = this.lines.slice(-5).map((l) => l.raw.slice(0, 200));
-          reject(
-            new Error(`${this.name} (pid ${this.pid}) exited (${end}) before ${what}: ${tail.join(' | ')}`),
-          );
+          reject(new Error(`${this.name} (pid ${this.pid}) exited (${end}) before ${what}: ${this.tail()}`));
         }
       };
       const timer = setTimeout(() => {
         finish();
         reject(
-          new Error(`timed out after ${timeoutMs} ms waiting for ${this.name} (pid ${this.pid}): ${what}`),
+          new Error(
+            `timed out after ${timeoutMs} ms waiting for ${this.name} (pid ${this.pid}): ${what}; ` +
+              `its last lines: ${this.tail()}`,
+          ),
         );
       }, timeoutMs);
       const finish = (): void => {
@@ -135,6 +135,12 @@ export class NodeChild {
   async waitForEntry(pred: (entry: LogEntry) => boolean, timeoutMs: number, what: string): Promise<LogEntry> {
     const line = await this.waitForLine((entry) => pred(entry), timeoutMs, what);
     return line.entry as LogEntry;
+  }
+
+  /** The last lines it wrote, shortened, for an error message. */
+  tail(count = 5): string {
+    const last = this.lines.slice(-count).map((l) => l.raw.slice(0, 200));
+    return last.length > 0 ? last.join(' | ') : '(nothing)';
   }
 
   /** All the output, for diagnostics and the token check. */

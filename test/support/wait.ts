@@ -3,6 +3,14 @@
  * benchmark (no vitest here).
  */
 
+/**
+ * How long a start-up may take (a bot's login and READY, a child's port or 'listening' line, a
+ * worker's first message) before it counts as failed: generous, so that a busy machine is slow
+ * rather than failing. A start-up that fails usually says so at once (an error, an exit), and
+ * every wait for one names what it waited for and what the process wrote.
+ */
+export const START_BOUND_MS = 60_000;
+
 export function sleep(ms: number): Promise<void> {
   return new Promise((done) => setTimeout(done, ms));
 }

@@ -1,15 +1,16 @@
 /**
- * H rows: a hostile or broken directory. An ID that is a path steers no request to Discord, a
- * body dripped a byte at a time and a day-long Retry-After are told within seconds, times past
- * what a Date holds never show as `NaN`, and the directory's own text (records, the /up message,
- * an error's message) reaches nobody as a ping, a control sequence or an embed over Discord's
- * limits.
+ * H rows: a hostile or broken directory, through the real bot (the one place these scenarios
+ * run: test/e2e has no copy). An ID that is a path steers no request to Discord, a body dripped a
+ * byte at a time and a day-long Retry-After are told within seconds, times past what a Date holds
+ * never show as `NaN`, and the directory's own text (records, the /up message, an error's message)
+ * reaches nobody as a ping, a control sequence or an embed over Discord's limits.
  */
 import type { APIEmbed } from 'discord.js';
 import { drip, startHostileServer } from '../../contract/hostile-server.js';
-import { isFinalAnswer, type RecordedRestRequest } from '../../discord/index.js';
+import { isFinalAnswer, makeUser, type RecordedRestRequest } from '../../discord/index.js';
 import {
   type Answer,
+  buttonsOf,
   type Harness,
   isEphemeral,
   LEVEL,
@@ -32,9 +33,9 @@ import { bumpsOf, EN, firstEmbed, freshGuild, inHarness, newUserRef } from '../f
 import { type Checks, message, track } from '../helpers.js';
 import type { Family, Row } from '../runner.js';
 
-/** What the bot may ask Discord while it answers a command: a user by snowflake, the interaction's own routes. */
-const INTENDED_DISCORD_ROUTE =
-  /^\/(users\/\d{17,20}|interactions\/\d+\/[^/]+\/callback|webhooks\/\d+\/[^/]+(\/messages\/(@original|\d+))?)$/;
+/** The interaction's own routes: all the bot may ask Discord for a card whose ID is no snowflake. */
+const INTERACTION_ROUTE =
+  /^\/(interactions\/\d+\/[^/]+\/callback|webhooks\/\d+\/[^/]+(\/messages\/(@original|\d+))?)$/;
 /** `NaN`, or a Discord timestamp whose seconds are not a number. */
 const NOT_A_TIME = /NaN|<t:-?\d*[^\d:]/;
 /** An OSC 8 hyperlink and a screen clear: what a terminal would act on if the text reached it raw. */
@@ -117,15 +118,18 @@ function loudLines(h: Harness, from: number): string[] {
 
 // ---- H1 -----------------------------------------------------------------------------------------
 
-const PATH_IDS = [`../guilds/${freshGuild.id}`, '../users/@me?x='] as const;
+const PATH_IDS = [`../guilds/${freshGuild.id}`, '../users/@me?x=', '..%2Fguilds%2F1'] as const;
+/** The sample bot as Discord knows it: a real ID gets its name and avatar from there. */
+const KERDOKU = makeUser({ id: IDS.plainBot, username: 'kerdoku', global_name: 'Kerdoku', bot: true });
 
 const pathIdRow: Row = {
   id: 'H1',
-  fault: "directory: a bot's id is a path (../guilds/…, ../users/@me?x=)",
-  expected: 'card shown, Discord asked nothing but the answer, ≤ 1 warn line',
+  fault: "directory: a bot's id is a path (../guilds/…, ../users/@me?x=, ..%2Fguilds%2F1)",
+  expected:
+    'card shown by its short code, no comments button, Discord asked nothing but the answer, ≤ 1 warn line; a real ID still named by Discord',
   timeoutMs: 15_000,
   run: () =>
-    inHarness({}, async (h, c) => {
+    inHarness({ users: [KERDOKU] }, async (h, c) => {
       const seen: string[] = [];
       for (const [i, id] of PATH_IDS.entries()) {
         const code = `hostile${i}`;
@@ -135,8 +139,14 @@ const pathIdRow: Row = {
         const answer = await bot(h, code, 8_000);
         const sent: RecordedRestRequest[] = h.discord.requests.slice(from);
         c.equal(answer.outcome, 'shown', `/bot with id ${id}`);
-        c.equal(firstEmbed(answer.view.original)?.title, `Bot ${code}`, `the card of id ${id}`);
-        const stray = sent.filter((r) => !INTENDED_DISCORD_ROUTE.test(r.path) || r.query !== '');
+        // No identity from Discord: the card is named by its short code, without a thumbnail.
+        const card = firstEmbed(answer.view.original);
+        c.equal(card?.title, `Bot ${code}`, `the card of id ${id}`);
+        c.equal(card?.thumbnail, undefined, `the thumbnail of id ${id}`);
+        // The ID cannot travel in a custom_id: no comments button.
+        const labels = answer.view.original ? buttonsOf(answer.view.original).map((b) => b.label) : [];
+        c.that(!labels.includes('Comments'), `a Comments button on the card of id ${id}`);
+        const stray = sent.filter((r) => !INTERACTION_ROUTE.test(r.path) || r.query !== '');
         c.none(
           stray.map((r) => `${r.method} ${r.path}${r.query ? `?${r.query}` : ''}`),
           `requests to other Discord routes (id ${id})`,
@@ -148,6 +158,16 @@ const pathIdRow: Row = {
             `(${stray.length} elsewhere), ${loud.length} warn line(s)`,
         );
       }
+      // The control: a real ID still gets its name (and avatar) from Discord, one GET of the user.
+      const from = h.discord.requests.length;
+      const real = await bot(h, 'kerdoku', 8_000);
+      const gets = h.discord.requests
+        .slice(from)
+        .filter((r) => r.method === 'GET')
+        .map((r) => r.path);
+      c.equal(firstEmbed(real.view.original)?.title, 'Bot Kerdoku', 'the card of the real ID');
+      c.equal(gets, [`/users/${IDS.plainBot}`], 'GETs to Discord for the real ID');
+      seen.push(`real id: ${real.outcome}, GET ${gets.join(', ')}`);
       return seen.join('; ');
     }),
 };
@@ -217,8 +237,10 @@ const dayLongRetryRow: Row = {
       c.that(when >= sentAtS + DAY_S - 1, `answer ${JSON.stringify(description)}: not "busy" until a day on`);
       const ms = answeredAfter(answer);
       c.that(ms < 3_000, `answered after ${ms} ms`);
-      const posts = h.emu.requests.filter((r) => r.method === 'POST').map((r) => `${r.path} ${r.status}`);
-      c.equal(posts, ['/v2/server 429'], 'POSTs to the directory');
+      // The one POST refused, and nothing else asked of the directory (no retry, no look-up).
+      const asked = h.emu.requests.map((r) => `${r.method} ${r.path} ${r.status}`);
+      c.equal(asked, ['POST /v2/server 429'], 'requests to the directory');
+      const posts = asked.filter((r) => r.startsWith('POST '));
       c.equal(bumpsOf(h.emu, IDS.serverFresh), bumpsBefore, 'bumps');
       return `${answer.outcome} after ${ms} ms, "try again <t:${when}:R>" (${when - sentAtS} s on), ${posts.length} POST, bumps unchanged`;
     }),
@@ -230,8 +252,8 @@ const ABSURD_TIMES = [1e300, 8.64e15 + 1] as const;
 
 const absurdTimesRow: Row = {
   id: 'H4',
-  fault: 'directory: timeToNextUpInMs 1e300 and 8.64e15+1, a comment dated 1e300',
-  expected: 'answered, no NaN; the comment "time unknown"',
+  fault: 'directory: timeToNextUpInMs 1e300 and 8.64e15+1, comments dated 1e300 and updated 8.64e15+1',
+  expected: 'answered, no NaN; both comments "time unknown"',
   timeoutMs: 15_000,
   run: () =>
     inHarness({}, async (h, c) => {
@@ -253,6 +275,13 @@ const absurdTimesRow: Row = {
       }
       h.emu.state.comments.bots.set(IDS.plainBot, [
         { userID: IDS.profileUser, text: 'far future', vote: 1, isUpdated: false, createdAt: 1e300 },
+        {
+          userID: IDS.otherProfileUser,
+          text: 'just past',
+          vote: -1,
+          isUpdated: true,
+          updatedAt: 8.64e15 + 1,
+        },
       ]);
       const page = await h.click(
         { guildId: freshGuild.id, customId: `comments:o:b:${IDS.plainBot}:0` },
@@ -262,9 +291,10 @@ const absurdTimesRow: Row = {
       const text = shownText(page);
       const bad = NOT_A_TIME.exec(text);
       c.that(bad === null, `the comments page shows ${JSON.stringify(bad?.[0])}`);
-      const unknown = text.includes(`far future`) && text.includes(EN('comments.timeUnknown'));
-      c.that(unknown, `the comment is not shown with "${EN('comments.timeUnknown')}"`);
-      seen.push(`comments: ${page.outcome}, ${unknown ? '"time unknown"' : 'no "time unknown"'}`);
+      const unknowns = text.split(` · ${EN('comments.timeUnknown')}`).length - 1;
+      const both = text.includes('far future') && text.includes('just past') && unknowns === 2;
+      c.that(both, `the comments are not both shown with "${EN('comments.timeUnknown')}" (${unknowns})`);
+      seen.push(`comments: ${page.outcome}, "time unknown" ${unknowns} time(s)`);
       return seen.join('; ');
     }),
 };

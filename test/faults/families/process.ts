@@ -44,7 +44,7 @@ const fatalCloseRow: Row = {
     const proc = startBot('P1', childEnv(world));
     let observed = '';
     try {
-      await proc.ready(12_000);
+      await proc.ready();
       const closedAt = performance.now();
       const from = world.discord.gatewayLog.length;
       world.discord.disconnectShard(0, 4004);
@@ -123,7 +123,7 @@ function killRow(plan: KillPlan, engine: Engine): Row {
         const env = childEnv(world, setup);
         const a = startBot(`${plan.id}-A`, env);
         procs.push(a);
-        await a.ready(12_000);
+        await a.ready();
         if (plan.killOnHold && proxy) {
           const holds = proxy.hold;
           proxy.hold = (method, url) => {
@@ -160,7 +160,7 @@ function killRow(plan: KillPlan, engine: Engine): Row {
         const b = startBot(`${plan.id}-B`, env);
         procs.push(b);
         const bStarted = performance.now();
-        await b.ready(12_000);
+        await b.ready();
         const bReadyMs = Math.round(performance.now() - bStarted);
         const final = await handle.waitFor(isFinalAnswer, 5_000).catch(() => undefined);
         const bumpsAfter = bumpsOf(world.emu, IDS.serverFresh);
