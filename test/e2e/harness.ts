@@ -269,6 +269,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         await new Promise((resolve) => setTimeout(resolve, 20));
         process.off('unhandledRejection', onUnhandled);
       }
+      // Every request the bot sent is one Discord's API description allows (test/discord/spec).
+      const violations = discord.specViolations();
+      if (violations.length > 0)
+        throw new Error(`requests Discord's API does not allow: ${JSON.stringify(violations)}`);
     },
   };
   return harness;
