@@ -29,7 +29,7 @@ import {
   type UserFixture,
   type ViewedMessage,
 } from '../discord/index.js';
-import { describeViolations } from '../discord/spec/conformance.js';
+import { assertNoViolations } from '../discord/spec/conformance.js';
 import { type Emulator, type EmulatorOptions, startEmulator, TOKENS } from '../emulator/index.js';
 import { assertLocal } from '../support/local.js';
 import { LEVEL, type LogEntry, LogSink } from '../support/logs.js';
@@ -271,9 +271,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         process.off('unhandledRejection', onUnhandled);
       }
       // Every request the bot sent is one Discord's API description allows (test/discord/spec).
-      const violations = discord.specViolations();
-      if (violations.length > 0)
-        throw new Error(`requests Discord's API does not allow:\n${describeViolations(violations)}`);
+      assertNoViolations(discord.specViolations());
     },
   };
   return harness;

@@ -261,6 +261,13 @@ export function describeViolations(violations: readonly SpecViolation[]): string
   return [...counts].map(([line, n]) => (n > 1 ? `${line} (x${n})` : line)).join('\n');
 }
 
+/** Throws, with the violations one line each, when there is any: for a test's teardown. */
+export function assertNoViolations(violations: readonly SpecViolation[]): void {
+  if (violations.length > 0) {
+    throw new Error(`requests Discord's API does not allow:\n${describeViolations(violations)}`);
+  }
+}
+
 /** The route template of a request (path without /api/v10), or undefined when the description has none. */
 export function specRoute(method: string, path: string): string | undefined {
   return findOperation(prepare(), method.toUpperCase(), path)?.route;
