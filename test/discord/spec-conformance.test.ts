@@ -138,7 +138,10 @@ describe('the stand-in checks every request it receives', () => {
 
     // A multipart body (a file): its payload_json is what is checked.
     const form = new FormData();
-    form.append('payload_json', JSON.stringify({ content: 'chart', attachments: [{ id: '0' }], sticker: 'x' }));
+    form.append(
+      'payload_json',
+      JSON.stringify({ content: 'chart', attachments: [{ id: '0' }], sticker: 'x' }),
+    );
     form.append('files[0]', new Blob([new Uint8Array([1, 2, 3])], { type: 'image/png' }), 'chart.png');
     const channel = guild.channels[0]!.id;
     const post = await fetch(`${base}/channels/${channel}/messages`, {

@@ -35,7 +35,7 @@ import { PostHolds } from './holds.js';
 import { type InteractionRecord, InteractionStore, newInteractionRecord } from './interactions.js';
 import { makeOverwrite, permissionString } from './permissions.js';
 import { APPLICATION_FLAGS, bucketOf, createRestHandler, type RestHost } from './rest.js';
-import { checkRequest, type SpecViolation } from './spec/conformance.js';
+import { checkRequest, type SpecViolation, warmUp } from './spec/conformance.js';
 import type {
   DiscordStandIn,
   GatewayLogEntry,
@@ -138,6 +138,7 @@ export async function startDiscordStandIn(options: StandInOptions = {}): Promise
   const restLatencyMs = options.restLatencyMs ?? 0;
   const nonceWindowMs = options.nonceWindowMs ?? DEFAULT_NONCE_WINDOW_MS;
   const defaultUser = makeUser({ id: snowflake(), username: 'stand_in_user', global_name: 'Stand-in User' });
+  warmUp();
 
   const guilds = new Map<string, GuildFixture>();
   const users = new Map<string, UserFixture>();
