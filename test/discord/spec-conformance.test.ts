@@ -4,7 +4,13 @@
 
 import { describe, expect, it } from 'vitest';
 import { makeGuild } from './index.js';
-import { checkRequest, describeViolations, specOperations, specRoute } from './spec/conformance.js';
+import {
+  assertNoViolations,
+  checkRequest,
+  describeViolations,
+  specOperations,
+  specRoute,
+} from './spec/conformance.js';
 import { SPEC_ROUTES } from './spec/routes.js';
 import { standInSession } from './test-session.js';
 
@@ -107,12 +113,15 @@ describe("Discord's API description, as the stand-in checks requests against it"
     ]);
   });
 
-  it('describes violations one line each, with how many times they came', () => {
+  it('describes violations one line each, with how many times they came, and fails a teardown on any', () => {
     const body = { type: 4, data: { content: 'x', allowed_mentions: { repliedUser: false } } };
     const twice = [...checkRequest('POST', CALLBACK, body), ...checkRequest('POST', CALLBACK, body)];
     expect(describeViolations(twice)).toBe(
       `POST ${CALLBACK_ROUTE} /data/allowed_mentions/repliedUser: is not declared by the API (x2)`,
     );
+    // A teardown's check: silent on none, the lines in the error otherwise.
+    expect(() => assertNoViolations([])).not.toThrow();
+    expect(() => assertNoViolations(twice)).toThrow(/repliedUser: is not declared by the API \(x2\)/);
   });
 
   it('has exactly the routes the stand-in serves (routes.ts): the trimmed copy is up to date', () => {
