@@ -35,6 +35,7 @@ import { PostHolds } from './holds.js';
 import { type InteractionRecord, InteractionStore, newInteractionRecord } from './interactions.js';
 import { makeOverwrite, permissionString } from './permissions.js';
 import { APPLICATION_FLAGS, bucketOf, createRestHandler, type RestHost } from './rest.js';
+import { checkRequest, type SpecViolation, warmUp } from './spec/conformance.js';
 import type {
   DiscordStandIn,
   GatewayLogEntry,
@@ -137,10 +138,12 @@ export async function startDiscordStandIn(options: StandInOptions = {}): Promise
   const restLatencyMs = options.restLatencyMs ?? 0;
   const nonceWindowMs = options.nonceWindowMs ?? DEFAULT_NONCE_WINDOW_MS;
   const defaultUser = makeUser({ id: snowflake(), username: 'stand_in_user', global_name: 'Stand-in User' });
+  warmUp();
 
   const guilds = new Map<string, GuildFixture>();
   const users = new Map<string, UserFixture>();
   const requests: RecordedRestRequest[] = [];
+  const specViolations: SpecViolation[] = [];
   const requestWaiters = new WaitList<RecordedRestRequest>();
   const gatewayLog: GatewayLogEntry[] = [];
   const faults: FaultState[] = [];
@@ -230,6 +233,8 @@ export async function startDiscordStandIn(options: StandInOptions = {}): Promise
     sessionStartLimit: options.sessionStartLimit ?? 1000,
     record: (request: RecordedRestRequest, interaction: InteractionRecord | undefined) => {
       requests.push(request);
+      // After the answer is written: Discord does not refuse an undeclared field, it drops it.
+      specViolations.push(...checkRequest(request.method, request.path, request.body));
       if (interaction) {
         interaction.requests.push(request);
         interaction.waiters.notify(request);
@@ -498,6 +503,7 @@ export async function startDiscordStandIn(options: StandInOptions = {}): Promise
     waitForRequest: (pred, timeoutMs = DEFAULT_TIMEOUT_MS) =>
       requestWaiters.wait(pred, timeoutMs, 'a matching REST request', requests),
     commands: (guildId?: string) => [...(commands.get(guildId ?? '')?.values() ?? [])],
+    specViolations: () => [...specViolations],
     close: async () => {
       requestWaiters.close();
       store.close();

@@ -9,6 +9,9 @@ import type {
   UserFixture,
 } from './fixtures.js';
 import type { OverwriteInput } from './permissions.js';
+import type { SpecViolation } from './spec/conformance.js';
+
+export type { SpecViolation };
 
 export interface StandInOptions {
   /** The bot token accepted on REST and gateway (default 'stand-in-token'). */
@@ -218,6 +221,11 @@ export interface DiscordStandIn extends StandInMessaging {
   waitForRequest(pred: (r: RecordedRestRequest) => boolean, timeoutMs?: number): Promise<RecordedRestRequest>;
   /** Commands registered through PUT/POST (global: guildId undefined). */
   commands(guildId?: string): unknown[];
+  /**
+   * Requests so far that Discord's API description does not allow (spec/conformance.ts): a route it
+   * does not have, a body field it does not declare. They were answered as usual.
+   */
+  specViolations(): SpecViolation[];
   close(): Promise<void>;
 }
 

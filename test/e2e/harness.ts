@@ -25,6 +25,7 @@ import {
   type UserFixture,
   type ViewedMessage,
 } from '../discord/index.js';
+import { assertNoViolations } from '../discord/spec/conformance.js';
 import { type Emulator, type EmulatorOptions, TOKENS } from '../emulator/index.js';
 import { LEVEL, type LogEntry, LogSink } from '../support/logs.js';
 import { createRigBot, HandledLines, rigEnvironment, startStandIns } from '../support/rig.js';
@@ -242,6 +243,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         await new Promise((resolve) => setTimeout(resolve, 20));
         process.off('unhandledRejection', onUnhandled);
       }
+      // Every request the bot sent is one Discord's API description allows (test/discord/spec).
+      assertNoViolations(discord.specViolations());
     },
   };
   return harness;

@@ -15,6 +15,7 @@ import {
   startDiscordStandIn,
   type ViewedMessage,
 } from '../discord/index.js';
+import { assertNoViolations } from '../discord/spec/conformance.js';
 import {
   type Answer,
   botEnvironment,
@@ -163,6 +164,7 @@ export async function startWorld(engine: Engine = 'sqlite'): Promise<World> {
     await emu.close();
     await reader?.then((store) => store.close()).catch(() => undefined);
     await place.remove();
+    assertNoViolations(discord.specViolations());
   });
   return {
     emu,

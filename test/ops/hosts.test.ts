@@ -14,6 +14,7 @@ import {
   snowflake,
   startDiscordStandIn,
 } from '../discord/index.js';
+import { describeViolations } from '../discord/spec/conformance.js';
 import { type Emulator, startEmulator, TOKENS } from '../emulator/index.js';
 import { freshPlace, type Place } from '../store/places.js';
 import { TcpProxy } from '../store/tcp-proxy.js';
@@ -87,6 +88,7 @@ async function hosts(
         problems.push(`a token appears in the output of pid ${bot.pid}`);
       }
     }
+    if (discord.specViolations().length > 0) problems.push(describeViolations(discord.specViolations()));
     await discord.close();
     await emu.close();
     await store.remove();

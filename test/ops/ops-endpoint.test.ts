@@ -10,6 +10,7 @@ import type { BotApp } from '../../src/app/bot.js';
 import { createMetrics } from '../../src/ops/metrics.js';
 import { type OpsServer, startOpsServer } from '../../src/ops/server.js';
 import { type DiscordStandIn, snowflake } from '../discord/index.js';
+import { assertNoViolations } from '../discord/spec/conformance.js';
 import { type Emulator, IDS, TOKENS } from '../emulator/index.js';
 import {
   createRigBot,
@@ -103,6 +104,7 @@ afterAll(async () => {
   const leaked = leaksIn(linesOf('log line', sink?.lines ?? []), secrets);
   sink?.close();
   expect(leaked, 'no token in the bot log').toEqual([]);
+  assertNoViolations(discord?.specViolations() ?? []);
 }, 15_000);
 
 describe('operations endpoint in process', () => {

@@ -15,6 +15,7 @@ import { hostname } from 'node:os';
 import { describe, it, type onTestFinished } from 'vitest';
 import { openStore, WebhookRepository } from '../../src/store/index.js';
 import { type DiscordStandIn, shardForGuild, snowflake, startDiscordStandIn } from '../discord/index.js';
+import { describeViolations } from '../discord/spec/conformance.js';
 import { type Emulator, type EmulatorOptions, IDS, startEmulator, TOKENS } from '../emulator/index.js';
 import { freshPlace, type Place } from '../store/places.js';
 import { freePort } from '../support/local.js';
@@ -93,6 +94,7 @@ async function world(
       const alive = child.alive();
       if (alive.length > 0) problems.push(`processes left behind: ${alive.join(', ')}`);
     }
+    if (discord.specViolations().length > 0) problems.push(describeViolations(discord.specViolations()));
     await discord.close();
     await emu.close();
     await store?.remove();

@@ -10,6 +10,7 @@ import type { BotApp, BotOptions } from '../../src/app/bot.js';
 import type { Environment } from '../../src/config/env.js';
 import { createMetrics, type Metrics } from '../../src/ops/metrics.js';
 import type { DiscordStandIn } from '../discord/index.js';
+import { assertNoViolations } from '../discord/spec/conformance.js';
 import { type Emulator, type FaultRule, IDS, type RecordedRequest, TOKENS } from '../emulator/index.js';
 import { createRigBot, HandledLines, rigEnvironment, type StandIns, startStandIns } from '../support/rig.js';
 import { tempDir } from '../support/temp.js';
@@ -91,6 +92,7 @@ afterEach(async () => {
 afterAll(async () => {
   await stage?.close();
   data.remove();
+  assertNoViolations(discord?.specViolations() ?? []);
 });
 
 /** The bot on the stand-in, posting to the emulator; resolves once it is created (not yet ready). */

@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { DiscordStandIn } from '../discord/index.js';
+import { assertNoViolations } from '../discord/spec/conformance.js';
 import { IDS } from '../emulator/index.js';
 import { createStyle, humanizeTimestamps, relativeTime, renderMessage, wantsColor } from './render.js';
 import { runSandbox, SCRIPT } from './session.js';
@@ -34,8 +36,10 @@ describe('runSandbox', () => {
   it('plays the whole session and writes what a user would see', async () => {
     const { out, text } = collector();
     const logFile = join(dir, 'bot.log');
-    await runSandbox({ out, logFile, timeoutMs: 8_000 });
+    let standIn: DiscordStandIn | undefined;
+    await runSandbox({ out, logFile, timeoutMs: 8_000, setUp: (stage) => (standIn = stage.standIn) });
     const transcript = text();
+    assertNoViolations(standIn?.specViolations() ?? []);
 
     // Not a terminal: no ANSI escapes at all.
     expect(transcript).not.toContain('\u001b[');
