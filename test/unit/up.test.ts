@@ -17,6 +17,7 @@ import { createLogger } from '../../src/log/logger.js';
 import type { RenderedMessage } from '../../src/render/message.js';
 import type { PendingUp } from '../../src/store/journal.js';
 import type { GuildSettings } from '../../src/store/settings.js';
+import { checkRequest } from '../discord/spec/conformance.js';
 import { MemoryUpJournal } from '../support/memory-journal.js';
 import { eventually } from '../support/wait.js';
 
@@ -259,7 +260,9 @@ describe('an up from before a restart', () => {
       return undefined;
     };
     const rest = { patch: call('patch'), delete: call('delete'), post: call('post') } as unknown as REST;
-    return { rest, calls };
+    /** What Discord's API description finds wrong with the bodies sent (an undeclared field). */
+    const violations = () => calls.flatMap((c) => checkRequest(c.method, c.route, c.body));
+    return { rest, calls, violations };
   }
 
   it('is sent again as the same up (without statistics) and answered on its webhook, with a note', async () => {
@@ -303,8 +306,9 @@ describe('an up from before a restart', () => {
       const after = fakeDeps(async () => result());
       after.settings.current = { publicLanguage: language };
       await after.journal.add({ ...pending, guildLocale });
-      const { rest, calls } = fakeRest();
+      const { rest, calls, violations } = fakeRest();
       await recoverPendingUps({ ...after.deps, rest, now: () => NOW });
+      expect(violations()).toEqual([]);
       const body = calls[0]?.body as RenderedMessage & { allowed_mentions: unknown; content: string };
       const tt = translator(expected);
       expect(answers[0]?.how).toBe('public');
@@ -323,8 +327,9 @@ describe('an up from before a restart', () => {
     const { deps } = fakeDeps(async () => result({ upSuccessfully: false }));
     deps.settings.get = async () => ({ publicLanguage: 'en-US' }) as GuildSettings;
     await deps.journal.add({ ...pending, locale: 'ru', guildLocale: 'en-US' });
-    const { rest, calls } = fakeRest();
+    const { rest, calls, violations } = fakeRest();
     await recoverPendingUps({ ...deps, rest, now: () => NOW });
+    expect(violations()).toEqual([]);
     expect(calls.map((c) => c.method)).toEqual(['delete', 'post']);
     const body = calls[1]?.body as RenderedMessage & { flags: number };
     expect(body.flags).toBe(64);
