@@ -55,6 +55,7 @@ async function sample(): Promise<StoreOpenSample> {
       channelName: 'general',
       userId: id,
       locale: 'en-US',
+      guildLocale: 'en-US',
       createdAt: Date.now(),
     });
     await Promise.all(ids.map((id) => journal.add(up(id))));

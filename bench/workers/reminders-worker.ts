@@ -131,6 +131,7 @@ async function seed(job: RemindersJob): Promise<SeedResult> {
       channelName: 'general',
       userId: id,
       locale: 'en-US',
+      guildLocale: 'en-US',
       createdAt: Date.now(),
     });
     await settings.get(guildId(i));

@@ -27,7 +27,7 @@ export interface PendingUp {
    * The server's locale as the interaction told it: a public answer's language with `auto`.
    * Unknown (null) for an entry journaled before migration 006.
    */
-  guildLocale?: string | null;
+  guildLocale: string | null;
   channelId: string;
   channelName: string;
   userId: string;
@@ -191,7 +191,7 @@ export class StoreUpJournal implements UpJournal {
       token: entry.token,
       application_id: entry.applicationId,
       guild_id: entry.guildId,
-      guild_locale: entry.guildLocale ?? null,
+      guild_locale: entry.guildLocale,
       channel_id: entry.channelId,
       channel_name: entry.channelName,
       user_id: entry.userId,

@@ -176,6 +176,7 @@ describe('hosts of one bot on PostgreSQL', () => {
       channelName: 'general',
       userId: '50000000000000000',
       locale: 'en-US',
+      guildLocale: 'en-US',
       createdAt: Date.now(),
     });
     await journalOf('a').add(entry(1));

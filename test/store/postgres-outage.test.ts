@@ -94,6 +94,7 @@ describe('PostgreSQL lost while running', () => {
       channelName: 'general',
       userId: '3',
       locale: 'en-US',
+      guildLocale: 'en-US',
       createdAt: Date.now(),
     };
     proxy.cut();

@@ -249,6 +249,7 @@ describe('an up from before a restart', () => {
     channelName: 'general',
     userId: '525366699969478676',
     locale: 'en-US',
+    guildLocale: 'en-US',
     createdAt: NOW - 60_000,
   };
 
