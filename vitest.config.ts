@@ -10,7 +10,9 @@ export default defineConfig({
     // tests that measure time allow for a busy machine.
     maxWorkers: 2,
     testTimeout: 20_000,
-    hookTimeout: 20_000,
+    // A hook that starts the real bot waits for its readiness up to START_BOUND_MS (60 s,
+    // test/support/wait.ts) on a busy machine: the hook's own bound must not cut it first.
+    hookTimeout: 90_000,
     // Unhandled rejections fail the run: a test suite that tolerates them hides the bugs we promise not to have.
     dangerouslyIgnoreUnhandledErrors: false,
   },

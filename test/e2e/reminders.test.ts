@@ -220,12 +220,16 @@ describe.each(ENGINES)('reminders (%s)', (engine) => {
     expect(h.discord.channelMessages(channelOf(denied!))).toEqual([]);
   });
 
-  it('1,000 hostile templates and server names: nothing pinged beyond the role, nothing crashed', async () => {
+  // Each template is one of HOSTILE's pairs, which repeat every HOSTILE.length; how a reminder is
+  // worded and what it pings is the same on both engines. The full 1,000 on SQLite, 200 on
+  // PostgreSQL (every pair many times): discord.js's 50 requests a second are not paid twice.
+  const hostileCount = engine === 'sqlite' ? 1_000 : 200;
+  it(`${hostileCount} hostile templates and server names: nothing pinged beyond the role, nothing crashed`, async () => {
     const targets = [guild, ruGuild];
     await settings.update(ruGuild.id, { reminderRoleId: null }, Date.now());
     await settings.update(guild.id, { reminderRoleId: quietRole.id }, Date.now());
     const seen: PostedMessage[] = [];
-    for (let i = 0; i < 1_000; i += targets.length) {
+    for (let i = 0; i < hostileCount; i += targets.length) {
       const started = Date.now();
       await Promise.all(
         targets.map(async (g, j) => {
@@ -237,7 +241,7 @@ describe.each(ENGINES)('reminders (%s)', (engine) => {
         seen.push(await h.discord.waitForMessage(channelOf(g), postedSince(started), 5_000));
       }
     }
-    expect(seen).toHaveLength(1_000);
+    expect(seen).toHaveLength(hostileCount);
     for (const m of seen) {
       expect(m.pings.everyone).toBe(false);
       expect(m.pings.users).toEqual([]);

@@ -33,7 +33,7 @@ import {
 } from '../discord/index.js';
 import { IDS } from '../emulator/index.js';
 import { ENGINES, freshPlace, type Place } from '../store/places.js';
-import { hostileTexts } from '../support/hostile-texts.js';
+import { HOSTILE_PIECES, hostileTexts } from '../support/hostile-texts.js';
 import { eventually } from '../support/wait.js';
 import {
   type Answer,
@@ -437,8 +437,14 @@ describe.each(ENGINES)("the directory's webhooks (%s)", (engine) => {
     );
   });
 
-  it('announces 1,000 hostile comment texts: every one posted, none pings anyone, nothing crashes', async () => {
-    const texts = hostileTexts(1_000);
+  // What is said of a text (escaping, cutting, pings) is the same on both engines; what the store
+  // keeps of it (NUL, lone surrogates) is each engine's. So the full 1,000 on SQLite, and on
+  // PostgreSQL the first 200 of the same texts, which hold every hostile piece (checked): what
+  // Discord's 50 requests a second make take 20 s is not paid twice.
+  const hostileCount = engine === 'sqlite' ? 1_000 : 200;
+  it(`announces ${hostileCount} hostile comment texts: every one posted, none pings anyone, nothing crashes`, async () => {
+    const texts = hostileTexts(hostileCount);
+    expect(HOSTILE_PIECES.filter((piece) => !texts.some((text) => text.includes(piece)))).toEqual([]);
     const before = posts().length;
     const logFrom = h.entries().length;
     const base = Date.now() - 3_600_000;

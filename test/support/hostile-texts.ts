@@ -7,7 +7,7 @@
  */
 import { seededRandom } from './random.js';
 
-const PIECES: readonly string[] = [
+export const HOSTILE_PIECES: readonly string[] = [
   '@everyone',
   '@here',
   '@ everyone',
@@ -69,7 +69,7 @@ const PIECES: readonly string[] = [
 /** `count` texts: most a few pieces, some single pieces, some walls over 4,000 characters. */
 export function hostileTexts(count: number, seed = 16): string[] {
   const random = seededRandom(seed);
-  const pick = () => PIECES[Math.floor(random() * PIECES.length)] ?? '';
+  const pick = () => HOSTILE_PIECES[Math.floor(random() * HOSTILE_PIECES.length)] ?? '';
   const texts: string[] = [];
   for (let i = 0; i < count; i++) {
     const shape = random();
