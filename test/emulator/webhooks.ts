@@ -1,6 +1,6 @@
 /**
- * The directory's webhooks, as the directory sends them (../shared/directory-facts.md, "Webhooks
- * (API v2)"): a server's page may set a URL and shows a key; each event is a JSON POST to that URL
+ * The directory's webhooks, as the directory sends them (docs/webhooks.md says what the bot expects
+ * of them): a server's page may set a URL and shows a key; each event is a JSON POST to that URL
  * with the key in `X-Hook-Key`. A successful up through a service bot sends `new_server_bump`, as
  * the directory does; tests and the sandbox send comments and the test event by hand.
  */
