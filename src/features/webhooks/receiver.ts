@@ -113,14 +113,16 @@ const STATUS: Record<DeliveryOutcome, number> = {
  * again when it starts over, so the oldest windows come first: the closed ones are dropped from the
  * front, and a table still full of open windows refuses a new key rather than forget one.
  */
-class WindowLimiter {
+export class WindowLimiter {
   readonly #windows = new Map<string, { start: number; count: number }>();
   readonly #max: number;
   readonly #windowMs: number;
+  readonly #maxWindows: number;
 
-  constructor(limit: { max: number; windowMs: number }) {
+  constructor(limit: { max: number; windowMs: number }, maxWindows = MAX_WINDOWS) {
     this.#max = limit.max;
     this.#windowMs = limit.windowMs;
+    this.#maxWindows = maxWindows;
   }
 
   /** Seconds to wait when over the limit (or the table is full), else 0 (and this one is counted). */
@@ -128,8 +130,8 @@ class WindowLimiter {
     let window = this.#windows.get(key);
     if (!window || now - window.start >= this.#windowMs) {
       this.#windows.delete(key);
-      if (this.#windows.size >= MAX_WINDOWS) this.#dropClosed(now);
-      if (this.#windows.size >= MAX_WINDOWS) return this.#wait(this.#windows.values().next().value, now);
+      if (this.#windows.size >= this.#maxWindows) this.#dropClosed(now);
+      if (this.#windows.size >= this.#maxWindows) return this.#wait(this.#windows.values().next().value, now);
       window = { start: now, count: 0 };
       this.#windows.set(key, window);
     }

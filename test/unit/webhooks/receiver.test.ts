@@ -8,7 +8,11 @@
  */
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startWebhookReceiver, type WebhookReceiver } from '../../../src/features/webhooks/receiver.js';
+import {
+  startWebhookReceiver,
+  type WebhookReceiver,
+  WindowLimiter,
+} from '../../../src/features/webhooks/receiver.js';
 import { parseTrustProxy, type TrustProxy } from '../../../src/http/client-address.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { StoreUnavailableError } from '../../../src/store/index.js';
@@ -131,6 +135,18 @@ describe('the webhook receiver', () => {
     const plain = await start();
     for (let i = 0; i < 3; i++) await plain.deliver(GUILD, 'guess', `203.0.113.${i}`);
     expect((await plain.deliver(GUILD, 'guess', '203.0.113.9')).status).toBe(429);
+  });
+
+  it('a full limiter table refuses a new source rather than forget one whose window is open', () => {
+    const limiter = new WindowLimiter({ max: 2, windowMs: 10_000 }, 2);
+    expect([limiter.take('a', 0), limiter.take('b', 1_000), limiter.take('a', 2_000)]).toEqual([0, 0, 0]);
+    // Full of open windows: 'c' waits until the oldest closes; 'a' keeps its count (one left: no).
+    expect(limiter.take('c', 3_000)).toBe(7);
+    expect(limiter.take('a', 3_000)).toBe(7);
+    // Once 'a''s window is over, it is dropped to make room.
+    expect(limiter.take('c', 10_000)).toBe(0);
+    expect(limiter.take('b', 10_500)).toBe(0);
+    expect(limiter.take('b', 10_600)).toBe(1);
   });
 
   it('answers 503 when the store cannot keep the event, so the directory may deliver it again', async () => {
