@@ -4,8 +4,9 @@
  * directory delivering comments for 100 servers, 32 deliveries in flight on keep-alive
  * connections. Each answer is a 200 only once its event is stored, so the rate is the store's.
  * Then a flood: one source delivering to one server with a wrong key as fast as it can, against
- * the default per-source limit (30 per 10 s): what gets through to the store, and how fast the
- * rest is turned away.
+ * the default limit (30 refusals per 10 s per source): every key is checked in memory (the store
+ * is asked about the server at most once per 5 s); how many are refused before the source is cut
+ * off (429), and how fast the rest is turned away.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -150,12 +151,15 @@ export async function webhooksScenario(): Promise<ScenarioResult> {
         },
         {
           scenario: SCENARIO,
-          metric: `a flood with guessed keys: reaching the key check (${label})`,
+          // Until 2026-11-25 (issue 23) this counted what reached the key check, then in the store;
+          // the key is now checked in memory for every delivery and this counts the refusals
+          // answered before the source's limit cut it off (401, not 429).
+          metric: `a flood with guessed keys: refused before the source is cut off (${label})`,
           unit: 'deliveries',
           ours: flood - limited,
           target: '≤ 30',
           verdict: storedAfter === storedBefore ? atMost(flood - limited, 30) : 'FAIL',
-          note: `${flood} deliveries from one source to one server in ${floodRun.seconds.toFixed(1)} s (${(flood / floodRun.seconds).toFixed(0)}/s): ${describeStatuses(floodRun.statuses)}; nothing stored`,
+          note: `${flood} deliveries from one source to one server in ${floodRun.seconds.toFixed(1)} s (${(flood / floodRun.seconds).toFixed(0)}/s): ${describeStatuses(floodRun.statuses)}; keys checked in memory, the store asked at most once per 5 s; nothing stored`,
         },
       );
     } finally {

@@ -1,8 +1,8 @@
 /**
  * Scenario 9's receiver, in a process of its own as in production (the load comes from the bench
  * process): the bot's webhook receiver (features/webhooks/receiver.ts) over the bot's store, with
- * the servers' webhooks set up. Two listeners: one with a limit out of the way (throughput), one
- * with the default per-source limit (a flood).
+ * the servers' webhooks set up (their keys loaded in memory at the start, as in production). Two
+ * listeners: one with a limit out of the way (throughput), one with the default limit (a flood).
  */
 import { startWebhookReceiver, type WebhookReceiver } from '../../src/features/webhooks/receiver.js';
 import { createLogger } from '../../src/log/logger.js';

@@ -315,6 +315,7 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
           webhooks: deps.webhooks,
           logger,
           rateLimit: config.webhook.rateLimit,
+          trustProxy: config.webhook.trustProxy,
           now: deps.now,
           onStored: () => announcer.wake(),
           ...(metrics ? { onDelivery: (outcome, seconds) => metrics.webhookDelivery(outcome, seconds) } : {}),

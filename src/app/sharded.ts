@@ -115,6 +115,7 @@ const receiver =
         webhooks: new WebhookRepository(services.store),
         logger,
         rateLimit: config.webhook.rateLimit,
+        trustProxy: config.webhook.trustProxy,
         onDelivery: (outcome, seconds) => metrics.webhookDelivery(outcome, seconds),
       }).catch(async (err: unknown) => {
         process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);

@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { parseEnv } from 'node:util';
 import { z } from 'zod';
+import { parseTrustProxy, type TrustProxy } from '../http/client-address.js';
 import { passwordsOf } from './database-url.js';
 import {
   HOST_VARIABLES,
@@ -107,6 +108,10 @@ export const SCHEMA = z
     WEBHOOK_HOST: host('0.0.0.0'),
     PUBLIC_URL: variable(undefined, httpUrl),
     WEBHOOK_RATE_LIMIT: rate({ max: 30, windowMs: 10_000 }),
+    TRUST_PROXY: variable(undefined as TrustProxy, (value, fail) => {
+      const trust = parseTrustProxy(value);
+      return typeof trust === 'string' ? fail(trust) : trust;
+    }),
     STATS_FIRST_DELAY: duration(30_000),
     DATA_DIR: optionalText,
     DATABASE_URL: databaseUrl(),
@@ -187,8 +192,10 @@ export interface Config {
     host: string;
     /** PUBLIC_URL: the address the directory reaches the receiver at (to show the whole URL). */
     publicUrl: string | undefined;
-    /** Deliveries per window, per source address and server. */
+    /** Valid deliveries per window per server, and refused ones per source address. */
     rateLimit: { max: number; windowMs: number };
+    /** TRUST_PROXY: which proxies' forwarded addresses are taken for the source; undefined: none. */
+    trustProxy: TrustProxy;
   };
   shutdownTimeoutMs: number;
   /** How long a process holds a due reminder it claimed before another may take it over. */
@@ -268,6 +275,7 @@ export function loadConfig(env: Environment): Config {
       host: e.WEBHOOK_HOST,
       publicUrl: e.PUBLIC_URL,
       rateLimit: e.WEBHOOK_RATE_LIMIT,
+      trustProxy: e.TRUST_PROXY,
     },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     reminderClaimMs: e.REMINDER_CLAIM_MS,

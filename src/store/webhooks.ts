@@ -12,6 +12,12 @@
  * conditional UPDATE, so of several processes one wins; a claim whose process died is taken over
  * after its lease with the same Discord nonce, so a message posted before the crash is not posted
  * twice.
+ *
+ * The receiver checks keys in memory first (`loadKeys`, `knows`): every server's salt and hash,
+ * kept up to date by this repository's own `configure` and `remove` and by every `check` (which
+ * reads the store), so a delivery for a server with no webhook, or with a wrong key, is refused
+ * without a store query. The store stays the authority: a key that matches in memory is checked
+ * there again, so a webhook turned off or given a new key by another process is not taken.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Selectable } from 'kysely';
@@ -59,12 +65,29 @@ export interface EventClaim extends Lease {
 export const WEBHOOK_EVENT_DAYS = 14;
 export const WEBHOOK_EVENT_MS = WEBHOOK_EVENT_DAYS * 86_400_000;
 
+/** What memory keeps of a server's key: its salt and the key's hash under it. */
+interface KeyRecord {
+  salt: string;
+  hash: Buffer;
+}
+
 function hashKey(key: string, salt: string): Buffer {
   return createHmac('sha256', Buffer.from(salt, 'base64url')).update(key, 'utf8').digest();
 }
 
+function matches(record: KeyRecord, key: string): boolean {
+  const given = hashKey(key, record.salt);
+  return record.hash.length === given.length && timingSafeEqual(record.hash, given);
+}
+
+function recordOf(row: { key_salt: string; key_hash: string }): KeyRecord {
+  return { salt: row.key_salt, hash: Buffer.from(row.key_hash, 'base64url') };
+}
+
 export class WebhookRepository {
   readonly #store: Store;
+  /** Every server's key, once loadKeys ran; undefined before. */
+  #keys: Map<string, KeyRecord> | undefined;
 
   constructor(store: Store) {
     this.#store = store;
@@ -88,6 +111,7 @@ export class WebhookRepository {
         .returningAll()
         .executeTakeFirstOrThrow(),
     );
+    this.#keys?.set(guildId, recordOf(row));
     return setupOf(row);
   }
 
@@ -96,6 +120,7 @@ export class WebhookRepository {
     const result = await this.#store.run((db) =>
       db.deleteFrom('directory_webhooks').where('guild_id', '=', guildId).executeTakeFirst(),
     );
+    this.#keys?.delete(guildId);
     return result.numDeletedRows > 0n;
   }
 
@@ -106,17 +131,36 @@ export class WebhookRepository {
     return row && setupOf(row);
   }
 
-  /** Checks a delivery's key, in constant time. */
+  /** Reads every server's key into memory (for `knows`): the receiver does at its start. */
+  async loadKeys(): Promise<void> {
+    const rows = await this.#store.run((db) =>
+      db.selectFrom('directory_webhooks').select(['guild_id', 'key_salt', 'key_hash']).execute(),
+    );
+    this.#keys = new Map(rows.map((row) => [row.guild_id, recordOf(row)]));
+  }
+
+  /**
+   * A delivery's key against memory only (no store query), in constant time: 'unknown' for a
+   * server with no webhook known here (or before loadKeys).
+   */
+  knows(guildId: string, key: string): KeyCheck['kind'] {
+    const record = this.#keys?.get(guildId);
+    if (!record) return 'unknown';
+    return matches(record, key) ? 'ok' : 'wrong';
+  }
+
+  /** Checks a delivery's key against the store, in constant time; memory learns what it found. */
   async check(guildId: string, key: string): Promise<KeyCheck> {
     const row = await this.#store.run((db) =>
       db.selectFrom('directory_webhooks').selectAll().where('guild_id', '=', guildId).executeTakeFirst(),
     );
-    if (!row) return { kind: 'unknown' };
-    const expected = Buffer.from(row.key_hash, 'base64url');
-    const given = hashKey(key, row.key_salt);
-    return expected.length === given.length && timingSafeEqual(expected, given)
-      ? { kind: 'ok', setup: setupOf(row) }
-      : { kind: 'wrong' };
+    if (!row) {
+      this.#keys?.delete(guildId);
+      return { kind: 'unknown' };
+    }
+    const record = recordOf(row);
+    this.#keys?.set(guildId, record);
+    return matches(record, key) ? { kind: 'ok', setup: setupOf(row) } : { kind: 'wrong' };
   }
 
   /** Records the server's last problem posting there (null clears it). */

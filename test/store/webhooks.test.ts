@@ -4,10 +4,13 @@
  * one wins, taken over with the same nonce once their lease ran out; two announcers on one store
  * (two processes) handling every event exactly once and each server's in order; an up told by the
  * webhook and through the bot counted once, even when both are recorded at the same moment; the
- * reminder moved by the last known cooldown; a server's webhook and events gone with it.
+ * reminder moved by the last known cooldown; a server's webhook and events gone with it; the keys
+ * known in memory, so the receiver turns 10,000 guessed server ids away without asking the store.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { request } from 'undici';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { WebhookAnnouncer } from '../../src/features/webhooks/announcer.js';
+import { startWebhookReceiver } from '../../src/features/webhooks/receiver.js';
 import { createLogger } from '../../src/log/logger.js';
 import {
   HistoryRepository,
@@ -72,6 +75,68 @@ describe.each(ENGINES)("the directory's webhooks in the store (%s)", (engine) =>
     expect(await webhooks.remove(GUILD)).toBe(false);
     expect(await webhooks.check(GUILD, 'hk_new-key')).toEqual({ kind: 'unknown' });
   });
+
+  it('knows the keys in memory once loaded, kept up to date by configure, remove and check', async () => {
+    await webhooks.configure(GUILD, KEY, '1000', NOW);
+    expect(webhooks.knows(GUILD, KEY)).toBe('unknown');
+    await webhooks.loadKeys();
+    expect([
+      webhooks.knows(GUILD, KEY),
+      webhooks.knows(GUILD, `${KEY}0`),
+      webhooks.knows(OTHER, KEY),
+    ]).toEqual(['ok', 'wrong', 'unknown']);
+    await webhooks.configure(OTHER, KEY, '2000', NOW);
+    expect(webhooks.knows(OTHER, KEY)).toBe('ok');
+    await webhooks.remove(GUILD);
+    expect(webhooks.knows(GUILD, KEY)).toBe('unknown');
+    // Another process (another repository on the store) changes them: memory learns it from check.
+    const elsewhere = new WebhookRepository(store);
+    await elsewhere.configure(GUILD, KEY, '1000', NOW);
+    await elsewhere.configure(OTHER, 'hk_another-key-0001', '2000', NOW);
+    expect(webhooks.knows(GUILD, KEY)).toBe('unknown');
+    expect(await webhooks.check(GUILD, KEY)).toMatchObject({ kind: 'ok' });
+    expect(webhooks.knows(GUILD, KEY)).toBe('ok');
+    expect(await webhooks.check(OTHER, KEY)).toEqual({ kind: 'wrong' });
+    expect(webhooks.knows(OTHER, 'hk_another-key-0001')).toBe('ok');
+    await elsewhere.remove(OTHER);
+    expect(await webhooks.check(OTHER, 'hk_another-key-0001')).toEqual({ kind: 'unknown' });
+    expect(webhooks.knows(OTHER, 'hk_another-key-0001')).toBe('unknown');
+  });
+
+  it('the receiver turns 10,000 guessed server ids from one address away at its limit, without a store query each', async () => {
+    await webhooks.configure(GUILD, KEY, '1000', NOW);
+    const receiver = await startWebhookReceiver({
+      port: 0,
+      host: '127.0.0.1',
+      webhooks,
+      logger: silent,
+      rateLimit: { max: 30, windowMs: 60_000 },
+    });
+    try {
+      const queries = vi.spyOn(store, 'run');
+      const statuses = new Map<number, number>();
+      const ids = Array.from({ length: 10_000 }, (_, i) => `7224247732332${String(i).padStart(5, '0')}`);
+      for (let i = 0; i < ids.length; i += 100) {
+        await Promise.all(
+          ids.slice(i, i + 100).map(async (id) => {
+            const res = await request(`http://127.0.0.1:${receiver.port}/hooks/directory/${id}`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', 'x-hook-key': KEY },
+              body: '{"type":"test_webhook_message","data":{}}',
+            });
+            await res.body.dump();
+            statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
+          }),
+        );
+      }
+      expect(Object.fromEntries(statuses)).toEqual({ 401: 30, 429: 9_970 });
+      // Only the 30 within the address's limit were looked up (each id at most once per 5 s).
+      expect(queries.mock.calls.length).toBeLessThanOrEqual(30);
+      queries.mockRestore();
+    } finally {
+      await receiver.close();
+    }
+  }, 60_000);
 
   it('stores an event once however often it is delivered, and notes when the last came', async () => {
     await webhooks.configure(GUILD, KEY, '1000', NOW);

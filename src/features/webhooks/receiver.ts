@@ -5,20 +5,28 @@
  * A delivery is checked in the order that costs least first, and every refusal has an empty body
  * (no detail for whoever probes):
  *
- *   other path 404 · other method 405 (Allow: POST) · over the per-source limit 429
+ *   other path 404 · other method 405 (Allow: POST)
  *   not JSON 415 · Content-Length over 64 KB 413 (the body is never read: the connection closes)
- *   no webhook for this server 404 · missing or wrong X-Hook-Key 401
+ *   no webhook for this server, or a missing or wrong X-Hook-Key: 401 both (the same answer, so
+ *     nobody can list which servers use a webhook)
+ *   the source over its refusals 429 · the server over its deliveries 429
  *   a body over 64 KB after all 413 (reading stops there) · not an event 400
  *   the store unavailable 503 (the directory may try again)
  *
  * An event is answered 200 once it is stored (store/webhooks.ts): a delivery repeated is stored
  * once. Announcing it comes after (announcer.ts), so a crash in between loses nothing.
  *
- * Per-source limit: `WEBHOOK_RATE_LIMIT` deliveries per window for each address and server: the
- * directory delivers each server's events one at a time, whoever floods one URL (or guesses keys)
- * is cut off without touching the store, and one server's flood never slows another's.
+ * Limits (`WEBHOOK_RATE_LIMIT` per window for each): the key is checked first, in memory (a salted
+ * HMAC, cheap); a delivery with the right key counts against its server's limit, whatever address
+ * it comes from, and anything refused counts against its source address (the client's, behind a
+ * proxy with TRUST_PROXY: http/client-address.ts), over every server. So a flood of wrong keys
+ * from one address (a proxy's, even) is cut off and never holds the directory's deliveries back,
+ * and changing the server id in the URL gets a source no further. A server not known in memory
+ * (configured by another process) is looked up in the store at most once per LOOKUP_EVERY_MS, and
+ * only for a source within its limit: guessed ids never reach the store one request at a time.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { clientAddress, type TrustProxy } from '../../http/client-address.js';
 import { guard, type Listening, listen, listenProblem } from '../../http/listener.js';
 import { errorLine } from '../../log/error-line.js';
 import type { Logger } from '../../log/logger.js';
@@ -29,8 +37,10 @@ import { type DirectoryEvent, parseDelivery } from './events.js';
 export const MAX_BODY_BYTES = 64 * 1024;
 export const WEBHOOK_PATH_PREFIX = '/hooks/directory/';
 const ROUTE = new RegExp(`^${WEBHOOK_PATH_PREFIX}(\\d{17,20})/?$`);
-/** How many sources the limiter remembers at most; past it, the oldest windows are dropped. */
-const MAX_SOURCES = 50_000;
+/** How many windows a limiter keeps at most; past it, new ones are refused (never an open one dropped). */
+const MAX_WINDOWS = 50_000;
+/** A server not known in memory, or a key that does not match there, is looked up at most this often. */
+export const LOOKUP_EVERY_MS = 5_000;
 
 export type DeliveryOutcome =
   | 'stored'
@@ -52,6 +62,11 @@ export interface WebhookReceiverOptions {
   /** Default 0.0.0.0: the directory reaches it from outside. */
   host?: string;
   webhooks: {
+    /** Reads every server's key into memory; done before listening. */
+    loadKeys(): Promise<void>;
+    /** The key against memory only. */
+    knows(guildId: string, key: string): KeyCheck['kind'];
+    /** The key against the store (memory learns what it found). */
     check(guildId: string, key: string): Promise<KeyCheck>;
     enqueue(event: {
       id: string;
@@ -62,7 +77,10 @@ export interface WebhookReceiverOptions {
     }): Promise<'stored' | 'duplicate'>;
   };
   logger: Logger;
+  /** Deliveries with the right key per server, and refused ones per source address, per window. */
   rateLimit: { max: number; windowMs: number };
+  /** TRUST_PROXY: whose forwarded addresses name the source; undefined: the socket's address. */
+  trustProxy?: TrustProxy;
   now?: () => number;
   /** An event was stored (not a duplicate): announce it soon. */
   onStored?: (guildId: string, event: DirectoryEvent) => void;
@@ -71,6 +89,9 @@ export interface WebhookReceiverOptions {
 }
 
 export type WebhookReceiver = Listening;
+
+/** How a delivery was answered, for the answer, the log line and the metrics. */
+type Handled = { outcome: DeliveryOutcome; retryAfter?: number; guildId?: string };
 
 const STATUS: Record<DeliveryOutcome, number> = {
   stored: 200,
@@ -81,40 +102,78 @@ const STATUS: Record<DeliveryOutcome, number> = {
   limited: 429,
   'media-type': 415,
   'too-large': 413,
-  'unknown-server': 404,
+  'unknown-server': 401,
   'bad-key': 401,
   invalid: 400,
   unavailable: 503,
 };
 
-/** Fixed windows per key, forgotten once over: a Map in insertion order is its own LRU. */
-class SourceLimiter {
+/**
+ * Fixed windows per key, forgotten once over. A Map keeps insertion order and a window is inserted
+ * again when it starts over, so the oldest windows come first: the closed ones are dropped from the
+ * front, and a table still full of open windows refuses a new key rather than forget one.
+ */
+export class WindowLimiter {
   readonly #windows = new Map<string, { start: number; count: number }>();
   readonly #max: number;
   readonly #windowMs: number;
+  readonly #maxWindows: number;
 
-  constructor(limit: { max: number; windowMs: number }) {
+  constructor(limit: { max: number; windowMs: number }, maxWindows = MAX_WINDOWS) {
     this.#max = limit.max;
     this.#windowMs = limit.windowMs;
+    this.#maxWindows = maxWindows;
   }
 
-  /** Seconds to wait when over the limit, else 0 (and the delivery is counted). */
+  /** Seconds to wait when over the limit (or the table is full), else 0 (and this one is counted). */
   take(key: string, now: number): number {
     let window = this.#windows.get(key);
     if (!window || now - window.start >= this.#windowMs) {
       this.#windows.delete(key);
+      if (this.#windows.size >= this.#maxWindows) this.#dropClosed(now);
+      if (this.#windows.size >= this.#maxWindows) return this.#wait(this.#windows.values().next().value, now);
       window = { start: now, count: 0 };
       this.#windows.set(key, window);
-      while (this.#windows.size > MAX_SOURCES) {
-        const oldest = this.#windows.keys().next().value;
-        if (oldest === undefined) break;
-        this.#windows.delete(oldest);
-      }
     }
-    if (window.count >= this.#max)
-      return Math.max(1, Math.ceil((window.start + this.#windowMs - now) / 1000));
+    if (window.count >= this.#max) return this.#wait(window, now);
     window.count += 1;
     return 0;
+  }
+
+  /** Whether `key` is over its limit now (nothing is counted). */
+  over(key: string, now: number): boolean {
+    const window = this.#windows.get(key);
+    return window !== undefined && now - window.start < this.#windowMs && window.count >= this.#max;
+  }
+
+  #dropClosed(now: number): void {
+    for (const [key, window] of this.#windows) {
+      if (now - window.start < this.#windowMs) break;
+      this.#windows.delete(key);
+    }
+  }
+
+  #wait(window: { start: number } | undefined, now: number): number {
+    return Math.max(1, Math.ceil(((window?.start ?? now) + this.#windowMs - now) / 1000));
+  }
+}
+
+/** Which server ids were looked up in the store lately: each at most once per LOOKUP_EVERY_MS. */
+class Lookups {
+  readonly #at = new Map<string, number>();
+
+  /** True (and remembered) when `guildId` may be looked up now. */
+  due(guildId: string, now: number): boolean {
+    const last = this.#at.get(guildId);
+    if (last !== undefined && now - last < LOOKUP_EVERY_MS) return false;
+    this.#at.delete(guildId);
+    for (const [id, at] of this.#at) {
+      if (now - at < LOOKUP_EVERY_MS) break;
+      this.#at.delete(id);
+    }
+    if (this.#at.size >= MAX_WINDOWS) return false;
+    this.#at.set(guildId, now);
+    return true;
   }
 }
 
@@ -144,40 +203,56 @@ function isJson(type: string | undefined): boolean {
   return media === 'application/json';
 }
 
-export function startWebhookReceiver(options: WebhookReceiverOptions): Promise<WebhookReceiver> {
+export async function startWebhookReceiver(options: WebhookReceiverOptions): Promise<WebhookReceiver> {
   const host = options.host ?? '0.0.0.0';
   const now = options.now ?? Date.now;
   const log = options.logger.child({ component: 'webhook-receiver' });
-  const limiter = new SourceLimiter(options.rateLimit);
+  const sources = new WindowLimiter(options.rateLimit);
+  const servers = new WindowLimiter(options.rateLimit);
+  const lookups = new Lookups();
 
-  async function handle(
-    req: IncomingMessage,
-  ): Promise<{ outcome: DeliveryOutcome; retryAfter?: number; guildId?: string }> {
+  async function handle(req: IncomingMessage): Promise<Handled> {
     const url = req.url ?? '/';
     const q = url.search(/[?#]/);
     const match = ROUTE.exec(q === -1 ? url : url.slice(0, q));
     const guildId = match?.[1];
     if (guildId === undefined) return { outcome: 'not-found' };
     if (req.method !== 'POST') return { outcome: 'method' };
-    const retryAfter = limiter.take(`${req.socket.remoteAddress ?? '?'} ${guildId}`, now());
-    if (retryAfter > 0) return { outcome: 'limited', retryAfter, guildId };
-    if (!isJson(req.headers['content-type'])) return { outcome: 'media-type', guildId };
+    const source = clientAddress(req.socket.remoteAddress, req.headers, options.trustProxy);
+    /** A refusal, counted against its source: 429 once the source is over its limit. */
+    const refuse = (outcome: DeliveryOutcome): Handled => {
+      const retryAfter = sources.take(source, now());
+      return retryAfter > 0 ? { outcome: 'limited', retryAfter, guildId } : { outcome, guildId };
+    };
+    if (!isJson(req.headers['content-type'])) return refuse('media-type');
     const length = Number(req.headers['content-length']);
-    if (Number.isFinite(length) && length > MAX_BODY_BYTES) return { outcome: 'too-large', guildId };
-    const key = req.headers['x-hook-key'];
-    const check = await options.webhooks.check(guildId, typeof key === 'string' ? key : '');
-    if (check.kind === 'unknown') return { outcome: 'unknown-server', guildId };
-    if (check.kind === 'wrong' || typeof key !== 'string' || key === '')
-      return { outcome: 'bad-key', guildId };
+    if (Number.isFinite(length) && length > MAX_BODY_BYTES) return refuse('too-large');
+    const header = req.headers['x-hook-key'];
+    const key = typeof header === 'string' ? header : '';
+    const refused = (kind: KeyCheck['kind']) => refuse(kind === 'unknown' ? 'unknown-server' : 'bad-key');
+    const inMemory = key === '' ? 'wrong' : options.webhooks.knows(guildId, key);
+    let checked: KeyCheck | undefined;
+    if (inMemory !== 'ok') {
+      // Not known in memory or not matching there: another process may have set it up or given it
+      // a new key since. The store is asked, seldom, and only for a source within its limit.
+      if (key === '' || sources.over(source, now()) || !lookups.due(guildId, now())) return refused(inMemory);
+      checked = await options.webhooks.check(guildId, key);
+      if (checked.kind !== 'ok') return refused(checked.kind);
+    }
+    const retryAfter = servers.take(guildId, now());
+    if (retryAfter > 0) return { outcome: 'limited', retryAfter, guildId };
+    // The store has the last word: a webhook turned off or re-keyed by another process.
+    checked ??= await options.webhooks.check(guildId, key);
+    if (checked.kind !== 'ok') return refused(checked.kind);
     let body: unknown;
     try {
       body = JSON.parse((await readBody(req)).toString('utf8'));
     } catch (err) {
-      return { outcome: err instanceof TooLarge ? 'too-large' : 'invalid', guildId };
+      return refuse(err instanceof TooLarge ? 'too-large' : 'invalid');
     }
     const receivedAt = now();
     const parsed = parseDelivery(body, guildId, receivedAt);
-    if (parsed.kind === 'invalid') return { outcome: 'invalid', guildId };
+    if (parsed.kind === 'invalid') return refuse('invalid');
     if (parsed.kind === 'ignored') {
       log.debug(
         { guildId, type: parsed.type, reason: parsed.reason },
@@ -228,28 +303,19 @@ export function startWebhookReceiver(options: WebhookReceiverOptions): Promise<W
         log.warn({ error: errorLine(err) }, 'a webhook delivery could not be stored; answered 503');
         return { outcome: 'unavailable' as const, retryAfter: 5 };
       })
-      .then(
-        ({
-          outcome,
-          retryAfter,
-          guildId,
-        }: {
-          outcome: DeliveryOutcome;
-          retryAfter?: number;
-          guildId?: string;
-        }) => {
-          answer(req, res, outcome, retryAfter);
-          const level = outcome === 'stored' || outcome === 'duplicate' ? 'info' : 'debug';
-          log[level]({ guildId, outcome, status: STATUS[outcome] }, 'webhook delivery');
-          options.onDelivery?.(outcome, (performance.now() - started) / 1000);
-        },
-      )
+      .then(({ outcome, retryAfter, guildId }: Handled) => {
+        answer(req, res, outcome, retryAfter);
+        const level = outcome === 'stored' || outcome === 'duplicate' ? 'info' : 'debug';
+        log[level]({ guildId, outcome, status: STATUS[outcome] }, 'webhook delivery');
+        options.onDelivery?.(outcome, (performance.now() - started) / 1000);
+      })
       .catch((err: unknown) => {
         log.error({ error: errorLine(err) }, 'webhook answer failed');
         res.destroy();
       });
   });
   guard(server, log, 'webhook');
+  await options.webhooks.loadKeys();
   return listen(server, {
     port: options.port,
     host,

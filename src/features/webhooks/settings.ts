@@ -25,7 +25,7 @@ import { WEBHOOK_PATH_PREFIX } from './receiver.js';
 
 export type WebhookDeps = SettingsDeps & Pick<BotDeps, 'webhooks' | 'webhookReceiver'>;
 
-export const MIN_KEY_LENGTH = 4;
+export const MIN_KEY_LENGTH = 16;
 export const MAX_KEY_LENGTH = 256;
 
 /** One word of visible ASCII: what a key shown on a web page and copied is. */

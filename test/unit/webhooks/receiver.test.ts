@@ -1,11 +1,19 @@
 /**
- * The webhook receiver's limits on loopback, against a store stand-in: the per-source limit cuts a
- * flood off before the store is asked (and one server's flood leaves another alone), a store that
- * is down is answered 503 so the directory may try again, and the key never reaches a log line.
+ * The webhook receiver's limits on loopback, against a store stand-in: refusals count against their
+ * source address and are cut off there without the store, deliveries with the right key count
+ * against their server only (so a flood of wrong keys from the same address, a proxy's, never
+ * holds them back), TRUST_PROXY takes the client's address from X-Forwarded-For as the trusted
+ * proxy wrote it, an unknown server and a wrong key are answered alike, a store that is down is
+ * answered 503 so the directory may try again, and the key never reaches a log line.
  */
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startWebhookReceiver, type WebhookReceiver } from '../../../src/features/webhooks/receiver.js';
+import {
+  startWebhookReceiver,
+  type WebhookReceiver,
+  WindowLimiter,
+} from '../../../src/features/webhooks/receiver.js';
+import { parseTrustProxy, type TrustProxy } from '../../../src/http/client-address.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { StoreUnavailableError } from '../../../src/store/index.js';
 
@@ -20,9 +28,16 @@ describe('the webhook receiver', () => {
     receiver = undefined;
   });
 
-  async function start(options: { enqueueFails?: boolean; limit?: { max: number; windowMs: number } } = {}) {
+  async function start(
+    options: {
+      enqueueFails?: boolean;
+      limit?: { max: number; windowMs: number };
+      trustProxy?: TrustProxy;
+    } = {},
+  ) {
     const lines: string[] = [];
     const calls = { check: 0, enqueue: 0 };
+    const configured = new Set([GUILD, OTHER]);
     const logger = createLogger({
       level: 'debug',
       destination: { write: (line: string) => lines.push(line) },
@@ -32,9 +47,13 @@ describe('the webhook receiver', () => {
       host: '127.0.0.1',
       logger,
       rateLimit: options.limit ?? { max: 3, windowMs: 60_000 },
+      trustProxy: options.trustProxy,
       webhooks: {
-        async check(_guildId, key) {
+        async loadKeys() {},
+        knows: (guildId, key) => (configured.has(guildId) ? (key === KEY ? 'ok' : 'wrong') : 'unknown'),
+        async check(guildId, key) {
           calls.check += 1;
+          if (!configured.has(guildId)) return { kind: 'unknown' };
           return key === KEY
             ? {
                 kind: 'ok',
@@ -50,29 +69,84 @@ describe('the webhook receiver', () => {
         },
       },
     });
-    const deliver = async (guildId: string, key = KEY) => {
+    const deliver = async (guildId: string, key = KEY, forwardedFor?: string) => {
       const res = await request(`http://127.0.0.1:${receiver!.port}/hooks/directory/${guildId}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json; charset=utf-8', 'x-hook-key': key },
+        headers: {
+          'content-type': 'application/json; charset=utf-8',
+          'x-hook-key': key,
+          ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}),
+        },
         body: JSON.stringify({ type: 'test_webhook_message', data: { hello: true, world: true } }),
       });
       await res.body.dump();
-      return { status: res.statusCode, retryAfter: res.headers['retry-after'] };
+      return { status: res.statusCode, retryAfter: res.headers['retry-after'], headers: res.headers };
     };
     return { deliver, calls, lines };
   }
 
-  it('cuts a flood of one source at one server off before the store is asked; other servers go on', async () => {
+  it('cuts wrong keys off per source without the store, and takes the right key per server, whatever its source', async () => {
     const { deliver, calls } = await start();
     const statuses = [];
-    for (let i = 0; i < 5; i++) statuses.push((await deliver(GUILD, i % 2 ? 'guess' : KEY)).status);
-    expect(statuses).toEqual([200, 401, 200, 429, 429]);
-    expect(calls.check).toBe(3);
-    const limited = await deliver(GUILD);
+    for (let i = 0; i < 5; i++) statuses.push((await deliver(GUILD, `guess-${i}`)).status);
+    expect(statuses).toEqual([401, 401, 401, 429, 429]);
+    // The key is checked in memory; the store was asked once, for the mismatch (then not for 5 s).
+    expect(calls.check).toBe(1);
+    const limited = await deliver(OTHER, 'guess');
     expect(limited.status).toBe(429);
     expect(Number(limited.retryAfter)).toBeGreaterThan(0);
     expect(Number(limited.retryAfter)).toBeLessThanOrEqual(60);
+    // The same address with the right key: its server's own limit, not the source's.
+    const right = [];
+    for (let i = 0; i < 4; i++) right.push((await deliver(GUILD)).status);
+    expect(right).toEqual([200, 200, 200, 429]);
+    expect(calls.enqueue).toBe(3);
     expect((await deliver(OTHER)).status).toBe(200);
+  });
+
+  it('answers a server with no webhook and a wrong key alike', async () => {
+    const { deliver } = await start({ limit: { max: 100, windowMs: 60_000 } });
+    const unknown = await deliver('722424773233213111', 'guess');
+    const wrong = await deliver(GUILD, 'guess');
+    const missing = await deliver(GUILD, '');
+    const shape = (a: typeof wrong) => ({
+      status: a.status,
+      length: a.headers['content-length'],
+      cache: a.headers['cache-control'],
+      retryAfter: a.retryAfter,
+    });
+    expect(shape(unknown)).toEqual(shape(wrong));
+    expect(shape(missing)).toEqual(shape(wrong));
+    expect(wrong.status).toBe(401);
+  });
+
+  it('with TRUST_PROXY, charges refusals to the address the proxy names, not to what the client wrote', async () => {
+    const trustProxy = parseTrustProxy('1');
+    if (typeof trustProxy === 'string') throw new Error(trustProxy);
+    const { deliver } = await start({ trustProxy });
+    // Behind one proxy, which appends the address it saw: the attacker's own header is ignored.
+    const flood = [];
+    for (let i = 0; i < 5; i++)
+      flood.push((await deliver(GUILD, 'guess', `10.0.0.${i}, 203.0.113.7`)).status);
+    expect(flood).toEqual([401, 401, 401, 429, 429]);
+    expect((await deliver(GUILD, 'guess', '203.0.113.8')).status).toBe(401);
+    // Without TRUST_PROXY every delivery is the proxy's (here the socket's, 127.0.0.1).
+    await receiver?.close();
+    const plain = await start();
+    for (let i = 0; i < 3; i++) await plain.deliver(GUILD, 'guess', `203.0.113.${i}`);
+    expect((await plain.deliver(GUILD, 'guess', '203.0.113.9')).status).toBe(429);
+  });
+
+  it('a full limiter table refuses a new source rather than forget one whose window is open', () => {
+    const limiter = new WindowLimiter({ max: 2, windowMs: 10_000 }, 2);
+    expect([limiter.take('a', 0), limiter.take('b', 1_000), limiter.take('a', 2_000)]).toEqual([0, 0, 0]);
+    // Full of open windows: 'c' waits until the oldest closes; 'a' keeps its count (one left: no).
+    expect(limiter.take('c', 3_000)).toBe(7);
+    expect(limiter.take('a', 3_000)).toBe(7);
+    // Once 'a''s window is over, it is dropped to make room.
+    expect(limiter.take('c', 10_000)).toBe(0);
+    expect(limiter.take('b', 10_500)).toBe(0);
+    expect(limiter.take('b', 10_600)).toBe(1);
   });
 
   it('answers 503 when the store cannot keep the event, so the directory may deliver it again', async () => {
