@@ -18,8 +18,8 @@
  * directory delivers each server's events one at a time, whoever floods one URL (or guesses keys)
  * is cut off without touching the store, and one server's flood never slows another's.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { guard, type Listening, listen, listenProblem } from '../../http/listener.js';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { guardedServer, type Listening, listen, listenProblem } from '../../http/listener.js';
 import { errorLine } from '../../log/error-line.js';
 import type { Logger } from '../../log/logger.js';
 import type { KeyCheck } from '../../store/webhooks.js';
@@ -219,7 +219,7 @@ export function startWebhookReceiver(options: WebhookReceiverOptions): Promise<W
     if (close) res.once('finish', () => socket?.destroySoon());
   }
 
-  const server: Server = createServer((req, res) => {
+  const server: Server = guardedServer(log, 'webhook', (req, res) => {
     const started = performance.now();
     res.on('error', (err) => log.debug({ error: errorLine(err) }, 'webhook response failed'));
     req.on('error', (err) => log.debug({ error: errorLine(err) }, 'webhook request failed'));
@@ -249,7 +249,6 @@ export function startWebhookReceiver(options: WebhookReceiverOptions): Promise<W
         res.destroy();
       });
   });
-  guard(server, log, 'webhook');
   return listen(server, {
     port: options.port,
     host,
