@@ -86,7 +86,7 @@ export function guardedServer(log: ListenerLog, what: string, handler: RequestLi
     if (now - saidAt < REFUSED_LINE_EVERY_MS) return;
     log.warn(
       { refused, maxConnections: MAX_CONNECTIONS },
-      `${what} has as many connections as it takes: new ones refused`,
+      `${what} listener at its connection cap: new connections refused`,
     );
     saidAt = now;
     refused = 0;
