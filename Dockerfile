@@ -38,10 +38,12 @@ COPY package.json ./
 # The image's defaults go in .env.defaults, which the bot and the HEALTHCHECK both read under the
 # environment, rather than in ENV lines: `HTTP_PORT=` in a `docker run --env-file` would replace an
 # ENV line with nothing (and the HEALTHCHECK would fail), while an empty variable falls through to
-# this file. HTTP_PORT: the operations endpoint (/healthz, /readyz, /metrics) the HEALTHCHECK uses.
+# this file. HTTP_PORT: the operations endpoint (/healthz, /readyz, /metrics) the HEALTHCHECK uses;
+# HTTP_HOST: on every address of the container (outside it the bot's default is 127.0.0.1), so that
+# the orchestrator's probes and a Prometheus scraper reach it through the published port.
 # DATA_DIR: what the bot keeps across restarts (the store's SQLite file when DATABASE_URL is
 # unset); mount a volume there to keep it across containers.
-RUN printf 'HTTP_PORT=8080\nDATA_DIR=/app/data\n' > .env.defaults \
+RUN printf 'HTTP_PORT=8080\nHTTP_HOST=0.0.0.0\nDATA_DIR=/app/data\n' > .env.defaults \
   && mkdir -p /app/data && chown node:node /app/data
 USER node
 STOPSIGNAL SIGTERM

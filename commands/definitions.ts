@@ -6,11 +6,11 @@ import {
   ApplicationCommandOptionType,
   ApplicationCommandType,
   ApplicationIntegrationType,
-  ChannelType,
   InteractionContextType,
   PermissionFlagsBits,
   type RESTPostAPIChatInputApplicationCommandsJSONBody,
 } from 'discord.js';
+import { POSTED_IN_CHANNEL_TYPES } from '../src/discord/messages.js';
 import { localizations } from '../src/i18n/index.js';
 
 /**
@@ -112,7 +112,7 @@ export const settingsCommand = {
           ...named('channel', 'commands.settings.reminders.channel.name'),
           ...describe('commands.settings.reminders.channel.description'),
           required: true,
-          channel_types: [ChannelType.GuildText, ChannelType.GuildAnnouncement],
+          channel_types: [...POSTED_IN_CHANNEL_TYPES],
         },
         {
           type: ApplicationCommandOptionType.Role,
@@ -174,7 +174,7 @@ export const settingsCommand = {
           ...named('channel', 'commands.settings.webhook.channel.name'),
           ...describe('commands.settings.webhook.channel.description'),
           required: true,
-          channel_types: [ChannelType.GuildText, ChannelType.GuildAnnouncement],
+          channel_types: [...POSTED_IN_CHANNEL_TYPES],
         },
       ],
     },

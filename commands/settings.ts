@@ -5,6 +5,7 @@
  * Discord lets only members with Manage Server (or a role an admin granted it to) use it.
  */
 import {
+  type ChosenChannel,
   isPublicLanguage,
   type SettingsAnswer,
   type SettingsContext,
@@ -17,6 +18,20 @@ import { setWebhook, turnWebhookOff } from '../src/features/webhooks/settings.js
 import { GuildOnlyError, UserInputError } from '../src/interactions/error-message.js';
 import type { CommandContext, SlashCommand } from '../src/interactions/types.js';
 import { settingsCommand } from './definitions.js';
+
+/** The `channel` option: its id, and its type and server as Discord resolved them. */
+function chosenChannel(options: CommandContext['interaction']['options']): ChosenChannel {
+  const option = options.get('channel', true);
+  const channel = option.channel;
+  let guildId: string | undefined;
+  if (channel && 'guildId' in channel) guildId = channel.guildId;
+  else if (channel && 'guild_id' in channel && typeof channel.guild_id === 'string')
+    guildId = channel.guild_id;
+  return {
+    channelId: String(option.value),
+    resolvedChannel: channel ? { type: channel.type, guildId } : undefined,
+  };
+}
 
 function run({ interaction, deps, t }: CommandContext): Promise<SettingsAnswer> {
   const guildId = interaction.guildId;
@@ -32,7 +47,7 @@ function run({ interaction, deps, t }: CommandContext): Promise<SettingsAnswer> 
     case 'reminders': {
       const role = options.get('role')?.role;
       return setReminders(deps, context, {
-        channelId: String(options.get('channel', true).value),
+        ...chosenChannel(options),
         roleId: role?.id ?? null,
         roleMentionable: role?.mentionable,
         message: options.getString('message'),
@@ -50,7 +65,7 @@ function run({ interaction, deps, t }: CommandContext): Promise<SettingsAnswer> 
     case 'webhook':
       return setWebhook(deps, context, {
         key: options.getString('key', true),
-        channelId: String(options.get('channel', true).value),
+        ...chosenChannel(options),
       });
     case 'webhook-off':
       return turnWebhookOff(deps, context);

@@ -103,7 +103,7 @@ export const SCHEMA = z
     HOST_ID: hostId,
     HOST_GONE_AFTER: hostGoneAfter(),
     HTTP_PORT: optionalPort(),
-    HTTP_HOST: host('0.0.0.0'),
+    HTTP_HOST: host('127.0.0.1'),
     WEBHOOK_PORT: optionalPort(),
     WEBHOOK_HOST: host('0.0.0.0'),
     PUBLIC_URL: variable(undefined, httpUrl),

@@ -10,12 +10,23 @@ import {
   type APIChannel,
   type APIEmbed,
   type APIMessage,
+  ChannelType,
   DiscordAPIError,
   HTTPError,
   type REST,
   type RESTPostAPIChannelMessageJSONBody,
   Routes,
 } from 'discord.js';
+
+/**
+ * The channels /settings lets a server choose for the bot's posts (reminders, the directory's
+ * events): text and announcement channels, where members read messages. The command's options
+ * offer only these, and the handlers refuse any other.
+ */
+export const POSTED_IN_CHANNEL_TYPES: readonly (ChannelType.GuildText | ChannelType.GuildAnnouncement)[] = [
+  ChannelType.GuildText,
+  ChannelType.GuildAnnouncement,
+];
 
 /** Discord's JSON error codes the bot tells apart. */
 export const DiscordCode = {

@@ -1,19 +1,33 @@
 /**
  * What our two HTTP listeners (the operations endpoint, the webhook receiver) share: the bounds on
- * a slow client, the answer to a malformed request, and listening with a close that does not wait
- * for idle keep-alive connections. Plain node:http; nothing a client sends can throw out of here.
+ * a slow client and on connections, the answer to a malformed request, and listening with a close
+ * that does not wait for idle keep-alive connections. Plain node:http; nothing a client sends can
+ * throw out of here.
  */
-import type { Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { errorLine } from '../log/error-line.js';
 
-/** A request's head must come within this, the whole request within REQUEST_TIMEOUT_MS. */
+/**
+ * A request's head must come within HEADERS_TIMEOUT_MS, the whole request within
+ * REQUEST_TIMEOUT_MS. Node looks for overdue sockets every CHECK_EVERY_MS (every 30 s by default,
+ * which let a slow socket live 30 s and more): a socket that drips its head or its body is cut
+ * within about 12 s.
+ */
 const HEADERS_TIMEOUT_MS = 10_000;
-const REQUEST_TIMEOUT_MS = 15_000;
+const REQUEST_TIMEOUT_MS = 11_000;
+const CHECK_EVERY_MS = 1_000;
+/** Connections open at once; past them a new one is closed straight away (before file descriptors run out). */
+export const MAX_CONNECTIONS = 512;
+/** Requests on one keep-alive socket; the last one is answered with `Connection: close`. */
+export const MAX_REQUESTS_PER_SOCKET = 1_000;
+/** Connections refused at the cap: one line at most every minute. */
+const REFUSED_LINE_EVERY_MS = 60_000;
 
 export interface ListenerLog {
   debug(fields: object, message: string): void;
   info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
   error(fields: object, message: string): void;
 }
 
@@ -49,12 +63,34 @@ export function listenProblem(
 }
 
 /**
- * Bounds slow clients and answers malformed requests, resets and timeouts (400, 408, or the
- * socket closed): the client's business, never an error of ours.
+ * A server for `handler` that bounds slow clients, connections and requests per socket, and answers
+ * malformed requests, resets and timeouts (400, 408, or the socket closed): the client's business,
+ * never an error of ours.
  */
-export function guard(server: Server, log: ListenerLog, what: string): void {
-  server.headersTimeout = HEADERS_TIMEOUT_MS;
-  server.requestTimeout = REQUEST_TIMEOUT_MS;
+export function guardedServer(log: ListenerLog, what: string, handler: RequestListener): Server {
+  const server = createServer(
+    {
+      headersTimeout: HEADERS_TIMEOUT_MS,
+      requestTimeout: REQUEST_TIMEOUT_MS,
+      connectionsCheckingInterval: CHECK_EVERY_MS,
+    },
+    handler,
+  );
+  server.maxConnections = MAX_CONNECTIONS;
+  server.maxRequestsPerSocket = MAX_REQUESTS_PER_SOCKET;
+  let refused = 0;
+  let saidAt = Number.NEGATIVE_INFINITY;
+  server.on('drop', () => {
+    refused += 1;
+    const now = Date.now();
+    if (now - saidAt < REFUSED_LINE_EVERY_MS) return;
+    log.warn(
+      { refused, maxConnections: MAX_CONNECTIONS },
+      `${what} listener at its connection cap: new connections refused`,
+    );
+    saidAt = now;
+    refused = 0;
+  });
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
     log.debug({ error: errorLine(err), code: err.code }, `${what} client error`);
     if (socket.writable && !socket.destroyed && err.code !== 'ECONNRESET') {
@@ -64,6 +100,7 @@ export function guard(server: Server, log: ListenerLog, what: string): void {
       socket.destroy();
     }
   });
+  return server;
 }
 
 /**

@@ -9,8 +9,8 @@
  * paths 404. Nothing a client sends can throw out of here: a malformed request gets 400 and
  * the socket is closed, a failing readiness check reads as not ready, a failing scrape as 500.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { guard, listen } from '../http/listener.js';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { guardedServer, listen } from '../http/listener.js';
 import { errorLine } from '../log/error-line.js';
 import type { Logger } from '../log/logger.js';
 import type { Metrics } from './metrics.js';
@@ -20,7 +20,7 @@ export type Readiness = boolean | { ready: boolean; detail?: unknown };
 export interface OpsServerOptions {
   /** 0 picks a free port (tests); the port taken is in the result. */
   port: number;
-  /** Default 0.0.0.0: the probes come from outside the container. */
+  /** Default 127.0.0.1: /metrics is not for everyone (the Docker image sets HTTP_HOST=0.0.0.0 for its probes). */
   host?: string;
   metrics: Pick<Metrics, 'registry'>;
   isReady: () => Readiness;
@@ -74,7 +74,7 @@ function pathOf(url: string | undefined): string {
 
 export function startOpsServer(options: OpsServerOptions): Promise<OpsServer> {
   const { metrics, isReady } = options;
-  const host = options.host ?? '0.0.0.0';
+  const host = options.host ?? '127.0.0.1';
   const closeGraceMs = options.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS;
   const log = options.logger.child({ component: 'ops-server' });
 
@@ -124,7 +124,7 @@ export function startOpsServer(options: OpsServerOptions): Promise<OpsServer> {
     res.end(req.method === 'HEAD' ? undefined : reply.body);
   }
 
-  const server: Server = createServer((req, res) => {
+  const server: Server = guardedServer(log, 'ops', (req, res) => {
     res.on('error', (err) => log.debug({ error: errorLine(err) }, 'ops response failed'));
     route(req)
       .then((reply) => send(req, res, reply))
@@ -137,7 +137,6 @@ export function startOpsServer(options: OpsServerOptions): Promise<OpsServer> {
         }
       });
   });
-  guard(server, log, 'ops');
   return listen(server, {
     port: options.port,
     host,

@@ -19,6 +19,7 @@ import {
 } from '../../src/store/index.js';
 import {
   botRoleOf,
+  ChannelKind,
   commandOption,
   type GuildFixture,
   makeGuild,
@@ -49,6 +50,9 @@ function fixtures() {
     hidden: makeTextChannel({ name: 'hidden', position: 1 }),
     muted: makeTextChannel({ name: 'muted', position: 2 }),
     noEmbeds: makeTextChannel({ name: 'no-embeds', position: 3 }),
+    // Not text channels: Discord takes a post in a voice channel's chat, none in a category.
+    voice: makeTextChannel({ name: 'Voice', type: ChannelKind.GuildVoice, position: 4 }),
+    category: makeTextChannel({ name: 'Category', type: ChannelKind.GuildCategory, position: 5 }),
   };
   const role = makeRole({ name: 'Bumpers', mentionable: true });
   const guild = makeGuild({
@@ -187,6 +191,21 @@ describe.each(ENGINES)('/settings on %s', (engine: Engine) => {
       for (const other of notNamed) expect(text).not.toContain(other);
       expect(text).toContain(`<#${channel.id}>`);
       expect(text).toContain('Edit Channel › Permissions');
+      expect(postsIn(channel.id)).toEqual([]);
+      expect((await settings.get(guild.id))?.reminderChannelId).toBe(channels.reminders.id);
+    },
+  );
+
+  it.each(['voice', 'category'] as const)(
+    'a %s channel: refused before anything is posted, nothing saved',
+    async (which) => {
+      await settings.update(guild.id, { reminderChannelId: channels.reminders.id }, Date.now());
+      const channel = channels[which];
+      const answer = await settingsCommandRun('reminders', [commandOption.channel('channel', channel.id)]);
+      expect(answer.outcome).toBe('refused:channel-type');
+      expect(answerText(answer)).toContain(
+        `<#${channel.id}> is not a text or announcement channel of this server, so nothing was saved.`,
+      );
       expect(postsIn(channel.id)).toEqual([]);
       expect((await settings.get(guild.id))?.reminderChannelId).toBe(channels.reminders.id);
     },

@@ -27,6 +27,7 @@ import {
 } from '../../src/store/index.js';
 import {
   botRoleOf,
+  ChannelKind,
   commandOption,
   type GuildFixture,
   makeGuild,
@@ -57,7 +58,12 @@ const boris = { id: '310000000000000002', username: 'boris' };
 describe.each(ENGINES)("the directory's webhooks (%s)", (engine) => {
   const events = makeTextChannel({ name: 'directory-events' });
   const reminders = makeTextChannel({ name: 'reminders', position: 1 });
-  const guild = makeGuild({ id: IDS.serverFresh, name: 'Свежий сервер', channels: [events, reminders] });
+  const voice = makeTextChannel({ name: 'Voice', type: ChannelKind.GuildVoice, position: 2 });
+  const guild = makeGuild({
+    id: IDS.serverFresh,
+    name: 'Свежий сервер',
+    channels: [events, reminders, voice],
+  });
   let h: Harness;
   let place: Place;
   let store: Store;
@@ -170,6 +176,29 @@ describe.each(ENGINES)("the directory's webhooks (%s)", (engine) => {
     expect(JSON.stringify(row)).not.toContain(KEY);
     expect(row.key_hash).toMatch(/^[\w-]{43}$/);
     expect(secretLeaks(h)).toEqual([]);
+  });
+
+  it('/settings webhook in a voice channel: refused before anything is posted, the webhook kept as it was', async () => {
+    const setUp = () =>
+      store.run((db) =>
+        db
+          .selectFrom('directory_webhooks')
+          .selectAll()
+          .where('guild_id', '=', guild.id)
+          .executeTakeFirstOrThrow(),
+      );
+    const before = await setUp();
+    expect(before.channel_id).toBe(events.id);
+    const answer = await settingsRun('webhook', [
+      commandOption.string('key', `${KEY}-other`),
+      commandOption.channel('channel', voice.id),
+    ]);
+    expect(answer.outcome).toBe('refused:channel-type');
+    expect(embedText(embedOf(privateMessage(answer)))).toContain(
+      `<#${voice.id}> is not a text or announcement channel of this server, so nothing was saved.`,
+    );
+    expect(h.discord.channelMessages(voice.id)).toEqual([]);
+    expect(await setUp()).toEqual(before);
   });
 
   it('answers every bad request with nothing stored and nothing posted', async () => {

@@ -120,11 +120,13 @@ describe.each<BotScript>(['main.js', 'sharded.js'])(
 describe("the Docker image's defaults", () => {
   it('are in .env.defaults, not in ENV lines an env file would blank', () => {
     const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
-    expect(dockerfile).not.toMatch(/^ENV\s+(HTTP_PORT|DATA_DIR)\b/m);
+    expect(dockerfile).not.toMatch(/^ENV\s+(HTTP_PORT|HTTP_HOST|DATA_DIR)\b/m);
     const written = /printf '([^']*)' > \.env\.defaults/.exec(dockerfile)?.[1];
     expect(written).toBeDefined();
     expect(parseEnv((written ?? '').replaceAll('\\n', '\n'))).toEqual({
       HTTP_PORT: '8080',
+      // The bot's own default is 127.0.0.1: the probes come from outside the container.
+      HTTP_HOST: '0.0.0.0',
       DATA_DIR: '/app/data',
     });
   });

@@ -182,14 +182,14 @@ function text(message: RenderedMessage): string {
     .join('\n');
 }
 
-const request = { channelId: CHANNEL, roleId: null, message: null };
+const request = { channelId: CHANNEL, resolvedChannel: { type: 0 }, roleId: null, message: null };
 
 describe('/settings reminders', () => {
   it('posts a confirmation that pings no one, then saves channel, role and text', async () => {
     const s = setup();
     await s.settings.update(GUILD, { problem: 'channel-deleted' }, NOW - 1);
     const answer = await setReminders(s.deps, context(), {
-      channelId: CHANNEL,
+      ...request,
       roleId: ROLE,
       roleMentionable: true,
       message: '  {role} time to /up {server}: {command} at {time}  ',
@@ -218,6 +218,31 @@ describe('/settings reminders', () => {
     expect(shown).toContain(`<#${CHANNEL}>`);
     expect(shown).toContain(`<@&${ROLE}>`);
     expect(shown).toContain('{role} time to /up {server}: {command} at {time}');
+  });
+
+  it.each([
+    ['a voice channel', { type: 2 }],
+    ['a category', { type: 4 }],
+    ['a forum', { type: 15 }],
+    ['a text channel of another server', { type: 0, guildId: '722424773233213999' }],
+    ['a channel Discord did not resolve', undefined],
+  ] as const)('refuses %s before posting anything: nothing saved', async (_what, resolvedChannel) => {
+    const s = setup();
+    const answer = await setReminders(s.deps, context(), { ...request, resolvedChannel });
+    expect(answer.outcome).toBe('refused:channel-type');
+    expect(text(answer.message)).toContain(en('settings.post.notTextChannel', { channel: `<#${CHANNEL}>` }));
+    expect(s.posts()).toEqual([]);
+    expect(s.settings.rows.get(GUILD)).toBeUndefined();
+  });
+
+  it('takes an announcement channel of this server', async () => {
+    const s = setup();
+    const answer = await setReminders(s.deps, context(), {
+      ...request,
+      resolvedChannel: { type: 5, guildId: GUILD },
+    });
+    expect(answer.outcome).toBe('reminders-on');
+    expect(s.settings.rows.get(GUILD)).toMatchObject({ reminderChannelId: CHANNEL });
   });
 
   it('without a role or text: no mention, and the default text is shown', async () => {

@@ -8,7 +8,7 @@
  * nothing if it cannot, telling the admin which permission to grant and where.
  */
 import { type APIEmbed, PermissionFlagsBits, Routes } from 'discord.js';
-import { postMessage } from '../../discord/messages.js';
+import { POSTED_IN_CHANNEL_TYPES, postMessage } from '../../discord/messages.js';
 import { fetchChannelPermissions } from '../../discord/permissions.js';
 import { type Translate, translator } from '../../i18n/index.js';
 import { languageText, publicLocale } from '../../i18n/public-language.js';
@@ -51,8 +51,20 @@ export interface SettingsAnswer {
   outcome: string;
 }
 
-export interface RemindersRequest {
+/** What Discord resolved for the channel an admin chose: its type and, when it says, its server. */
+export interface ResolvedChannel {
+  type: number;
+  guildId?: string | undefined;
+}
+
+/** The channel an admin chose for the bot's posts: its id, and what Discord resolved for it. */
+export interface ChosenChannel {
   channelId: string;
+  /** Undefined when the interaction did not resolve the channel: it is refused. */
+  resolvedChannel: ResolvedChannel | undefined;
+}
+
+export interface RemindersRequest extends ChosenChannel {
   roleId: string | null;
   /** Whether anyone may ping the role (Discord's resolved role); undefined when not known. */
   roleMentionable?: boolean | undefined;
@@ -84,6 +96,25 @@ function templateRefusal(check: Exclude<TemplateCheck, { ok: true }>, t: Transla
     case 'unknownPlaceholder':
       return t('settings.template.unknownPlaceholder', { placeholder: safeCode(check.placeholder, 80) });
   }
+}
+
+/**
+ * A refusal unless the chosen channel is a text or announcement channel of this server: the
+ * command's options offer only those, but an interaction is not bound to them (an older command
+ * definition, a client of its own). Undefined when the channel will do.
+ */
+export function channelRefusal(chosen: ChosenChannel, context: SettingsContext): SettingsAnswer | undefined {
+  const resolved = chosen.resolvedChannel;
+  const ours = resolved?.guildId === undefined || resolved.guildId === context.guildId;
+  if (resolved && ours && POSTED_IN_CHANNEL_TYPES.some((type) => type === resolved.type)) return undefined;
+  const { t } = context;
+  return {
+    message: renderRefusal(
+      t('settings.post.notTextChannel', { channel: channelMention(chosen.channelId, t) }),
+      t,
+    ),
+    outcome: 'refused:channel-type',
+  };
 }
 
 /** What the bot lacks of `needed` in the channel; null when its permissions cannot be had. */
@@ -162,6 +193,8 @@ export async function setReminders(
   request: RemindersRequest,
 ): Promise<SettingsAnswer> {
   const { t, guildId } = context;
+  const wrongChannel = channelRefusal(request, context);
+  if (wrongChannel) return wrongChannel;
   let template: string | null = null;
   if (request.message !== null) {
     const check = checkTemplate(request.message);

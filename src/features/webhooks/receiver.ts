@@ -25,9 +25,9 @@
  * (configured by another process) is looked up in the store at most once per LOOKUP_EVERY_MS, and
  * only for a source within its limit: guessed ids never reach the store one request at a time.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { clientAddress, type TrustProxy } from '../../http/client-address.js';
-import { guard, type Listening, listen, listenProblem } from '../../http/listener.js';
+import { guardedServer, type Listening, listen, listenProblem } from '../../http/listener.js';
 import { errorLine } from '../../log/error-line.js';
 import type { Logger } from '../../log/logger.js';
 import type { KeyCheck } from '../../store/webhooks.js';
@@ -294,7 +294,7 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions): Pro
     if (close) res.once('finish', () => socket?.destroySoon());
   }
 
-  const server: Server = createServer((req, res) => {
+  const server: Server = guardedServer(log, 'webhook', (req, res) => {
     const started = performance.now();
     res.on('error', (err) => log.debug({ error: errorLine(err) }, 'webhook response failed'));
     req.on('error', (err) => log.debug({ error: errorLine(err) }, 'webhook request failed'));
@@ -314,7 +314,6 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions): Pro
         res.destroy();
       });
   });
-  guard(server, log, 'webhook');
   await options.webhooks.loadKeys();
   return listen(server, {
     port: options.port,

@@ -15,6 +15,8 @@ import { fitEmbed } from '../../render/limits.js';
 import { channelMention } from '../../render/problems.js';
 import { renderRefusal } from '../settings/render.js';
 import {
+  type ChosenChannel,
+  channelRefusal,
   deleteConfirmation,
   postConfirmation,
   type SettingsAnswer,
@@ -48,9 +50,11 @@ export function webhookAddress(
 export async function setWebhook(
   deps: WebhookDeps,
   context: SettingsContext,
-  request: { key: string; channelId: string },
+  request: { key: string } & ChosenChannel,
 ): Promise<SettingsAnswer> {
   const { t, guildId } = context;
+  const wrongChannel = channelRefusal(request, context);
+  if (wrongChannel) return wrongChannel;
   const key = request.key.trim();
   if (!isPlausibleKey(key)) {
     return {
