@@ -2,8 +2,9 @@
  * One host of several (SHARD_IDS): what it shares with the others through PostgreSQL.
  *
  * - Its shards: claimed at start (refused when another live host runs any of them, or counts
- *   the shards differently), their numbers written every few seconds (WRITE_EVERY_MS), given
- *   up at shutdown so that another host may take them at once.
+ *   the shards differently, or another live process has the same HOST_ID: each process has an
+ *   instance id of its own), their numbers written every few seconds (WRITE_EVERY_MS), given up
+ *   at shutdown so that another host may take them at once.
  * - The statistics: every host's poster reads its own shards' numbers as they are and the other
  *   shards' from the store (a shard whose host has not written it for STALE_MS counts as
  *   missing, so nothing is posted on old numbers), and asks the leadership whether it posts.
@@ -14,12 +15,14 @@
  *   its claim and its post, not at all; never twice.
  */
 
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ShardState, ShardView } from '../discord/shard-stats.js';
 import type { Logger } from '../log/logger.js';
 import { type Store, StoreError } from '../store/index.js';
 import { PeriodicTask } from '../tasks/periodic.js';
 import type { StatsGate } from '../tasks/stats-gate.js';
-import { HostRepository, LeaseRepository, type ShardConflict } from './store.js';
+import { type HostProcess, HostRepository, LeaseRepository, type ShardConflict } from './store.js';
 
 /** How often a host writes its shards' numbers. */
 export const WRITE_EVERY_MS = 5_000;
@@ -34,6 +37,8 @@ export const LEASE_MS = 15_000;
 /** A claim older than this (the process froze, or its connection stalled) is checked again before posting. */
 const FRESH_CLAIM_MS = 2_000;
 const STATS_LEASE = 'stats';
+/** How often a start that found another process of its name looks whether that one still writes. */
+const NAMESAKE_LOOK_EVERY_MS = 500;
 
 export interface HostOptions {
   store: Store;
@@ -48,6 +53,8 @@ export interface HostOptions {
   writeEveryMs?: number;
   staleMs?: number;
   leaseMs?: number;
+  /** This process's own id among those of its name; default a random UUID. */
+  instance?: string;
 }
 
 function describeConflict(c: ShardConflict): string {
@@ -57,11 +64,20 @@ function describeConflict(c: ShardConflict): string {
     : `shard ${c.shard} is run by host ${c.host} (${ago})`;
 }
 
+function nameTaken(host: string, seenAgoMs: number): StoreError {
+  return new StoreError(
+    `This host (HOST_ID=${host}) may not start: another live process holds that name (it wrote its shards ${Math.round(seenAgoMs / 1000)} s ago). ` +
+      "Give each host its own HOST_ID (by default the machine's name, which cloned machines share)",
+  );
+}
+
 export class Host {
   readonly #options: Required<HostOptions>;
   readonly #shards: HostRepository;
   readonly #leases: LeaseRepository;
   readonly #log: Logger;
+  /** This process: its HOST_ID and its random instance id. */
+  readonly #self: HostProcess;
   /** The heartbeat: this host's shards' numbers, written every writeEveryMs. */
   readonly #writer: PeriodicTask;
   /** The statistics lease, renewed (or asked for) every third of it. */
@@ -75,11 +91,17 @@ export class Host {
       writeEveryMs: WRITE_EVERY_MS,
       staleMs: STALE_MS,
       leaseMs: LEASE_MS,
+      instance: randomUUID(),
       ...options,
     };
+    this.#self = { host: this.#options.host, instance: this.#options.instance };
     this.#shards = new HostRepository(options.store);
     this.#leases = new LeaseRepository(options.store);
-    this.#log = options.logger.child({ host: options.host, hostShards: options.shardIds });
+    this.#log = options.logger.child({
+      host: options.host,
+      hostInstance: this.#options.instance,
+      hostShards: options.shardIds,
+    });
     this.#writer = new PeriodicTask({
       name: 'host heartbeat',
       everyMs: this.#options.writeEveryMs,
@@ -96,16 +118,46 @@ export class Host {
     });
   }
 
-  /** Claims this host's shards; a StoreError (one line, exit 1) when it may not run them. */
+  /** This process's id among those of its name (HOST_ID). */
+  get instance(): string {
+    return this.#self.instance;
+  }
+
+  /**
+   * Claims this host's shards; a StoreError (one line, exit 1) when it may not run them. When
+   * another process of the same HOST_ID wrote its shards lately, it may be alive (a cloned
+   * machine) or dead (this host killed and restarted): it is watched for two of its heartbeats,
+   * and this start is refused if it writes meanwhile, else it is taken for dead and replaced.
+   */
   async claim(): Promise<void> {
-    const { host, shardIds, shardCount, staleMs } = this.#options;
-    const conflicts = await this.#shards.claim(host, shardIds, shardCount, staleMs);
+    const { host, shardIds, shardCount, staleMs, writeEveryMs } = this.#options;
+    let claimed = await this.#shards.claim(this.#self, shardIds, shardCount, staleMs);
+    const seen = claimed.conflicts.length === 0 ? claimed.namesake : undefined;
+    if (seen) {
+      this.#log.warn(
+        { seenAgoMs: seen.seenAgoMs },
+        'another process with this HOST_ID wrote its shards lately; waiting to see whether it is alive',
+      );
+      const watchUntil = performance.now() + Math.min(staleMs, 2 * writeEveryMs + 1_000);
+      for (let left = watchUntil - performance.now(); left > 0; left = watchUntil - performance.now()) {
+        await sleep(Math.min(NAMESAKE_LOOK_EVERY_MS, left));
+        const latest = await this.#shards.namesake(this.#self);
+        if (latest && latest.writtenAt > seen.writtenAt) throw nameTaken(host, latest.seenAgoMs);
+      }
+      claimed = await this.#shards.claim(this.#self, shardIds, shardCount, staleMs, seen.writtenAt);
+    }
+    const { conflicts, namesake } = claimed;
     if (conflicts.length > 0) {
       throw new StoreError(
         `This host (${host}) may not run shards ${shardIds.join(',')}: ${conflicts.map(describeConflict).join('; ')}. ` +
           `Give each host its own SHARD_IDS and the same SHARD_COUNT (a stopped host's shards are free at once, a killed one's after ${Math.round(staleMs / 1000)} s)`,
       );
     }
+    if (namesake) throw nameTaken(host, namesake.seenAgoMs);
+    if (seen)
+      this.#log.info(
+        'the other process with this HOST_ID wrote nothing more: taken for gone, its shards taken over',
+      );
     this.#log.info({ shardCount }, "this host's shards claimed");
   }
 
@@ -135,10 +187,10 @@ export class Host {
     await Promise.all([this.#writer.stop(), this.#renewer.stop()]);
     const lead = this.#lead;
     this.#lead = undefined;
-    const { host, shardIds } = this.#options;
+    const { shardIds } = this.#options;
     await Promise.all([
-      lead ? this.#leases.release(STATS_LEASE, host, lead.token) : undefined,
-      this.#shards.release(host, shardIds),
+      lead ? this.#leases.release(STATS_LEASE, this.#self, lead.token) : undefined,
+      this.#shards.release(this.#self, shardIds),
     ]).catch((err: unknown) =>
       this.#log.warn({ err: String(err) }, 'could not hand the shards and the lead over'),
     );
@@ -181,10 +233,11 @@ export class Host {
   gate = async (startedAgoMs: number): Promise<StatsGate> => {
     const lead = this.#lead;
     if (!lead || !this.leading) return { go: false, reason: 'not-leader' };
-    const { host, statsIntervalMs } = this.#options;
+    const { statsIntervalMs } = this.#options;
+    const self = this.#self;
     // Ticks start up to a few ms late or early against the last post's: a tenth of the interval, 1 s at most.
     const spacing = statsIntervalMs - Math.min(1_000, statsIntervalMs / 10);
-    const claim = await this.#leases.claimTurn(STATS_LEASE, host, lead.token, spacing, startedAgoMs);
+    const claim = await this.#leases.claimTurn(STATS_LEASE, self, lead.token, spacing, startedAgoMs);
     if (claim === 'not-holder') {
       this.#lost('the lease moved on');
       return { go: false, reason: 'not-leader' };
@@ -194,10 +247,10 @@ export class Host {
     return {
       go: true,
       stillValid: async () =>
-        performance.now() - claimedAt < FRESH_CLAIM_MS || this.#leases.holds(STATS_LEASE, host, lead.token),
+        performance.now() - claimedAt < FRESH_CLAIM_MS || this.#leases.holds(STATS_LEASE, self, lead.token),
       // The turn's time becomes the post's: one that waited for the directory's limits counts from
       // when it went out, so that the next, by whichever host, is an interval after it.
-      done: (sentAgoMs: number) => this.#leases.markDone(STATS_LEASE, host, lead.token, sentAgoMs),
+      done: (sentAgoMs: number) => this.#leases.markDone(STATS_LEASE, self, lead.token, sentAgoMs),
     };
   };
 
@@ -212,7 +265,7 @@ export class Host {
   }
 
   async #write(): Promise<void> {
-    const { host, shardCount, shardIds, local } = this.#options;
+    const { shardCount, shardIds, local } = this.#options;
     const mine = new Set(shardIds);
     const states = local
       .latest()
@@ -222,22 +275,22 @@ export class Host {
     for (const id of shardIds) {
       if (!states.some((s) => s.id === id)) states.push({ id, ready: false, guilds: 0, members: 0 });
     }
-    const lost = await this.#shards.write(host, shardCount, states);
+    const lost = await this.#shards.write(this.#self, shardCount, states);
     for (const id of lost) {
       if (this.#lostShards.has(id)) continue;
       this.#lostShards.add(id);
       this.#log.error(
         { shard: id },
-        'another host took over a shard of this host; its numbers are no longer written',
+        'another host (or another process with this HOST_ID) took over a shard of this host; its numbers are no longer written',
       );
     }
   }
 
   /** Not renewed (it throws): the lead ends when the lease does (this.leading), whatever happens next. */
   async #renew(): Promise<void> {
-    const { host, leaseMs } = this.#options;
+    const { leaseMs } = this.#options;
     const askedAt = performance.now();
-    const state = await this.#leases.acquire(STATS_LEASE, host, leaseMs);
+    const state = await this.#leases.acquire(STATS_LEASE, this.#self, leaseMs);
     if (state.held) {
       const had = this.#lead;
       // Counted from when the question left: the lease surely holds until then plus what it said.

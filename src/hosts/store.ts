@@ -25,6 +25,15 @@ export interface StoredShard extends ShardNumbers {
   ageMs: number;
 }
 
+/**
+ * One process of a host: its HOST_ID, and a random id of its own, so that two processes with one
+ * name (cloned machines) are told apart.
+ */
+export interface HostProcess {
+  host: string;
+  instance: string;
+}
+
 /** Why a host may not run the shards it was given. */
 export interface ShardConflict {
   shard: number;
@@ -34,11 +43,30 @@ export interface ShardConflict {
   shardCount?: number;
 }
 
+/** Another process with this host's name wrote its shards lately (it may be alive). */
+export interface Namesake {
+  /** When (the database's clock, epoch ms) it last wrote, and how long ago. */
+  writtenAt: number;
+  seenAgoMs: number;
+}
+
+export interface ShardClaim {
+  /** Other hosts that run these shards, or count the shards differently: refused. */
+  conflicts: ShardConflict[];
+  /** Another process of this name, live: refused. */
+  namesake: Namesake | undefined;
+}
+
 export type LeaseState =
   | { held: true; token: number; expiresInMs: number }
   | { held: false; holder: string; expiresInMs: number };
 
 export type TurnClaim = 'claimed' | 'not-holder' | { tooSoonByMs: number };
+
+/** The lease's row is held by this process (its name and its instance). */
+function isHolder(holder: HostProcess) {
+  return sql<boolean>`(holder = ${holder.host} and holder_instance = ${holder.instance})`;
+}
 
 function requirePostgres(store: Store, what: string): void {
   if (store.engine !== 'postgres') {
@@ -55,36 +83,56 @@ export class HostRepository {
   }
 
   /**
-   * Takes `ids` for `host`, unless another host wrote any of them within `liveMs`, or a live
-   * host counts the shards differently. All or nothing, one claim at a time (advisory lock).
+   * Takes `ids` for this process, unless another host wrote any of them within `liveMs`, a live
+   * host counts the shards differently, or another process of the same name wrote within
+   * `liveMs` (after `namesakeSilentSince`, when given: a process of this name taken for dead once
+   * it has not written since then). All or nothing, one claim at a time (advisory lock).
    */
-  claim(host: string, ids: readonly number[], shardCount: number, liveMs: number): Promise<ShardConflict[]> {
+  claim(
+    self: HostProcess,
+    ids: readonly number[],
+    shardCount: number,
+    liveMs: number,
+    namesakeSilentSince?: number,
+  ): Promise<ShardClaim> {
     return this.#store.transaction(async (trx) => {
       await turnLock('shard-states').execute(trx);
       const now = Number((await sql<{ now: number }>`select ${NOW} as now`.execute(trx)).rows[0]?.now);
       const live = await trx
         .selectFrom('shard_states')
-        .select(['shard_id', 'host', 'shard_count', 'updated_at'])
-        .where('host', '!=', host)
+        .select(['shard_id', 'host', 'instance', 'shard_count', 'updated_at'])
         .where('updated_at', '>', now - liveMs)
         .execute();
       const mine = new Set(ids);
       const conflicts: ShardConflict[] = [];
+      let namesakeAt: number | undefined;
       for (const row of live) {
         const seenAgoMs = Math.max(0, now - row.updated_at);
-        if (row.shard_count !== shardCount) {
+        if (row.host === self.host) {
+          const silent = namesakeSilentSince !== undefined && Number(row.updated_at) <= namesakeSilentSince;
+          if (row.instance !== self.instance && !silent) {
+            namesakeAt = Math.max(namesakeAt ?? 0, Number(row.updated_at));
+          }
+        } else if (row.shard_count !== shardCount) {
           conflicts.push({ shard: row.shard_id, host: row.host, seenAgoMs, shardCount: row.shard_count });
         } else if (mine.has(row.shard_id)) {
           conflicts.push({ shard: row.shard_id, host: row.host, seenAgoMs });
         }
       }
-      if (conflicts.length > 0) return conflicts.sort((x, y) => x.shard - y.shard);
+      const namesake =
+        namesakeAt === undefined
+          ? undefined
+          : { writtenAt: namesakeAt, seenAgoMs: Math.max(0, now - namesakeAt) };
+      if (conflicts.length > 0 || namesake) {
+        return { conflicts: conflicts.sort((x, y) => x.shard - y.shard), namesake };
+      }
       await trx
         .insertInto('shard_states')
         .values(
           ids.map((id) => ({
             shard_id: id,
-            host,
+            host: self.host,
+            instance: self.instance,
             shard_count: shardCount,
             ready: 0,
             guilds: 0,
@@ -95,6 +143,7 @@ export class HostRepository {
         .onConflict((oc) =>
           oc.column('shard_id').doUpdateSet((eb) => ({
             host: eb.ref('excluded.host'),
+            instance: eb.ref('excluded.instance'),
             shard_count: eb.ref('excluded.shard_count'),
             ready: 0,
             guilds: 0,
@@ -103,12 +152,31 @@ export class HostRepository {
           })),
         )
         .execute();
-      return [];
+      return { conflicts: [], namesake: undefined };
     });
   }
 
-  /** Writes this host's shards' numbers; returns the ids it no longer holds (another host took them). */
-  async write(host: string, shardCount: number, shards: readonly ShardNumbers[]): Promise<number[]> {
+  /**
+   * When (the database's clock) another process of this name last wrote its shards, and how
+   * long ago; undefined when none ever did.
+   */
+  async namesake(self: HostProcess): Promise<Namesake | undefined> {
+    const found = await this.#store.run((db) =>
+      sql<{ written_at: number | null; now: number }>`
+        select max(updated_at) as written_at, ${NOW} as now from shard_states
+         where host = ${self.host} and instance != ${self.instance}`.execute(db),
+    );
+    const row = found.rows[0];
+    if (!row || row.written_at === null) return undefined;
+    const writtenAt = Number(row.written_at);
+    return { writtenAt, seenAgoMs: Math.max(0, Number(row.now) - writtenAt) };
+  }
+
+  /**
+   * Writes this process's shards' numbers; returns the ids it no longer holds (another host, or
+   * another process of its name, took them).
+   */
+  async write(self: HostProcess, shardCount: number, shards: readonly ShardNumbers[]): Promise<number[]> {
     if (shards.length === 0) return [];
     const written = await this.#store.run((db) =>
       db
@@ -116,7 +184,8 @@ export class HostRepository {
         .values(
           shards.map((s) => ({
             shard_id: s.id,
-            host,
+            host: self.host,
+            instance: self.instance,
             shard_count: shardCount,
             ready: s.ready ? 1 : 0,
             guilds: s.guilds,
@@ -133,7 +202,8 @@ export class HostRepository {
               members: eb.ref('excluded.members'),
               updated_at: eb.ref('excluded.updated_at'),
             }))
-            .where('shard_states.host', '=', host),
+            .where('shard_states.host', '=', self.host)
+            .where('shard_states.instance', '=', self.instance),
         )
         .returning('shard_id')
         .execute(),
@@ -190,13 +260,14 @@ export class HostRepository {
   }
 
   /** At shutdown: the shards are free for another host at once, and count as stale. */
-  async release(host: string, ids: readonly number[]): Promise<void> {
+  async release(self: HostProcess, ids: readonly number[]): Promise<void> {
     if (ids.length === 0) return;
     await this.#store.run((db) =>
       db
         .updateTable('shard_states')
         .set({ updated_at: 0, ready: 0 })
-        .where('host', '=', host)
+        .where('host', '=', self.host)
+        .where('instance', '=', self.instance)
         .where('shard_id', 'in', [...ids])
         .execute(),
     );
@@ -217,21 +288,33 @@ export class LeaseRepository {
     this.#store = store;
   }
 
-  /** Takes the lease, or renews it for `holder`, for `ttlMs`; else says who holds it. */
-  acquire(name: string, holder: string, ttlMs: number): Promise<LeaseState> {
+  /**
+   * Takes the lease, or renews it for `holder`, for `ttlMs`; else says who holds it. The holder
+   * is a process: another process of the same name does not renew it.
+   */
+  acquire(name: string, holder: HostProcess, ttlMs: number): Promise<LeaseState> {
+    const { host, instance } = holder;
     return this.#store.transaction(async (trx) => {
       await boundIdle().execute(trx);
       await trx
         .insertInto('leases')
-        .values({ name, holder, token: 0, expires_at: 0, last_done_at: null })
+        .values({
+          name,
+          holder: host,
+          holder_instance: instance,
+          token: 0,
+          expires_at: 0,
+          last_done_at: null,
+        })
         .onConflict((oc) => oc.column('name').doNothing())
         .execute();
       const taken = await sql<{ token: number; expires_in: number }>`
         update leases
-           set token = case when holder = ${holder} and expires_at > ${NOW} then token else token + 1 end,
-               holder = ${holder},
+           set token = case when ${isHolder(holder)} and expires_at > ${NOW} then token else token + 1 end,
+               holder = ${host},
+               holder_instance = ${instance},
                expires_at = ${NOW} + ${ttlMs}
-         where name = ${name} and (holder = ${holder} or expires_at <= ${NOW})
+         where name = ${name} and (${isHolder(holder)} or expires_at <= ${NOW})
         returning token, expires_at - ${NOW} as expires_in`.execute(trx);
       const row = taken.rows[0];
       if (row) return { held: true, token: Number(row.token), expiresInMs: Number(row.expires_in) };
@@ -249,7 +332,7 @@ export class LeaseRepository {
    */
   claimTurn(
     name: string,
-    holder: string,
+    holder: HostProcess,
     token: number,
     spacingMs: number,
     startedAgoMs: number,
@@ -258,15 +341,24 @@ export class LeaseRepository {
       await boundIdle().execute(trx);
       const found = await sql<{
         holder: string;
+        holder_instance: string;
         token: number;
         live: boolean;
         last_done_at: number | null;
         now: number;
       }>`
-        select holder, token, expires_at > ${NOW} as live, last_done_at, ${NOW} as now
+        select holder, holder_instance, token, expires_at > ${NOW} as live, last_done_at, ${NOW} as now
           from leases where name = ${name} for update`.execute(trx);
       const row = found.rows[0];
-      if (!row || row.holder !== holder || Number(row.token) !== token || !row.live) return 'not-holder';
+      if (
+        !row ||
+        row.holder !== holder.host ||
+        row.holder_instance !== holder.instance ||
+        Number(row.token) !== token ||
+        !row.live
+      ) {
+        return 'not-holder';
+      }
       const startedAt = Number(row.now) - Math.max(0, startedAgoMs);
       if (row.last_done_at !== null) {
         const since = startedAt - Number(row.last_done_at);
@@ -282,33 +374,34 @@ export class LeaseRepository {
    * turn's spacing counts from then, when that is later than when the turn began (a stats post
    * that waited for the directory's limits). Only ever moves later.
    */
-  async markDone(name: string, holder: string, token: number, agoMs: number): Promise<void> {
+  async markDone(name: string, holder: HostProcess, token: number, agoMs: number): Promise<void> {
     const at = sql<number>`(${NOW} - ${Math.max(0, Math.round(agoMs))})`;
     await this.#store.run((db) =>
       sql`update leases set last_done_at = ${at}
-            where name = ${name} and holder = ${holder} and token = ${token}
+            where name = ${name} and ${isHolder(holder)} and token = ${token}
               and (last_done_at is null or last_done_at < ${at})`.execute(db),
     );
   }
 
   /** Whether `holder` still holds the lease with `token` (a check right before acting on it). */
-  async holds(name: string, holder: string, token: number): Promise<boolean> {
+  async holds(name: string, holder: HostProcess, token: number): Promise<boolean> {
     const found = await this.#store.run((db) =>
       sql<{ ok: boolean }>`
-        select (holder = ${holder} and token = ${token} and expires_at > ${NOW}) as ok
+        select (${isHolder(holder)} and token = ${token} and expires_at > ${NOW}) as ok
           from leases where name = ${name}`.execute(db),
     );
     return found.rows[0]?.ok === true;
   }
 
   /** Gives the lease up (shutdown), so that another host takes it at its next try. */
-  async release(name: string, holder: string, token: number): Promise<void> {
+  async release(name: string, holder: HostProcess, token: number): Promise<void> {
     await this.#store.run((db) =>
       db
         .updateTable('leases')
         .set({ expires_at: 0 })
         .where('name', '=', name)
-        .where('holder', '=', holder)
+        .where('holder', '=', holder.host)
+        .where('holder_instance', '=', holder.instance)
         .where('token', '=', token)
         .execute(),
     );

@@ -117,6 +117,8 @@ export interface ShardStatesTable {
   shard_id: number;
   /** HOST_ID of the host running it. */
   host: string;
+  /** The random id of that host's process: two live processes of one HOST_ID are refused. */
+  instance: string;
   /** SHARD_COUNT of that host: a host that disagrees is refused at start. */
   shard_count: number;
   /** 1 when ready, 0 otherwise. */
@@ -129,7 +131,10 @@ export interface ShardStatesTable {
 /** A lease (the statistics leader): who holds it, until when, and its fencing token. */
 export interface LeasesTable {
   name: string;
+  /** The HOST_ID of the holder. */
   holder: string;
+  /** The random id of the holder's process: the lease is a process's, not a name's. */
+  holder_instance: string;
   /** Grows by one each time the lease changes hands; what a holder's writes are checked against. */
   token: number;
   expires_at: number;

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { ShardState, ShardView } from '../../src/discord/shard-stats.js';
 import { adoptOrphanedUps, hostJournalOwner } from '../../src/hosts/adopt.js';
 import { Host, type HostOptions } from '../../src/hosts/hosts.js';
+import { HostRepository } from '../../src/hosts/store.js';
 import { createLogger } from '../../src/log/logger.js';
 import { openStore, StoreError, StoreUpJournal } from '../../src/store/index.js';
 import type { StatsGate } from '../../src/tasks/stats-poster.js';
@@ -54,6 +55,13 @@ async function hostOn(
   });
 }
 
+/** The shards' table as any process of the bot sees it. */
+async function repositoryOn(where: Place): Promise<HostRepository> {
+  const store = await openStore(where.options);
+  undo(() => store.close());
+  return new HostRepository(store);
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('hosts of one bot on PostgreSQL', () => {
@@ -98,7 +106,8 @@ describe('hosts of one bot on PostgreSQL', () => {
     const view = hosts[0]!.view();
     // Shard 4 and 5 are not ready yet.
     expect(inspectSnapshot(await view.snapshot())).toMatchObject({ kind: 'not-ready', notReady: [4, 5] });
-    const ready = await hostOn(where, 'c', [4, 5]);
+    // The same process of c (its instance), its shards now ready.
+    const ready = await hostOn(where, 'c', [4, 5], { instance: hosts[2]!.instance });
     await ready.write();
     expect(inspectSnapshot(await view.snapshot())).toEqual({
       kind: 'ready',
@@ -151,6 +160,60 @@ describe('hosts of one bot on PostgreSQL', () => {
     await b.renew();
     await a.renew();
     expect([a.leading, b.leading]).toEqual([false, true]);
+  });
+
+  it('refuses a second live process with the same HOST_ID, whatever its shards, and lets the first lead alone', async () => {
+    const where = await place();
+    // a writes its shards as its heartbeat does, here every 300 ms.
+    const a = await hostOn(where, 'a', [0, 1], { writeEveryMs: 300 });
+    await a.claim();
+    a.startWriting();
+    undo(() => a.stop());
+    const nameTaken =
+      /^This host \(HOST_ID=a\) may not start: another live process holds that name \(it wrote its shards \d+ s ago\)\. Give each host its own HOST_ID/;
+    // A cloned machine: same name, same shards.
+    const clone = await hostOn(where, 'a', [0, 1], { writeEveryMs: 300 });
+    const refused = await clone.claim().then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(refused).toBeInstanceOf(StoreError);
+    expect((refused as Error).message).toMatch(nameTaken);
+    // Same name, other shards: refused all the same.
+    await expect((await hostOn(where, 'a', [2, 3], { writeEveryMs: 300 })).claim()).rejects.toThrow(
+      nameTaken,
+    );
+    // One name, one leader: the other process does not renew a's lease as its own.
+    await a.renew();
+    await clone.renew();
+    expect([a.leading, clone.leading]).toEqual([true, false]);
+    // a's shards are still a's: its writes go on, the clone's are refused.
+    const shards = await repositoryOn(where);
+    const numbers = [{ id: 0, ready: true, guilds: 1, members: 1 }];
+    expect(await shards.write({ host: 'a', instance: clone.instance }, 6, numbers)).toEqual([0]);
+    expect(await shards.write({ host: 'a', instance: a.instance }, 6, numbers)).toEqual([]);
+  });
+
+  it('lets a host restarted after its process died take over from it once it has written nothing more', async () => {
+    const where = await place();
+    const dead = await hostOn(where, 'a', [0, 1]);
+    await dead.claim();
+    await dead.write();
+    await dead.renew();
+    expect(dead.leading).toBe(true);
+    // The process dies (no more writes); the host restarts at once, as an orchestrator would.
+    const restarted = await hostOn(where, 'a', [0, 1]);
+    await restarted.claim();
+    await restarted.write();
+    // The shards are the new process's: the old one's writes are refused.
+    const shards = await repositoryOn(where);
+    const numbers = [{ id: 1, ready: true, guilds: 1, members: 1 }];
+    expect(await shards.write({ host: 'a', instance: dead.instance }, 6, numbers)).toEqual([1]);
+    // The lead moves to the new process when the old one's lease runs out, and not back.
+    await sleep(1_100);
+    await restarted.renew();
+    await dead.renew();
+    expect([restarted.leading, dead.leading]).toEqual([true, false]);
   });
 
   it('answers the ups in flight of a host gone for the silence, once, from one host only', async () => {

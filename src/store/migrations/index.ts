@@ -9,6 +9,7 @@ import { hosts } from './003-hosts.js';
 import { history } from './004-history.js';
 import { webhooks } from './005-webhooks.js';
 import { journalGuildLocale } from './006-journal-guild-locale.js';
+import { hostInstances } from './007-host-instances.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '001-initial': initial,
@@ -17,6 +18,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '004-history': history,
   '005-webhooks': webhooks,
   '006-journal-guild-locale': journalGuildLocale,
+  '007-host-instances': hostInstances,
 };
 
 export const migrationProvider: MigrationProvider = {
