@@ -108,6 +108,7 @@ describe.each(ENGINES)('opening the store (%s)', (engine) => {
       '004-history',
       '005-webhooks',
       '006-journal-guild-locale',
+      '007-webhook-intake',
     ]);
     expect((await new SettingsRepository(second).get('1'))?.publicLanguage).toBe('ru');
   });
@@ -129,6 +130,7 @@ describe.each(ENGINES)('opening the store (%s)', (engine) => {
         '004-history',
         '005-webhooks',
         '006-journal-guild-locale',
+        '007-webhook-intake',
       ]);
     }
   });

@@ -9,6 +9,7 @@ import { hosts } from './003-hosts.js';
 import { history } from './004-history.js';
 import { webhooks } from './005-webhooks.js';
 import { journalGuildLocale } from './006-journal-guild-locale.js';
+import { webhookIntake } from './007-webhook-intake.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '001-initial': initial,
@@ -17,6 +18,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '004-history': history,
   '005-webhooks': webhooks,
   '006-journal-guild-locale': journalGuildLocale,
+  '007-webhook-intake': webhookIntake,
 };
 
 export const migrationProvider: MigrationProvider = {
