@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { parseEnv } from 'node:util';
 import { z } from 'zod';
+import type { IntakeLimits } from '../store/webhooks.js';
 import { passwordsOf } from './database-url.js';
 import {
   HOST_VARIABLES,
@@ -107,6 +108,8 @@ export const SCHEMA = z
     WEBHOOK_HOST: host('0.0.0.0'),
     PUBLIC_URL: variable(undefined, httpUrl),
     WEBHOOK_RATE_LIMIT: rate({ max: 30, windowMs: 10_000 }),
+    WEBHOOK_SERVER_PENDING: integer(1, 1_000_000, 500),
+    WEBHOOK_SERVER_RATE: rate({ max: 60, windowMs: 60_000 }),
     STATS_FIRST_DELAY: duration(30_000),
     DATA_DIR: optionalText,
     DATABASE_URL: databaseUrl(),
@@ -189,6 +192,8 @@ export interface Config {
     publicUrl: string | undefined;
     /** Deliveries per window, per source address and server. */
     rateLimit: { max: number; windowMs: number };
+    /** Each server's events waiting at most, and stored per window at most: past them, 429. */
+    intake: IntakeLimits;
   };
   shutdownTimeoutMs: number;
   /** How long a process holds a due reminder it claimed before another may take it over. */
@@ -268,6 +273,7 @@ export function loadConfig(env: Environment): Config {
       host: e.WEBHOOK_HOST,
       publicUrl: e.PUBLIC_URL,
       rateLimit: e.WEBHOOK_RATE_LIMIT,
+      intake: { maxPending: e.WEBHOOK_SERVER_PENDING, rate: e.WEBHOOK_SERVER_RATE },
     },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     reminderClaimMs: e.REMINDER_CLAIM_MS,

@@ -59,7 +59,7 @@ export interface WebhookReceiverOptions {
       type: string;
       payload: string;
       receivedAt: number;
-    }): Promise<'stored' | 'duplicate'>;
+    }): Promise<'stored' | 'duplicate' | 'full'>;
   };
   logger: Logger;
   rateLimit: { max: number; windowMs: number };
@@ -192,6 +192,8 @@ export function startWebhookReceiver(options: WebhookReceiverOptions): Promise<W
       payload: JSON.stringify(parsed.event),
       receivedAt,
     });
+    // The server is over its limits (WEBHOOK_SERVER_PENDING, WEBHOOK_SERVER_RATE): nothing stored.
+    if (stored === 'full') return { outcome: 'limited', guildId };
     if (stored === 'stored') options.onStored?.(guildId, parsed.event);
     return { outcome: stored, guildId };
   }
