@@ -158,7 +158,7 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
   const settings = new SettingsRepository(store);
   const reminders = new ReminderRepository(store);
   const history = new HistoryRepository(store);
-  const webhooks = new WebhookRepository(store);
+  const webhooks = new WebhookRepository(store, config.webhook.intake);
   const journal = new StoreUpJournal(store, { owner: ownership.journalOwner() });
   const commands = new CommandMentions({
     rest: client.rest,

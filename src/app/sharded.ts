@@ -112,7 +112,7 @@ const receiver =
     ? await startWebhookReceiver({
         port: config.webhook.port,
         host: config.webhook.host,
-        webhooks: new WebhookRepository(services.store),
+        webhooks: new WebhookRepository(services.store, config.webhook.intake),
         logger,
         rateLimit: config.webhook.rateLimit,
         trustProxy: config.webhook.trustProxy,

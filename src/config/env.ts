@@ -112,6 +112,8 @@ export const SCHEMA = z
       const trust = parseTrustProxy(value);
       return typeof trust === 'string' ? fail(trust) : trust;
     }),
+    WEBHOOK_SERVER_PENDING: integer(1, 1_000_000, 500),
+    WEBHOOK_SERVER_RATE: rate({ max: 60, windowMs: 60_000 }),
     STATS_FIRST_DELAY: duration(30_000),
     DATA_DIR: optionalText,
     DATABASE_URL: databaseUrl(),
@@ -196,6 +198,11 @@ export interface Config {
     rateLimit: { max: number; windowMs: number };
     /** TRUST_PROXY: which proxies' forwarded addresses are taken for the source; undefined: none. */
     trustProxy: TrustProxy;
+    /**
+     * Each server's events waiting at most, and stored per window at most: past them, 429
+     * (store/webhooks.ts IntakeLimits).
+     */
+    intake: { maxPending: number; rate: { max: number; windowMs: number } };
   };
   shutdownTimeoutMs: number;
   /** How long a process holds a due reminder it claimed before another may take it over. */
@@ -276,6 +283,7 @@ export function loadConfig(env: Environment): Config {
       publicUrl: e.PUBLIC_URL,
       rateLimit: e.WEBHOOK_RATE_LIMIT,
       trustProxy: e.TRUST_PROXY,
+      intake: { maxPending: e.WEBHOOK_SERVER_PENDING, rate: e.WEBHOOK_SERVER_RATE },
     },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     reminderClaimMs: e.REMINDER_CLAIM_MS,

@@ -36,7 +36,9 @@ export {
 } from './settings.js';
 export { type Engine, Store, type StoreLogger } from './store.js';
 export {
+  type EnqueueOutcome,
   type EventClaim,
+  type IntakeLimits,
   type KeyCheck,
   type StoredEvent,
   WEBHOOK_EVENT_DAYS,

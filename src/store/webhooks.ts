@@ -18,11 +18,18 @@
  * reads the store), so a delivery for a server with no webhook, or with a wrong key, is refused
  * without a store query. The store stays the authority: a key that matches in memory is checked
  * there again, so a webhook turned off or given a new key by another process is not taken.
+ *
+ * One server cannot crowd the others out (issue 23). Given limits (IntakeLimits: the bot gives
+ * WEBHOOK_SERVER_PENDING and WEBHOOK_SERVER_RATE), an event is refused ('full', answered 429) while
+ * its server has that many waiting to be announced, or stored that many within the window; and
+ * `due` takes every server's oldest event before any server's second, so a server with a thousand
+ * waiting does not hold another's next one behind its thousand.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Selectable } from 'kysely';
+import type { Selectable, Transaction } from 'kysely';
 import { claimRow, finishRow, type Lease, type RowFilter, retryRowAt } from './claims.js';
 import type {
+  Database,
   DirectoryWebhooksTable,
   GuildProblem,
   WebhookEventState,
@@ -71,6 +78,25 @@ interface KeyRecord {
   hash: Buffer;
 }
 
+/** How many events one server may have stored, at most; none given: no limit. */
+export interface IntakeLimits {
+  /** Its events waiting to be announced (pending, or being announced), at most. */
+  maxPending: number;
+  /** Its events stored within any `windowMs`, at most `max`. */
+  rate: { max: number; windowMs: number };
+}
+
+/** What became of an event given to `enqueue`. */
+export type EnqueueOutcome =
+  | 'stored'
+  /** Stored already: the directory delivered it again. */
+  | 'duplicate'
+  /** Refused: its server is over its IntakeLimits; nothing stored. */
+  | 'full';
+
+/** The states of an event not yet done: waiting, or being announced (or to be tried again). */
+const WAITING_STATES = ['pending', 'claimed'] as const;
+
 function hashKey(key: string, salt: string): Buffer {
   return createHmac('sha256', Buffer.from(salt, 'base64url')).update(key, 'utf8').digest();
 }
@@ -88,9 +114,12 @@ export class WebhookRepository {
   readonly #store: Store;
   /** Every server's key, once loadKeys ran; undefined before. */
   #keys: Map<string, KeyRecord> | undefined;
+  readonly #limits: IntakeLimits | undefined;
 
-  constructor(store: Store) {
+  /** `limits`: refuse a server's events past them (enqueue answers 'full'); none: take every one. */
+  constructor(store: Store, limits?: IntakeLimits) {
     this.#store = store;
+    this.#limits = limits;
   }
 
   /** Sets the server's webhook up (a new key replaces the old one). */
@@ -172,7 +201,8 @@ export class WebhookRepository {
 
   /**
    * Stores a received event, unless one with its id is stored already: 'duplicate' then (the
-   * directory delivered it again). Either way it is safe to answer 2xx.
+   * directory delivered it again). Either way it is safe to answer 2xx. 'full': its server is over
+   * its limits (see IntakeLimits), and nothing was stored.
    */
   async enqueue(event: {
     id: string;
@@ -180,8 +210,11 @@ export class WebhookRepository {
     type: string;
     payload: string;
     receivedAt: number;
-  }): Promise<'stored' | 'duplicate'> {
-    const stored = await this.#store.transaction(async (trx) => {
+  }): Promise<EnqueueOutcome> {
+    const limits = this.#limits;
+    return this.#store.transaction<EnqueueOutcome>(async (trx) => {
+      // Written first, then counted with the others (on SQLite a transaction that reads first
+      // fails when another process wrote in between); over the limits, deleted again.
       const row = await trx
         .insertInto('webhook_events')
         .values({
@@ -200,29 +233,50 @@ export class WebhookRepository {
         .onConflict((oc) => oc.column('id').doNothing())
         .returning('id')
         .executeTakeFirst();
+      if (row && limits && (await overLimits(trx, event, limits))) {
+        await trx.deleteFrom('webhook_events').where('id', '=', event.id).execute();
+        return 'full';
+      }
       await trx
         .updateTable('directory_webhooks')
         .set({ last_event_at: event.receivedAt })
         .where('guild_id', '=', event.guildId)
         .execute();
-      return row !== undefined;
+      return row !== undefined ? 'stored' : 'duplicate';
     });
-    return stored ? 'stored' : 'duplicate';
   }
 
-  /** Events to announce, oldest first: pending ones, and claims whose lease ran out. */
+  /**
+   * Events to announce (pending ones, and claims whose lease ran out), at most `limit`, taken in
+   * turns: each server's oldest first (the servers in the order of theirs), then each server's
+   * second, and so on. A server with many waiting takes what the others leave of the batch, and
+   * another's next event is in the next look whatever that server has waiting.
+   */
   async due(now: number, limit: number): Promise<StoredEvent[]> {
     const rows = await this.#store.run((db) =>
       db
-        .selectFrom('webhook_events')
-        .selectAll()
-        .where((eb) =>
-          eb.or([
-            eb('state', '=', 'pending'),
-            eb.and([eb('state', '=', 'claimed'), eb('claim_expires_at', '<=', now)]),
-          ]),
+        .selectFrom((eb) =>
+          eb
+            .selectFrom('webhook_events')
+            .selectAll()
+            .select((eb) =>
+              eb.fn
+                .agg<number>('row_number')
+                .over((ob) => ob.partitionBy('guild_id').orderBy('received_at').orderBy('id'))
+                .as('turn'),
+            )
+            .where((eb) =>
+              eb.or([
+                eb('state', '=', 'pending'),
+                eb.and([eb('state', '=', 'claimed'), eb('claim_expires_at', '<=', now)]),
+              ]),
+            )
+            .as('due'),
         )
+        .selectAll()
+        .orderBy('turn')
         .orderBy('received_at')
+        .orderBy('id')
         .limit(limit)
         .execute(),
     );
@@ -267,6 +321,30 @@ export class WebhookRepository {
     );
     return Number(result.numDeletedRows);
   }
+}
+
+/**
+ * Whether the server of an event just written is over its limits, the event counted: by the
+ * indexes (guild_id, state) and (guild_id, received_at), so each count reads few rows.
+ */
+async function overLimits(
+  trx: Transaction<Database>,
+  event: { guildId: string; receivedAt: number },
+  limits: IntakeLimits,
+): Promise<boolean> {
+  const count = async (where: RowFilter): Promise<number> => {
+    const { n } = await trx
+      .selectFrom('webhook_events')
+      .select((eb) => eb.fn.countAll<string | number | bigint>().as('n'))
+      .where('guild_id', '=', event.guildId)
+      .where(where)
+      .executeTakeFirstOrThrow();
+    return Number(n);
+  };
+  return (
+    (await count((eb) => eb('state', 'in', WAITING_STATES))) > limits.maxPending ||
+    (await count((eb) => eb('received_at', '>', event.receivedAt - limits.rate.windowMs))) > limits.rate.max
+  );
 }
 
 function byId(id: string): RowFilter {

@@ -275,7 +275,10 @@ export class Outbox<I, C extends Lease> {
   async #worker(): Promise<void> {
     for (;;) {
       if (this.#loop.stopRequested) return;
-      if (this.#lookWanted || this.#now() >= this.#nextLookAt) await this.#look();
+      // Another worker's look is waited for too: a worker that found the window empty before it
+      // was filled would end, and leave the batch to one that may wait on a slow send meanwhile,
+      // deaf to wakes, while what other lanes have stored waits.
+      if (this.#lookWanted || this.#looking || this.#now() >= this.#nextLookAt) await this.#look();
       if (this.#loop.stopRequested) return;
       const entry = this.#next();
       if (entry) {

@@ -109,6 +109,7 @@ describe.each(ENGINES)('opening the store (%s)', (engine) => {
       '005-webhooks',
       '006-journal-guild-locale',
       '007-host-instances',
+      '008-webhook-intake',
     ]);
     expect((await new SettingsRepository(second).get('1'))?.publicLanguage).toBe('ru');
   });
@@ -131,6 +132,7 @@ describe.each(ENGINES)('opening the store (%s)', (engine) => {
         '005-webhooks',
         '006-journal-guild-locale',
         '007-host-instances',
+        '008-webhook-intake',
       ]);
     }
   });

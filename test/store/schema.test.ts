@@ -46,7 +46,8 @@ describe('one schema on both engines', () => {
     ]);
     expect(shape.webhook_events?.primaryKey).toEqual(['id']);
     expect(shape.webhook_events?.indexes).toEqual([
-      { name: 'webhook_events_guild_id', columns: ['guild_id'], unique: false },
+      { name: 'webhook_events_guild_received_at', columns: ['guild_id', 'received_at'], unique: false },
+      { name: 'webhook_events_guild_state', columns: ['guild_id', 'state'], unique: false },
       { name: 'webhook_events_state_received_at', columns: ['state', 'received_at'], unique: false },
     ]);
     expect(shape.directory_webhooks?.primaryKey).toEqual(['guild_id']);

@@ -5,7 +5,9 @@
  * (two processes) handling every event exactly once and each server's in order; an up told by the
  * webhook and through the bot counted once, even when both are recorded at the same moment; the
  * reminder moved by the last known cooldown; a server's webhook and events gone with it; the keys
- * known in memory, so the receiver turns 10,000 guessed server ids away without asking the store.
+ * known in memory, so the receiver turns 10,000 guessed server ids away without asking the store;
+ * each server's next event due in turn however many another has waiting; a server's events
+ * refused past its limits (waiting, and stored per window), nothing of them stored.
  */
 import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -194,6 +196,95 @@ describe.each(ENGINES)("the directory's webhooks in the store (%s)", (engine) =>
     expect(await webhooks.get(GUILD)).toBeUndefined();
     expect(await webhooks.get(OTHER)).toBeDefined();
     expect((await webhooks.due(NOW, 10)).map((e) => e.guildId)).toEqual([OTHER]);
+  });
+
+  /** `n` events of `guildId` waiting, received from `from` on a millisecond apart (250 a statement). */
+  async function waiting(guildId: string, n: number, from: number): Promise<void> {
+    const rows = Array.from({ length: n }, (_, i) => ({
+      id: `${guildId}:w${String(i).padStart(4, '0')}`,
+      guild_id: guildId,
+      type: 'new_server_comment',
+      payload: '{"kind":"test"}',
+      received_at: from + i,
+      state: 'pending' as const,
+      claimed_by: null,
+      claim_expires_at: null,
+      nonce: null,
+      done_at: null,
+      failure: null,
+    }));
+    for (let i = 0; i < n; i += 250) {
+      const values = rows.slice(i, i + 250);
+      await store.run((db) => db.insertInto('webhook_events').values(values).execute());
+    }
+  }
+
+  it("takes each server's oldest event before any server's second: 1,000 of one server waiting do not hold another's back", async () => {
+    const THIRD = '722424773233213777';
+    await waiting(GUILD, 1_000, NOW);
+    await webhooks.enqueue(event('c1', THIRD, NOW + 10));
+    await webhooks.enqueue(event('b1', OTHER, NOW + 5_000));
+    await webhooks.enqueue(event('c2', THIRD, NOW + 6_000));
+    const due = await webhooks.due(NOW + 10_000, 200);
+    expect(due).toHaveLength(200);
+    expect(due.slice(0, 5).map((e) => e.id)).toEqual([
+      `${GUILD}:w0000`,
+      `${THIRD}:c1`,
+      `${OTHER}:b1`,
+      `${GUILD}:w0001`,
+      `${THIRD}:c2`,
+    ]);
+    // The rest of the batch is the busy server's, in the order its events came.
+    const busy = due.filter((e) => e.guildId === GUILD).map((e) => e.id);
+    expect(busy).toHaveLength(197);
+    expect(busy).toEqual([...busy].sort());
+    expect(busy.at(-1)).toBe(`${GUILD}:w0196`);
+    // Its oldest being announced (claimed): its next one takes its turn.
+    await webhooks.claim(`${GUILD}:w0000`, 'p1', 30_000, NOW + 10_000);
+    expect((await webhooks.due(NOW + 10_001, 3)).map((e) => e.id)).toEqual([
+      `${GUILD}:w0001`,
+      `${THIRD}:c1`,
+      `${OTHER}:b1`,
+    ]);
+  });
+
+  it("refuses a server's event while its cap of events waits; a repeat is still a duplicate, other servers go on", async () => {
+    const capped = new WebhookRepository(store, { maxPending: 3, rate: { max: 100, windowMs: 60_000 } });
+    await capped.configure(GUILD, KEY, '1000', NOW);
+    for (const id of ['a', 'b', 'c']) expect(await capped.enqueue(event(id, GUILD, NOW))).toBe('stored');
+    // One of them being announced still waits.
+    await capped.claim(`${GUILD}:b`, 'p1', 30_000, NOW);
+    expect(await capped.enqueue(event('d', GUILD, NOW + 1))).toBe('full');
+    expect(await capped.enqueue(event('a', GUILD, NOW + 2))).toBe('duplicate');
+    expect(await capped.enqueue(event('x', OTHER, NOW + 3))).toBe('stored');
+    const ids = await store.run((db) =>
+      db.selectFrom('webhook_events').select('id').where('guild_id', '=', GUILD).orderBy('id').execute(),
+    );
+    expect(ids.map((r) => r.id)).toEqual([`${GUILD}:a`, `${GUILD}:b`, `${GUILD}:c`]);
+    // The refused delivery is not "the last event".
+    expect((await capped.get(GUILD))?.lastEventAt).toBe(NOW + 2);
+    // One announced: room for one more.
+    const claim = await capped.claim(`${GUILD}:a`, 'p1', 30_000, NOW + 4);
+    await capped.finish(claim!, 'done', null, NOW + 4);
+    expect(await capped.enqueue(event('d', GUILD, NOW + 5))).toBe('stored');
+    expect(await capped.enqueue(event('e', GUILD, NOW + 6))).toBe('full');
+  });
+
+  it("refuses a server's events past its rate, announced or not, until the window has passed", async () => {
+    const limited = new WebhookRepository(store, { maxPending: 100, rate: { max: 2, windowMs: 60_000 } });
+    expect(await limited.enqueue(event('a', GUILD, NOW))).toBe('stored');
+    expect(await limited.enqueue(event('b', GUILD, NOW + 1_000))).toBe('stored');
+    for (const id of ['a', 'b']) {
+      const claim = await limited.claim(`${GUILD}:${id}`, 'p1', 30_000, NOW + 2_000);
+      await limited.finish(claim!, 'done', null, NOW + 2_000);
+    }
+    expect(await limited.enqueue(event('c', GUILD, NOW + 3_000))).toBe('full');
+    expect(await limited.enqueue(event('c', OTHER, NOW + 3_000))).toBe('stored');
+    expect(await limited.enqueue(event('c', GUILD, NOW + 59_999))).toBe('full');
+    // The first has left the window.
+    expect(await limited.enqueue(event('c', GUILD, NOW + 60_000))).toBe('stored');
+    expect(await limited.enqueue(event('d', GUILD, NOW + 60_001))).toBe('full');
+    expect(await webhooks.getEvent(`${GUILD}:d`)).toBeUndefined();
   });
 
   it('two announcers on one store (two processes) handle every event once, each server in order', async () => {

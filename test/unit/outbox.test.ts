@@ -276,6 +276,30 @@ describe('the outbox engine', () => {
     expect(order.indexOf('g2:1')).toBeLessThan(order.lastIndexOf('g1:1'));
   });
 
+  it("a send that hangs does not keep another lane's item, stored meanwhile, from going", async () => {
+    const store = new MemoryStore();
+    // Only wakes make it look: the poll is far off.
+    const { outbox, acted } = runner(
+      store,
+      'p',
+      async (item) => (item.lane === 'slow' ? never() : { kind: 'sent' }),
+      { pollMs: 60_000, stopTimeoutMs: 50 },
+    );
+    outbox.start();
+    await sleep(50);
+    store.add('slow:1', Date.now(), 'slow');
+    outbox.wake();
+    await eventually(() => (acted.length === 1 ? true : undefined), 1_000, 'the slow send to start');
+    store.add('quick:1', Date.now(), 'quick');
+    outbox.wake();
+    await eventually(
+      () => (store.rows.get('quick:1')?.state === 'done' ? true : undefined),
+      1_000,
+      'the other lane to go',
+    );
+    expect(acted.map((a) => a.id)).toEqual(['slow:1', 'quick:1']);
+  });
+
   it('a hook that throws does not stop the engine', async () => {
     const store = new MemoryStore();
     store.add('a');

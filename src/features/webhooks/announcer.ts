@@ -5,7 +5,8 @@
  * several processes one wins), hands it to the handler, and records how it went: announced once
  * across restarts, kill -9 and several processes. A server's events go in the order they came (a
  * comment, then its edit): one to be tried again holds the server's later ones back; servers go
- * side by side.
+ * side by side, and each look takes them in turns (the store's `due`), so a server with many
+ * events waiting does not hold the others back.
  */
 import type { EventClaim, StoredEvent, WebhookRepository } from '../../store/webhooks.js';
 import { Outbox, type RunnerOptions, type SendOutcome } from '../../tasks/outbox.js';

@@ -74,7 +74,7 @@ export interface WebhookReceiverOptions {
       type: string;
       payload: string;
       receivedAt: number;
-    }): Promise<'stored' | 'duplicate'>;
+    }): Promise<'stored' | 'duplicate' | 'full'>;
   };
   logger: Logger;
   /** Deliveries with the right key per server, and refused ones per source address, per window. */
@@ -267,6 +267,8 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions): Pro
       payload: JSON.stringify(parsed.event),
       receivedAt,
     });
+    // The server is over its limits (WEBHOOK_SERVER_PENDING, WEBHOOK_SERVER_RATE): nothing stored.
+    if (stored === 'full') return { outcome: 'limited', guildId };
     if (stored === 'stored') options.onStored?.(guildId, parsed.event);
     return { outcome: stored, guildId };
   }

@@ -10,6 +10,7 @@ import { history } from './004-history.js';
 import { webhooks } from './005-webhooks.js';
 import { journalGuildLocale } from './006-journal-guild-locale.js';
 import { hostInstances } from './007-host-instances.js';
+import { webhookIntake } from './008-webhook-intake.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '001-initial': initial,
@@ -19,6 +20,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '005-webhooks': webhooks,
   '006-journal-guild-locale': journalGuildLocale,
   '007-host-instances': hostInstances,
+  '008-webhook-intake': webhookIntake,
 };
 
 export const migrationProvider: MigrationProvider = {
