@@ -140,10 +140,10 @@ export class WindowLimiter {
     return 0;
   }
 
-  /** Whether `key` is over its limit now (nothing is counted). */
-  over(key: string, now: number): boolean {
+  /** Takes back one counted by `take` in the window still open (a charge that proved undue). */
+  giveBack(key: string, now: number): void {
     const window = this.#windows.get(key);
-    return window !== undefined && now - window.start < this.#windowMs && window.count >= this.#max;
+    if (window && now - window.start < this.#windowMs && window.count > 0) window.count -= 1;
   }
 
   #dropClosed(now: number): void {
@@ -234,10 +234,20 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions): Pro
     let checked: KeyCheck | undefined;
     if (inMemory !== 'ok') {
       // Not known in memory or not matching there: another process may have set it up or given it
-      // a new key since. The store is asked, seldom, and only for a source within its limit.
-      if (key === '' || sources.over(source, now()) || !lookups.due(guildId, now())) return refused(inMemory);
+      // a new key since. The store is asked, seldom, and only for a source within its limit. The
+      // source is charged before the look-up, so that look-ups in flight together cannot pass its
+      // limit, and given the charge back if the key proves right.
+      if (key === '') return refused(inMemory);
+      const retryAfter = sources.take(source, now());
+      if (retryAfter > 0) return { outcome: 'limited', retryAfter, guildId };
+      const outcomeOf = (kind: KeyCheck['kind']): Handled => ({
+        outcome: kind === 'unknown' ? 'unknown-server' : 'bad-key',
+        guildId,
+      });
+      if (!lookups.due(guildId, now())) return outcomeOf(inMemory);
       checked = await options.webhooks.check(guildId, key);
-      if (checked.kind !== 'ok') return refused(checked.kind);
+      if (checked.kind !== 'ok') return outcomeOf(checked.kind);
+      sources.giveBack(source, now());
     }
     const retryAfter = servers.take(guildId, now());
     if (retryAfter > 0) return { outcome: 'limited', retryAfter, guildId };
