@@ -22,7 +22,8 @@ import type { Logger } from '../log/logger.js';
 import { type Store, StoreError } from '../store/index.js';
 import { PeriodicTask } from '../tasks/periodic.js';
 import type { StatsGate } from '../tasks/stats-gate.js';
-import { type HostProcess, HostRepository, LeaseRepository, type ShardConflict } from './store.js';
+import { LeaseRepository } from './leases.js';
+import { type HostProcess, HostRepository, type ShardConflict } from './store.js';
 
 /** How often a host writes its shards' numbers. */
 export const WRITE_EVERY_MS = 5_000;

@@ -7,10 +7,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { APIEmbed, APIMessageComponent } from 'discord.js';
+import { type APIEmbed, type APIMessageComponent, PermissionFlagsBits } from 'discord.js';
 import type { BotApp } from '../../src/app/bot.js';
 import type { Environment } from '../../src/config/env.js';
 import {
+  commandOption,
   type DiscordStandIn,
   discordLikeToken,
   type GuildFixture,
@@ -407,4 +408,33 @@ export function mentionProblems(message: Record<string, unknown>): string[] {
 /** Where any of the secrets occurs in the log lines and in the requests sent to Discord. */
 export function secretLeaks(h: Harness): string[] {
   return leaksIn([...linesOf('log line', h.lines), ...discordRequestTexts(h.discord.requests)], h.secrets);
+}
+
+/**
+ * What an admin does to receive the directory's webhook: /settings webhook (as a member with Manage
+ * Server) with the key and channel, then the URL and key pasted on the server's page (the
+ * emulator's delivery target; the bot's own receiver unless `url` says otherwise).
+ */
+export async function setUpWebhook(
+  h: Harness,
+  setup: { guildId: string; key: string; channelId: string; url?: string },
+): Promise<Answer> {
+  h.secrets.add(setup.key);
+  const answer = await h.run({
+    guildId: setup.guildId,
+    name: 'settings',
+    options: [
+      commandOption.subcommand('webhook', [
+        commandOption.string('key', setup.key),
+        commandOption.channel('channel', setup.channelId),
+      ]),
+    ],
+    permissions: PermissionFlagsBits.ManageGuild,
+  });
+  if (answer.outcome !== 'webhook-on') throw new Error(`/settings webhook answered ${answer.outcome}`);
+  h.emu.webhooks.set(setup.guildId, {
+    url: setup.url ?? `http://127.0.0.1:${h.bot.webhookPort()}/hooks/directory/${setup.guildId}`,
+    key: setup.key,
+  });
+  return answer;
 }

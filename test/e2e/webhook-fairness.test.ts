@@ -5,12 +5,12 @@
  * within 5 s. Past WEBHOOK_SERVER_PENDING waiting, the noisy server's next delivery is answered
  * 429 and nothing is stored, while the other server's deliveries go on.
  */
-import { type APIEmbed, PermissionFlagsBits } from 'discord.js';
+import type { APIEmbed } from 'discord.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/index.js';
-import { commandOption, makeGuild, makeTextChannel } from '../discord/index.js';
+import { makeGuild, makeTextChannel } from '../discord/index.js';
 import { ENGINES, freshPlace, type Place } from '../store/places.js';
-import { type Harness, startHarness } from './harness.js';
+import { type Harness, setUpWebhook, startHarness } from './harness.js';
 
 /** The noisy server's events: as many as its cap, so the next one is over it. */
 const WAITING = 1_000;
@@ -48,24 +48,8 @@ describe.each(ENGINES)('one noisy server and the others (%s)', (engine) => {
       },
     });
     for (const [guildId, key] of keys) {
-      h.secrets.add(key);
       const channel = guildId === noisy.id ? noisyChannel : quietChannel;
-      const answer = await h.run({
-        guildId,
-        name: 'settings',
-        options: [
-          commandOption.subcommand('webhook', [
-            commandOption.string('key', key),
-            commandOption.channel('channel', channel.id),
-          ]),
-        ],
-        permissions: PermissionFlagsBits.ManageGuild,
-      });
-      expect(answer.outcome).toBe('webhook-on');
-      h.emu.webhooks.set(guildId, {
-        url: `http://127.0.0.1:${h.bot.webhookPort()}/hooks/directory/${guildId}`,
-        key,
-      });
+      await setUpWebhook(h, { guildId, key, channelId: channel.id });
     }
   }, 60_000);
   afterAll(async () => {

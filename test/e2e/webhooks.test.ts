@@ -46,6 +46,7 @@ import {
   mentionProblems,
   privateMessage,
   secretLeaks,
+  setUpWebhook,
   startHarness,
 } from './harness.js';
 
@@ -567,19 +568,7 @@ describe.each(ENGINES)("the directory's webhooks behind a reverse proxy (%s)", (
     });
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
     proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/hooks/directory/${guild.id}`;
-    const answer = await h.run({
-      guildId: guild.id,
-      name: 'settings',
-      options: [
-        commandOption.subcommand('webhook', [
-          commandOption.string('key', KEY),
-          commandOption.channel('channel', events.id),
-        ]),
-      ],
-      permissions: PermissionFlagsBits.ManageGuild,
-    });
-    expect(answer.outcome).toBe('webhook-on');
-    h.emu.webhooks.set(guild.id, { url: proxyUrl, key: KEY });
+    await setUpWebhook(h, { guildId: guild.id, key: KEY, channelId: events.id, url: proxyUrl });
   }, 60_000);
   afterAll(async () => {
     await new Promise((resolve) => proxy?.close(resolve));
