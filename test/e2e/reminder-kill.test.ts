@@ -138,9 +138,9 @@ describe.each(ENGINES)('a reminder across kill -9 (%s)', (engine) => {
     const { setUp, start } = scope(onTestFinished);
     const { world: w, channelId, reminders } = await setUp(null);
     w.emu.setCooldownMs(COOLDOWN_MS);
-    // The directory takes its time with the up: the bot dies while it is there (long enough for
-    // that on a busy machine).
-    w.emu.faults.add({ kind: 'latency', ms: 4_000, method: 'POST', path: /^\/server$/, times: 1 });
+    // The directory raises the server at once but holds its answer: the bot dies before it learns
+    // of the up, however late the kill comes on a busy machine.
+    w.emu.faults.add({ kind: 'late-answer', ms: 60_000, method: 'POST', path: /^\/server$/, times: 1 });
     const first = start('up-1', w);
     await first.ready();
     const handle = w.discord.sendCommand({ guildId: freshGuild.id, name: 'up', user: newUserRef('kill') });

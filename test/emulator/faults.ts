@@ -12,6 +12,8 @@ interface FaultMatch {
 export type FaultRule = FaultMatch &
   (
     | { kind: 'latency' | 'stall'; ms: number }
+    /** The request is carried out at once; its answer is held `ms` (never written if the client goes first). */
+    | { kind: 'late-answer'; ms: number }
     | { kind: 'status'; status: number; message?: string }
     | { kind: 'html' | 'text'; status: number; body?: string }
     | { kind: 'invalid-json' | 'drift' | 'drop' }

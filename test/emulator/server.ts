@@ -241,6 +241,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
         }
         return false;
       case 'not-updated':
+      case 'late-answer':
         return false;
       case 'drop':
         record.status = 0;
@@ -296,6 +297,16 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     if (closed) return;
     const forceNotUpdated = rule?.kind === 'not-updated' ? (rule.message ?? NOT_UPDATED_FAULT_MESSAGE) : null;
     const reply = dispatch(req, record, true, forceNotUpdated);
+    if (rule?.kind === 'late-answer') {
+      // Done before the answer: a client that goes away in the meantime never learns of it.
+      bumpWebhook(record, reply);
+      if (!(await delay(rule.ms)) || req.socket.destroyed) {
+        req.socket.destroy();
+        return;
+      }
+      writeReply(res, record, reply);
+      return;
+    }
     writeReply(res, record, reply);
     bumpWebhook(record, reply);
   }
