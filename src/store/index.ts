@@ -3,6 +3,7 @@
  * reminders), in SQLite by default or PostgreSQL, with one schema and one query layer for both.
  */
 export { StoreError, StoreUnavailableError } from './errors.js';
+export { STILL_BROKEN_EVERY_MS, type StoreHealth, type StoreProblem } from './health.js';
 export {
   HistoryRepository,
   type MemberUps,
@@ -18,7 +19,7 @@ export {
   TOKEN_LIFETIME_MS,
   type UpJournal,
 } from './journal.js';
-export { openStore, SQLITE_FILE_NAME, type StoreOptions } from './open.js';
+export { DEFAULT_LOCK_WAIT_MS, openStore, SQLITE_FILE_NAME, type StoreOptions } from './open.js';
 export { PostgresRateLimitLedger } from './rate-limit-ledger.js';
 export {
   type Claim,

@@ -9,4 +9,4 @@ import { createRequire } from 'node:module';
 
 const kysely = createRequire(import.meta.url)('kysely') as typeof import('kysely');
 
-export const { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } = kysely;
+export const { CompiledQuery, Kysely, Migrator, PostgresDialect, SqliteDialect, sql } = kysely;

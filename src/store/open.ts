@@ -10,6 +10,8 @@ import { openSqliteStore } from './sqlite.js';
 import type { Store, StoreLogger } from './store.js';
 
 export const SQLITE_FILE_NAME = 'store.sqlite';
+/** SQLITE_LOCK_WAIT's default: a backup or a shell's write is over well within it. */
+export const DEFAULT_LOCK_WAIT_MS = 30_000;
 
 export interface StoreOptions {
   /** postgres://… : use PostgreSQL. Unset: SQLite, in dataDir. */
@@ -18,8 +20,11 @@ export interface StoreOptions {
   dataDir: string;
   /** PostgreSQL: the schema to use instead of the connection's default. */
   schema?: string | undefined;
-  /** SQLite: how long a write waits for another process's write before failing (default 5 s). */
-  busyTimeoutMs?: number;
+  /**
+   * SQLite: how long a statement waits for another process's lock before failing (default 30 s),
+   * the event loop free meanwhile: what was being written waits and is written.
+   */
+  lockWaitMs?: number;
   /**
    * SQLite: how long opening waits for another process opening the same file (its migrations)
    * before failing (default 30 s): processes started together take turns, and on a loaded
@@ -45,7 +50,8 @@ export function openStore(options: StoreOptions): Promise<Store> {
   }
   return openSqliteStore({
     file: join(options.dataDir, SQLITE_FILE_NAME),
-    busyTimeoutMs: options.busyTimeoutMs ?? 5_000,
+    lockWaitMs: options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS,
     openTimeoutMs: options.openTimeoutMs ?? 30_000,
+    logger: options.logger,
   });
 }

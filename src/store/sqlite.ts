@@ -15,32 +15,42 @@
 import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
-import type { SqliteDatabase } from 'kysely';
+import type { DatabaseIntrospector, Dialect, Driver, Kysely as KyselyType } from 'kysely';
 import { reason, StoreError } from './errors.js';
+import { FileHealth } from './health.js';
 import { Kysely, SqliteDialect } from './kysely.js';
 import { migrateToLatest } from './migrate.js';
 import type { Database } from './schema.js';
-import { Store } from './store.js';
+import { keepingStatements, PatientSqliteDriver, whenNotBusy } from './sqlite-driver.js';
+import { codeOf, isBusy } from './sqlite-errors.js';
+import { Store, type StoreLogger } from './store.js';
 
 export interface SqliteStoreOptions {
   file: string;
-  /** How long a write waits for another process's write to finish before failing. */
-  busyTimeoutMs: number;
+  /**
+   * How long a statement waits for another process's lock (a backup, a `sqlite3` shell, another
+   * shard process) before failing; the event loop is free while it waits (sqlite-driver.ts).
+   */
+  lockWaitMs: number;
   /** The same while opening: waiting for another process's migrations (see open.ts). */
   openTimeoutMs: number;
+  /** Where a read-only, damaged, full or failing file is told. */
+  logger?: StoreLogger | undefined;
 }
 
 export async function openSqliteStore({
   file,
-  busyTimeoutMs,
+  lockWaitMs,
   openTimeoutMs,
+  logger,
 }: SqliteStoreOptions): Promise<Store> {
   const startedAt = Date.now();
   const deadline = startedAt + openTimeoutMs;
   const waited = () => Date.now() - startedAt;
+  let Sqlite: typeof BetterSqlite3;
   let database: BetterSqlite3.Database;
   try {
-    const { default: Sqlite } = await import('better-sqlite3');
+    Sqlite = (await import('better-sqlite3')).default;
     mkdirSync(dirname(file), { recursive: true });
     ownerOnly(file);
     database = new Sqlite(file, { timeout: openTimeoutMs });
@@ -57,65 +67,61 @@ export async function openSqliteStore({
     database.close();
     throw openError(file, err, waited());
   }
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: keepingStatements(database) }) });
   try {
     // One write transaction around the whole run: processes starting together on a new file
     // take turns (the second waits, then finds nothing left to do), and a failed migration
-    // leaves the schema as it was. Kysely's Migrator has no lock of its own on SQLite.
+    // leaves the schema as it was. Kysely's Migrator has no lock of its own on SQLite. Its
+    // queries run on this connection alone, inside that transaction (Kysely's own driver).
+    const migrating = new Kysely<Database>({
+      dialect: new SqliteDialect({ database: keepingStatements(database) }),
+    });
     await whenNotBusy(deadline, () => database.exec('BEGIN IMMEDIATE'));
-    await migrateToLatest(db);
+    await migrateToLatest(migrating);
     database.exec('COMMIT');
-    // Open: from now on a write waits for another's only as long as an answer can.
-    database.pragma(`busy_timeout = ${Math.round(busyTimeoutMs)}`);
   } catch (err) {
     if (database.inTransaction) database.exec('ROLLBACK');
-    await db.destroy();
+    database.close();
     if (isBusy(err)) throw openError(file, err, waited());
     throw new StoreError(`Cannot migrate the SQLite file ${file}: ${reason(err)}`, { cause: err });
   }
-  return new Store('sqlite', file, db);
-}
-
-/**
- * Runs `step` again while SQLite answers busy, until `deadline` (epoch ms), pausing a few ms
- * more each time (5, 10, 20 … up to 100, with jitter so that processes do not keep colliding).
- * SQLite's own busy handler covers most waits; this covers those it declines to wait for.
- */
-async function whenNotBusy<T>(deadline: number, step: () => T): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return step();
-    } catch (err) {
-      if (!isBusy(err) || Date.now() >= deadline) throw err;
-      const pause = Math.min(100, 5 * 2 ** attempt) * (0.5 + Math.random());
-      await new Promise((resolve) => setTimeout(resolve, Math.min(pause, deadline - Date.now())));
-    }
+  // Open: from now on SQLite's busy handler is off and a lock is waited for between tries,
+  // with the event loop free (sqlite-driver.ts).
+  database.pragma('busy_timeout = 0');
+  let reader: BetterSqlite3.Database;
+  try {
+    reader = new Sqlite(file, { timeout: 0 });
+  } catch (err) {
+    database.close();
+    throw openError(file, err, waited());
   }
+  const health = new FileHealth(file, logger);
+  const driver = new PatientSqliteDriver({
+    writer: database,
+    reader,
+    lockWaitMs,
+    onFailure: (err) => health.failed(err),
+    onWritten: () => health.written(),
+  });
+  const db = new Kysely<Database>({ dialect: patientDialect(driver) });
+  return new Store('sqlite', file, db, health);
 }
 
-/** Distinct queries kept prepared; those with lists of varying length make the most of them. */
-const STATEMENTS_KEPT = 200;
-
-/**
- * better-sqlite3 as Kysely sees it, with its prepared statements kept (least recently used go
- * first). Kysely prepares a statement for every query, and each holds native memory until the
- * garbage collector gets to it: 1,200 reads left about 10 MB more RSS, which the allocator
- * never gave back; kept, they cost nothing more and each read skips the preparing.
- */
-export function keepingStatements(
-  database: Pick<BetterSqlite3.Database, 'close' | 'prepare'>,
-): SqliteDatabase {
-  const kept = new Map<string, BetterSqlite3.Statement>();
-  return {
-    close: () => database.close(),
-    prepare(sql) {
-      let statement = kept.get(sql);
-      if (statement) kept.delete(sql);
-      else statement = database.prepare(sql);
-      kept.set(sql, statement);
-      if (kept.size > STATEMENTS_KEPT) kept.delete(kept.keys().next().value as string);
-      return statement;
+/** SQLite's dialect with the patient driver in place of Kysely's own. */
+function patientDialect(driver: Driver): Dialect {
+  // The compiler, adapter and introspector are Kysely's; only the driver changes.
+  const sqlite = new SqliteDialect({
+    database: {
+      close: () => undefined,
+      prepare: () => {
+        throw new Error('unused');
+      },
     },
+  });
+  return {
+    createDriver: () => driver,
+    createQueryCompiler: () => sqlite.createQueryCompiler(),
+    createAdapter: () => sqlite.createAdapter(),
+    createIntrospector: (db: KyselyType<unknown>): DatabaseIntrospector => sqlite.createIntrospector(db),
   };
 }
 
@@ -126,15 +132,6 @@ export function keepingStatements(
 function ownerOnly(file: string): void {
   closeSync(openSync(file, 'a', 0o600));
   if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
-}
-
-function codeOf(err: unknown): string | undefined {
-  const code = err instanceof Error ? (err as { code?: unknown }).code : undefined;
-  return typeof code === 'string' ? code : undefined;
-}
-
-function isBusy(err: unknown): boolean {
-  return /^SQLITE_(BUSY|LOCKED)/.test(codeOf(err) ?? '');
 }
 
 /** The native module missing (installed with --ignore-scripts), or built for another Node.js. */

@@ -5,26 +5,35 @@
  */
 import type { Kysely, Transaction } from 'kysely';
 import { queryError } from './errors.js';
+import type { StoreHealth } from './health.js';
 import type { Database } from './schema.js';
 
 export type Engine = 'sqlite' | 'postgres';
 
 /** The little the store logs (a pino logger fits). */
 export interface StoreLogger {
+  info(fields: object, message: string): void;
   warn(fields: object, message: string): void;
+  error(fields: object, message: string): void;
 }
+
+/** A store whose engine cannot tell (PostgreSQL: a lost connection is "busy", said where it happens). */
+const ALWAYS_WELL: StoreHealth = { problem: () => undefined };
 
 export class Store {
   readonly engine: Engine;
   /** Where the data is, for logs: the file, or the PostgreSQL URL without its password. */
   readonly location: string;
+  /** Whether the file can be used (SQLite): /readyz is false while it cannot. */
+  readonly health: StoreHealth;
   readonly #db: Kysely<Database>;
   #closed: Promise<void> | undefined;
 
-  constructor(engine: Engine, location: string, db: Kysely<Database>) {
+  constructor(engine: Engine, location: string, db: Kysely<Database>, health: StoreHealth = ALWAYS_WELL) {
     this.engine = engine;
     this.location = location;
     this.#db = db;
+    this.health = health;
   }
 
   async run<T>(work: (db: Kysely<Database>) => Promise<T>): Promise<T> {
@@ -37,8 +46,8 @@ export class Store {
 
   /**
    * All or nothing: a failure (a lost connection included) leaves none of it written. On SQLite
-   * a transaction should write first: one that reads and then writes fails at once
-   * (SQLITE_BUSY_SNAPSHOT) when another process wrote in between.
+   * a transaction takes the write lock when it begins (sqlite-driver.ts): transactions of
+   * several processes take turns.
    */
   transaction<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
     return this.run((db) => db.transaction().execute(work));

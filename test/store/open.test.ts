@@ -199,7 +199,7 @@ describe('opening the SQLite store', () => {
 
   it('fails a write with StoreUnavailableError while another process holds the lock, and works after', async () => {
     const where = await place('sqlite');
-    const store = await open({ ...where.options, busyTimeoutMs: 100 });
+    const store = await open({ ...where.options, lockWaitMs: 100 });
     const settings = new SettingsRepository(store);
     const other = new Sqlite(join(where.name, SQLITE_FILE_NAME));
     cleanups.push(() => other.close());

@@ -35,7 +35,11 @@ describe('PostgreSQL lost while running', () => {
       ...place.options,
       databaseUrl: viaProxy.toString(),
       connectTimeoutMs: 1_000,
-      logger: { warn: (fields, message) => warnings.push({ fields, message }) },
+      logger: {
+        info: () => undefined,
+        warn: (fields, message) => warnings.push({ fields, message }),
+        error: (fields, message) => warnings.push({ fields, message }),
+      },
     });
     direct = await openStore(place.options);
   });

@@ -1,6 +1,6 @@
 import Sqlite from 'better-sqlite3';
 import { describe, expect, it, vi } from 'vitest';
-import { keepingStatements } from '../../src/store/sqlite.js';
+import { keepingStatements } from '../../src/store/sqlite-driver.js';
 
 describe('the SQLite statements kept prepared', () => {
   it('prepares each query once, and lets the least recently used go past 200', () => {
