@@ -167,6 +167,10 @@ export const settingsCommand = {
           ...named('key', 'commands.settings.webhook.key.name'),
           ...describe('commands.settings.webhook.key.description'),
           required: true,
+          // MIN_KEY_LENGTH and MAX_KEY_LENGTH of features/webhooks/settings.ts, written out so that
+          // deploying loads no handler (a test holds them equal): Discord's client then refuses a
+          // key cut short before it is sent; the handler still checks.
+          min_length: 16,
           max_length: 256,
         },
         {

@@ -11,7 +11,7 @@
  * trust every hop inside them (the client is the first address outside them). Either way, what a
  * client writes in the header itself lies beyond the trusted hops and is never taken.
  */
-import { BlockList, isIP, isIPv4 } from 'node:net';
+import { BlockList, isIP, isIPv4, isIPv6 } from 'node:net';
 
 export type TrustProxy = { hops: number } | { ranges: BlockList; text: string } | undefined;
 
@@ -76,6 +76,48 @@ export function clientAddress(
     client = next;
   }
   return client;
+}
+
+/**
+ * An IPv6 address's eight 16-bit groups (`::` filled with zeros, a dotted IPv4 tail as two groups,
+ * a zone id dropped); undefined when it is not an IPv6 address. Parsed here because node:net only
+ * says whether a string is an address (isIPv6) and matches ranges (BlockList): it has no function
+ * that gives an address's bits, and no dependency of the project does either.
+ */
+function ipv6Groups(address: string): number[] | undefined {
+  if (!isIPv6(address)) return undefined;
+  let text = address.split('%', 1)[0] ?? '';
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = '', tail] = text.split('::');
+  const words = (part: string) => (part === '' ? [] : part.split(':').map((w) => Number.parseInt(w, 16)));
+  const front = words(head);
+  if (tail === undefined) return front;
+  const back = words(tail);
+  return [...front, ...new Array<number>(8 - front.length - back.length).fill(0), ...back];
+}
+
+/**
+ * The key a source address is limited under: an IPv4 address as it is, an IPv6 address by its /64
+ * (`2001:db8:1:2::/64`). One IPv6 subscriber (a home line, a cloud machine) is handed a whole /64,
+ * 2^64 addresses: limited one by one, each would come with a fresh limit. An IPv4 address written
+ * as IPv6 (`::ffff:1.2.3.4`, or in hex `::ffff:102:304`) is the IPv4 address. Anything else (no
+ * address known) as it is.
+ */
+export function limitedSource(address: string): string {
+  const groups = ipv6Groups(address);
+  if (!groups) return address;
+  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) {
+    const [hi = 0, lo = 0] = groups.slice(6);
+    return [hi >> 8, hi & 0xff, lo >> 8, lo & 0xff].join('.');
+  }
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.toString(16))
+    .join(':')}::/64`;
 }
 
 /**

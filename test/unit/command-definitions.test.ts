@@ -7,6 +7,7 @@
 import { ApplicationIntegrationType, InteractionContextType, PermissionFlagsBits } from 'discord.js';
 import { describe, expect, it } from 'vitest';
 import { commandDefinitions, settingsCommand } from '../../commands/definitions.js';
+import { isPlausibleKey, MAX_KEY_LENGTH, MIN_KEY_LENGTH } from '../../src/features/webhooks/settings.js';
 import { localizations } from '../../src/i18n/index.js';
 
 /** The definitions' JSON before names moved to the catalogs, key order included (and /leaderboard since). */
@@ -258,6 +259,7 @@ const DEPLOYED = [
             description: "The webhook key shown on this server's edit page on the directory",
             description_localizations: { ru: 'Ключ вебхука со страницы редактирования сервера в каталоге' },
             required: true,
+            min_length: 16,
             max_length: 256,
           },
           {
@@ -376,5 +378,14 @@ describe('command definitions', () => {
     for (const command of commandDefinitions.filter((c) => c.name !== 'settings')) {
       expect(command.default_member_permissions, command.name).toBeUndefined();
     }
+  });
+
+  it("make Discord's client refuse a webhook key the server would refuse for its length", () => {
+    const webhook = settingsCommand.options.find((o) => o.name === 'webhook');
+    const key = webhook && 'options' in webhook ? webhook.options.find((o) => o.name === 'key') : undefined;
+    expect(key).toMatchObject({ min_length: MIN_KEY_LENGTH, max_length: MAX_KEY_LENGTH });
+    // The handler keeps its own check (a client other than Discord's may send anything).
+    expect(isPlausibleKey('k'.repeat(MIN_KEY_LENGTH - 1))).toBe(false);
+    expect(isPlausibleKey('k'.repeat(MIN_KEY_LENGTH))).toBe(true);
   });
 });

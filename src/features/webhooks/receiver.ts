@@ -11,6 +11,7 @@
  *     nobody can list which servers use a webhook)
  *   the source over its refusals 429 · the server over its deliveries 429
  *   a body over 64 KB after all 413 (reading stops there) · not an event 400
+ *   a body that does not arrive whole (the client gone, or too slow: the listener answers 408)
  *   the store unavailable 503 (the directory may try again)
  *
  * An event is answered 200 once it is stored (store/webhooks.ts): a delivery repeated is stored
@@ -19,14 +20,14 @@
  * Limits (`WEBHOOK_RATE_LIMIT` per window for each): the key is checked first, in memory (a salted
  * HMAC, cheap); a delivery with the right key counts against its server's limit, whatever address
  * it comes from, and anything refused counts against its source address (the client's, behind a
- * proxy with TRUST_PROXY: http/client-address.ts), over every server. So a flood of wrong keys
+ * proxy with TRUST_PROXY: http/client-address.ts; an IPv6 one by its /64), over every server. So a flood of wrong keys
  * from one address (a proxy's, even) is cut off and never holds the directory's deliveries back,
  * and changing the server id in the URL gets a source no further. A server not known in memory
  * (configured by another process) is looked up in the store at most once per LOOKUP_EVERY_MS, and
  * only for a source within its limit: guessed ids never reach the store one request at a time.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { clientAddress, type TrustProxy } from '../../http/client-address.js';
+import { clientAddress, limitedSource, type TrustProxy } from '../../http/client-address.js';
 import { guardedServer, type Listening, listen, listenProblem } from '../../http/listener.js';
 import { errorLine } from '../../log/error-line.js';
 import type { Logger } from '../../log/logger.js';
@@ -48,12 +49,19 @@ export type DeliveryOutcome =
   | 'ignored'
   | 'not-found'
   | 'method'
+  /** The source address over its refusals (WEBHOOK_RATE_LIMIT): a flood, whatever the server. */
   | 'limited'
+  /** The right key, its server over WEBHOOK_RATE_LIMIT deliveries in this process. */
+  | 'server-limited'
+  /** The right key, its server over the store's limits (WEBHOOK_SERVER_PENDING, WEBHOOK_SERVER_RATE). */
+  | 'server-full'
   | 'media-type'
   | 'too-large'
   | 'unknown-server'
   | 'bad-key'
   | 'invalid'
+  /** The body did not arrive whole: the client went away, or was cut for being too slow. */
+  | 'incomplete'
   | 'unavailable';
 
 export interface WebhookReceiverOptions {
@@ -93,18 +101,24 @@ export type WebhookReceiver = Listening;
 /** How a delivery was answered, for the answer, the log line and the metrics. */
 type Handled = { outcome: DeliveryOutcome; retryAfter?: number; guildId?: string };
 
-const STATUS: Record<DeliveryOutcome, number> = {
+/** Each outcome's answer (docs/webhooks.md lists them for operators: a test holds the two equal). */
+export const STATUS: Record<DeliveryOutcome, number> = {
   stored: 200,
   duplicate: 200,
   ignored: 200,
   'not-found': 404,
   method: 405,
   limited: 429,
+  'server-limited': 429,
+  'server-full': 429,
   'media-type': 415,
   'too-large': 413,
   'unknown-server': 401,
   'bad-key': 401,
   invalid: 400,
+  // What the listener answers a body cut for being too slow (http/listener.ts); a client that went
+  // away is sent nothing.
+  incomplete: 408,
   unavailable: 503,
 };
 
@@ -218,7 +232,8 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions): Pro
     const guildId = match?.[1];
     if (guildId === undefined) return { outcome: 'not-found' };
     if (req.method !== 'POST') return { outcome: 'method' };
-    const source = clientAddress(req.socket.remoteAddress, req.headers, options.trustProxy);
+    // An IPv6 source by its /64: one subscriber's whole block shares one limit.
+    const source = limitedSource(clientAddress(req.socket.remoteAddress, req.headers, options.trustProxy));
     /** A refusal, counted against its source: 429 once the source is over its limit. */
     const refuse = (outcome: DeliveryOutcome): Handled => {
       const retryAfter = sources.take(source, now());
@@ -250,7 +265,7 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions): Pro
       sources.giveBack(source, now());
     }
     const retryAfter = servers.take(guildId, now());
-    if (retryAfter > 0) return { outcome: 'limited', retryAfter, guildId };
+    if (retryAfter > 0) return { outcome: 'server-limited', retryAfter, guildId };
     // The store has the last word: a webhook turned off or re-keyed by another process.
     checked ??= await options.webhooks.check(guildId, key);
     if (checked.kind !== 'ok') return refused(checked.kind);
@@ -258,7 +273,10 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions): Pro
     try {
       body = JSON.parse((await readBody(req)).toString('utf8'));
     } catch (err) {
-      return refuse(err instanceof TooLarge ? 'too-large' : 'invalid');
+      if (err instanceof TooLarge) return refuse('too-large');
+      // Reading stopped before the body's end: the client went away, or the listener cut it for
+      // dripping past its deadline. Not a body we could judge, nor a fault of the store.
+      return refuse(req.complete ? 'invalid' : 'incomplete');
     }
     const receivedAt = now();
     const parsed = parseDelivery(body, guildId, receivedAt);
@@ -278,7 +296,7 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions): Pro
       receivedAt,
     });
     // The server is over its limits (WEBHOOK_SERVER_PENDING, WEBHOOK_SERVER_RATE): nothing stored.
-    if (stored === 'full') return { outcome: 'limited', guildId };
+    if (stored === 'full') return { outcome: 'server-full', guildId };
     if (stored === 'stored') options.onStored?.(guildId, parsed.event);
     return { outcome: stored, guildId };
   }
@@ -312,6 +330,8 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions): Pro
     req.on('error', (err) => log.debug({ error: errorLine(err) }, 'webhook request failed'));
     handle(req)
       .catch((err: unknown) => {
+        // The store's calls (check, enqueue) are what throw here: a body that did not arrive whole
+        // is answered in handle, as 'incomplete'.
         log.warn({ error: errorLine(err) }, 'a webhook delivery could not be stored; answered 503');
         return { outcome: 'unavailable' as const, retryAfter: 5 };
       })

@@ -4,7 +4,12 @@
  * writes in X-Forwarded-For itself is never taken, and a bad value is refused with a reason.
  */
 import { describe, expect, it } from 'vitest';
-import { clientAddress, parseTrustProxy, type TrustProxy } from '../../../src/http/client-address.js';
+import {
+  clientAddress,
+  limitedSource,
+  parseTrustProxy,
+  type TrustProxy,
+} from '../../../src/http/client-address.js';
 
 function trust(value: string): TrustProxy {
   const parsed = parseTrustProxy(value);
@@ -50,5 +55,32 @@ describe('the client address behind a proxy', () => {
       expect(typeof parseTrustProxy(bad)).toBe('string');
     }
     expect(parseTrustProxy('')).toEqual(expect.any(String));
+  });
+});
+
+describe('the source a limit is kept for', () => {
+  it('groups IPv6 addresses by their /64, so one subscriber cannot take a fresh limit per address', () => {
+    const a = limitedSource('2001:db8:1:2::1');
+    expect(a).toBe('2001:db8:1:2::/64');
+    expect(limitedSource('2001:0db8:0001:0002:ffff:eeee:dddd:cccc')).toBe(a);
+    expect(limitedSource('2001:db8:1:2:0:0:0:abcd%eth0')).toBe(a);
+    // `::` in the first half: the zeros it stands for are expanded before the prefix is taken.
+    expect(limitedSource('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(limitedSource('2001:db8::1:0:0:1')).toBe('2001:db8:0:0::/64');
+    expect(limitedSource('2001:db8::2:1:0:0:1')).toBe('2001:db8:0:2::/64');
+    expect(limitedSource('::1')).toBe('0:0:0:0::/64');
+  });
+
+  it('keeps other /64s apart', () => {
+    expect(limitedSource('2001:db8:1:3::1')).not.toBe(limitedSource('2001:db8:1:2::1'));
+    expect(limitedSource('2001:db8:2:2::1')).not.toBe(limitedSource('2001:db8:1:2::1'));
+  });
+
+  it('leaves IPv4 as it is, and takes an IPv4 address written as IPv6 for the IPv4 address', () => {
+    expect(limitedSource('203.0.113.7')).toBe('203.0.113.7');
+    expect(limitedSource('::ffff:203.0.113.7')).toBe('203.0.113.7');
+    expect(limitedSource('::FFFF:cb00:7107')).toBe('203.0.113.7');
+    expect(limitedSource('0:0:0:0:0:ffff:203.0.113.7')).toBe('203.0.113.7');
+    expect(limitedSource('?')).toBe('?');
   });
 });

@@ -6,9 +6,13 @@
  * proxy wrote it, an unknown server and a wrong key are answered alike, a store that is down is
  * answered 503 so the directory may try again, and the key never reaches a log line.
  */
+import { readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  type DeliveryOutcome,
+  STATUS,
   startWebhookReceiver,
   type WebhookReceiver,
   WindowLimiter,
@@ -31,12 +35,15 @@ describe('the webhook receiver', () => {
   async function start(
     options: {
       enqueueFails?: boolean;
+      /** What the store answers an event (default 'stored'). */
+      enqueued?: 'stored' | 'full';
       limit?: { max: number; windowMs: number };
       trustProxy?: TrustProxy;
     } = {},
   ) {
     const lines: string[] = [];
     const calls = { check: 0, enqueue: 0 };
+    const outcomes: DeliveryOutcome[] = [];
     const configured = new Set([GUILD, OTHER]);
     const logger = createLogger({
       level: 'debug',
@@ -48,6 +55,7 @@ describe('the webhook receiver', () => {
       logger,
       rateLimit: options.limit ?? { max: 3, windowMs: 60_000 },
       trustProxy: options.trustProxy,
+      onDelivery: (outcome) => outcomes.push(outcome),
       webhooks: {
         async loadKeys() {},
         knows: (guildId, key) => (configured.has(guildId) ? (key === KEY ? 'ok' : 'wrong') : 'unknown'),
@@ -65,7 +73,7 @@ describe('the webhook receiver', () => {
           calls.enqueue += 1;
           if (options.enqueueFails)
             throw new StoreUnavailableError('The database is unavailable: connection refused');
-          return 'stored';
+          return options.enqueued ?? 'stored';
         },
       },
     });
@@ -82,7 +90,7 @@ describe('the webhook receiver', () => {
       await res.body.dump();
       return { status: res.statusCode, retryAfter: res.headers['retry-after'], headers: res.headers };
     };
-    return { deliver, calls, lines };
+    return { deliver, calls, lines, outcomes };
   }
 
   it('cuts wrong keys off per source without the store, and takes the right key per server, whatever its source', async () => {
@@ -156,5 +164,61 @@ describe('the webhook receiver', () => {
     expect(lines.some((l) => l.includes('could not be stored'))).toBe(true);
     expect(lines.join('\n')).not.toContain(KEY);
     expect(lines.join('\n')).not.toContain('guess');
+  });
+
+  it('counts an IPv6 source by its /64: one subscriber does not get a fresh limit per address', async () => {
+    const trustProxy = parseTrustProxy('1');
+    if (typeof trustProxy === 'string') throw new Error(trustProxy);
+    const { deliver } = await start({ trustProxy });
+    const flood = [];
+    for (let i = 1; i <= 5; i++) flood.push((await deliver(GUILD, 'guess', `2001:db8:1:2::${i}`)).status);
+    expect(flood).toEqual([401, 401, 401, 429, 429]);
+    // Another /64 has its own limit; an IPv4 address is still limited alone.
+    expect((await deliver(GUILD, 'guess', '2001:db8:1:3::1')).status).toBe(401);
+    expect((await deliver(GUILD, 'guess', '203.0.113.7')).status).toBe(401);
+  });
+
+  it('tells a flood of refusals apart from one server over its limits in the metrics', async () => {
+    const { deliver, outcomes } = await start();
+    for (let i = 0; i < 4; i++) await deliver(GUILD, `guess-${i}`);
+    expect(outcomes).toEqual(['bad-key', 'bad-key', 'bad-key', 'limited']);
+    outcomes.length = 0;
+    for (let i = 0; i < 4; i++) await deliver(OTHER);
+    expect(outcomes).toEqual(['stored', 'stored', 'stored', 'server-limited']);
+    await receiver?.close();
+    const full = await start({ enqueued: 'full' });
+    expect((await full.deliver(GUILD)).status).toBe(429);
+    expect(full.outcomes).toEqual(['server-full']);
+  });
+
+  it('says a body that never arrived whole did not arrive, not that the store failed', async () => {
+    const { calls, lines, outcomes } = await start();
+    const socket = connect(receiver!.port, '127.0.0.1');
+    socket.on('error', () => {});
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    socket.write(
+      `POST /hooks/directory/${GUILD} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Hook-Key: ${KEY}\r\n` +
+        'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"type":',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The client goes away mid-body (a body dripped past its deadline ends the same way, the
+    // listener having answered 408: test/unit/listener.test.ts).
+    socket.destroy();
+    const until = Date.now() + 5_000;
+    while (outcomes.length === 0 && Date.now() < until)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(outcomes).toEqual(['incomplete']);
+    expect(calls.enqueue).toBe(0);
+    expect(lines.some((l) => l.includes('could not be stored'))).toBe(false);
+    const line = lines
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((l) => l.msg === 'webhook delivery');
+    expect(line).toMatchObject({ outcome: 'incomplete', status: 408 });
+  });
+
+  it("lists every delivery outcome, with its answer, in the operator's docs", () => {
+    const docs = readFileSync(new URL('../../../docs/webhooks.md', import.meta.url), 'utf8');
+    const documented = [...docs.matchAll(/^\| `([a-z-]+)` \| (\d{3}) \|/gm)].map((m) => [m[1], Number(m[2])]);
+    expect(Object.fromEntries(documented)).toEqual(STATUS);
   });
 });
