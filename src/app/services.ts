@@ -93,7 +93,12 @@ function sharedLimits(store: Store, logger: Logger) {
  */
 export async function createServices(options: ServicesOptions): Promise<Services> {
   const { config, logger, metrics } = options;
-  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
+  const store = await openStore({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    lockWaitMs: config.sqliteLockWaitMs,
+    logger,
+  });
   logger.info({ engine: store.engine, location: store.location }, 'store open');
   let host: Host | undefined;
   if (options.host) {
@@ -176,8 +181,19 @@ export async function createServices(options: ServicesOptions): Promise<Services
     readiness() {
       const { snapshot, connected } = shards.latest();
       const notReady = snapshot.shards.filter((s) => !s.ready).map((s) => s.id);
-      const ready = connected && notReady.length === 0 && snapshot.shards.length >= snapshot.expectedShards;
-      const detail = { shards: snapshot.shards.length, expected: snapshot.expectedShards, notReady };
+      // A store file that cannot be written (or is damaged) loses what must survive a restart.
+      const storeProblem = store.health.problem();
+      const ready =
+        connected &&
+        notReady.length === 0 &&
+        snapshot.shards.length >= snapshot.expectedShards &&
+        storeProblem === undefined;
+      const detail = {
+        shards: snapshot.shards.length,
+        expected: snapshot.expectedShards,
+        notReady,
+        ...(storeProblem ? { store: storeProblem.problem } : {}),
+      };
       // One host of several names itself and the shards it runs.
       return {
         ready,

@@ -116,6 +116,8 @@ export const SCHEMA = z
     WEBHOOK_SERVER_RATE: rate({ max: 60, windowMs: 60_000 }),
     STATS_FIRST_DELAY: duration(30_000),
     DATA_DIR: optionalText,
+    // The store's own default (DEFAULT_LOCK_WAIT_MS), kept here too: the configuration loads no store code.
+    SQLITE_LOCK_WAIT: duration(30_000),
     DATABASE_URL: databaseUrl(),
     SHUTDOWN_TIMEOUT_MS: integer(500, 9_000, 6_000, ' (milliseconds)'),
     REMINDER_CLAIM_MS: integer(1_000, 600_000, 30_000, ' (milliseconds)'),
@@ -209,6 +211,8 @@ export interface Config {
   reminderClaimMs: number;
   /** Where the SQLite store is kept, when there is no databaseUrl. */
   dataDir: string;
+  /** SQLite: how long a statement waits for another process's lock (the event loop free meanwhile). */
+  sqliteLockWaitMs: number;
   /** The PostgreSQL store (secret: it may hold a password); undefined: SQLite in dataDir. */
   databaseUrl: string | undefined;
   logLevel: (typeof LOG_LEVELS)[number];
@@ -288,6 +292,7 @@ export function loadConfig(env: Environment): Config {
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     reminderClaimMs: e.REMINDER_CLAIM_MS,
     dataDir: e.DATA_DIR ?? 'data',
+    sqliteLockWaitMs: e.SQLITE_LOCK_WAIT,
     databaseUrl: e.DATABASE_URL,
     logLevel: e.LOG_LEVEL,
   };

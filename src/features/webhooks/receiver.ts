@@ -30,6 +30,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { clientAddress, limitedSource, type TrustProxy } from '../../http/client-address.js';
 import { guardedServer, type Listening, listen, listenProblem } from '../../http/listener.js';
 import { errorLine } from '../../log/error-line.js';
+import { logThrottle } from '../../log/throttle.js';
 import type { Logger } from '../../log/logger.js';
 import type { KeyCheck } from '../../store/webhooks.js';
 import { type DirectoryEvent, parseDelivery } from './events.js';
@@ -42,6 +43,8 @@ const ROUTE = new RegExp(`^${WEBHOOK_PATH_PREFIX}(\\d{17,20})/?$`);
 const MAX_WINDOWS = 50_000;
 /** A server not known in memory, or a key that does not match there, is looked up at most this often. */
 export const LOOKUP_EVERY_MS = 5_000;
+/** Deliveries the store could not take are told at most this often, with their number. */
+export const STORE_WARN_EVERY_MS = 10_000;
 
 export type DeliveryOutcome =
   | 'stored'
@@ -324,6 +327,9 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions): Pro
     if (close) res.once('finish', () => socket?.destroySoon());
   }
 
+  const mayWarnUnstored = logThrottle(STORE_WARN_EVERY_MS);
+  /** Deliveries not stored since the last line about them. */
+  let unstored = 0;
   const server: Server = guardedServer(log, 'webhook', (req, res) => {
     const started = performance.now();
     res.on('error', (err) => log.debug({ error: errorLine(err) }, 'webhook response failed'));
@@ -331,8 +337,16 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions): Pro
     handle(req)
       .catch((err: unknown) => {
         // The store's calls (check, enqueue) are what throw here: a body that did not arrive whole
-        // is answered in handle, as 'incomplete'.
-        log.warn({ error: errorLine(err) }, 'a webhook delivery could not be stored; answered 503');
+        // is answered in handle, as 'incomplete'. A store that is down fails every delivery: said
+        // once per STORE_WARN_EVERY_MS with how many, not once each.
+        unstored += 1;
+        if (mayWarnUnstored()) {
+          log.warn(
+            { error: errorLine(err), deliveries: unstored },
+            'a webhook delivery could not be stored; answered 503',
+          );
+          unstored = 0;
+        }
         return { outcome: 'unavailable' as const, retryAfter: 5 };
       })
       .then(({ outcome, retryAfter, guildId }: Handled) => {
