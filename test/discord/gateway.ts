@@ -79,6 +79,8 @@ export interface GatewayHost {
   /** GUILD_CREATE payloads for the guilds of a shard. */
   guildCreates(shardId: number, shardCount: number, largeThreshold: number): unknown[];
   log(entry: GatewayLogEntry): void;
+  /** A heartbeat received (kept apart from the log: one every interval per shard). */
+  heartbeat(shardId: number | null, at: number): void;
 }
 
 export class Gateway {
@@ -257,6 +259,7 @@ export class Gateway {
     const d = payload.d;
     switch (payload.op) {
       case GatewayOp.Heartbeat:
+        this.#host.heartbeat(conn.shardId, performance.now());
         this.#send(conn, { op: GatewayOp.HeartbeatAck, d: null, s: null, t: null });
         return;
       case GatewayOp.Identify:

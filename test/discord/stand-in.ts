@@ -146,6 +146,7 @@ export async function startDiscordStandIn(options: StandInOptions = {}): Promise
   const specViolations: SpecViolation[] = [];
   const requestWaiters = new WaitList<RecordedRestRequest>();
   const gatewayLog: GatewayLogEntry[] = [];
+  const heartbeats: Array<{ shardId: number | null; at: number }> = [];
   const faults: FaultState[] = [];
   const commands = new Map<string, Map<string, Record<string, unknown>>>();
   const store = new InteractionStore(applicationId, botUser, deadlineMs);
@@ -212,6 +213,9 @@ export async function startDiscordStandIn(options: StandInOptions = {}): Promise
     log: (entry) => {
       if (entry.kind === 'identify') sessionStarts += 1;
       gatewayLog.push(entry);
+    },
+    heartbeat: (shardId, at) => {
+      heartbeats.push({ shardId, at });
     },
   });
 
@@ -472,6 +476,7 @@ export async function startDiscordStandIn(options: StandInOptions = {}): Promise
     requests,
     guilds,
     gatewayLog,
+    heartbeats,
     restConnections: () => accepted - upgraded,
     connectedShards: () => gateway.connectedShards(),
     waitForShards: (n, timeoutMs = DEFAULT_TIMEOUT_MS) => gateway.waitForShards(n, timeoutMs),

@@ -192,6 +192,8 @@ export interface DiscordStandIn extends StandInMessaging {
   requests: RecordedRestRequest[];
   guilds: Map<string, GuildFixture>;
   gatewayLog: GatewayLogEntry[];
+  /** Every heartbeat received, with its shard and time (performance.now()). */
+  heartbeats: ReadonlyArray<{ shardId: number | null; at: number }>;
   /** TCP connections opened to the REST API since the start (all but the gateway's), used or not. */
   restConnections(): number;
   /**

@@ -9,6 +9,7 @@ import { type Engine, openStore, type Store } from '../../src/store/index.js';
 import {
   type DiscordStandIn,
   discordLikeToken,
+  type GuildFixture,
   makeGuild,
   type SendCommandOptions,
   snowflake,
@@ -153,9 +154,22 @@ export interface World {
   close: () => Promise<void>;
 }
 
-export async function startWorld(engine: Engine = 'sqlite'): Promise<World> {
+export interface WorldOptions {
+  /** Guilds besides freshGuild. */
+  guilds?: GuildFixture[];
+  /** HELLO's heartbeat interval (the stand-in's default is Discord's, 41.25 s). */
+  heartbeatIntervalMs?: number;
+}
+
+export async function startWorld(engine: Engine = 'sqlite', options: WorldOptions = {}): Promise<World> {
   const emu = await startEmulator({ rateLimits: false });
-  const discord = await startDiscordStandIn({ token: discordLikeToken(), guilds: [freshGuild] });
+  const discord = await startDiscordStandIn({
+    token: discordLikeToken(),
+    guilds: [freshGuild, ...(options.guilds ?? [])],
+    ...(options.heartbeatIntervalMs === undefined
+      ? {}
+      : { heartbeatIntervalMs: options.heartbeatIntervalMs }),
+  });
   const place = await freshPlace(engine);
   /** The test's own connection to the bot's store, opened when first needed. */
   let reader: Promise<Store> | undefined;

@@ -28,6 +28,7 @@ import {
 } from '../fixtures.js';
 import { Checks, message, STACK_LINE, startBot, track } from '../helpers.js';
 import type { Family, Row } from '../runner.js';
+import { heldStoreRows } from './store-held.js';
 
 interface StartCase {
   id: string;
@@ -199,5 +200,5 @@ const lostPostgres: Row = {
 export const storeFaults: Family = {
   title: 'the store',
   stage: 3,
-  rows: [unwritableDataDir, refusedPostgres, lostPostgres],
+  rows: [unwritableDataDir, refusedPostgres, lostPostgres, ...heldStoreRows],
 };
