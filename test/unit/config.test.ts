@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/env.js';
+import { DEFAULT_LOCK_WAIT_MS } from '../../src/store/open.js';
 import { problemsOf } from '../support/config.js';
 
 describe('configuration', () => {
@@ -15,6 +16,9 @@ describe('configuration', () => {
       rateLimits: { global: { max: 5, windowMs: 5000 }, routes: { max: 1, windowMs: 2000 }, marginMs: 25 },
     });
     expect(config.logLevel).toBe('info');
+    // The store's own default, written twice because the configuration loads no store code.
+    expect(config.sqliteLockWaitMs).toBe(DEFAULT_LOCK_WAIT_MS);
+    expect(loadConfig({ SQLITE_LOCK_WAIT: '2m' }).sqliteLockWaitMs).toBe(120_000);
   });
 
   it('reads every variable', () => {
