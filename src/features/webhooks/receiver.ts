@@ -30,8 +30,8 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { clientAddress, limitedSource, type TrustProxy } from '../../http/client-address.js';
 import { guardedServer, type Listening, listen, listenProblem } from '../../http/listener.js';
 import { errorLine } from '../../log/error-line.js';
-import { logThrottle } from '../../log/throttle.js';
 import type { Logger } from '../../log/logger.js';
+import { logThrottle } from '../../log/throttle.js';
 import type { KeyCheck } from '../../store/webhooks.js';
 import { type DirectoryEvent, parseDelivery } from './events.js';
 
