@@ -1,8 +1,9 @@
 /**
  * The fault suite: one table, one row per fault, each with the behaviour expected of the bot.
- * Directory faults, a hostile directory, Discord faults and store faults are seen through the
- * real bot (in-process harness, or the built bot as a child process where the fault is the process
- * itself: a fatal gateway close, a kill during /up, a store it cannot open). The runner (runner.ts)
+ * Directory faults, a hostile directory, Discord faults, store faults and the webhook receiver's
+ * abuse are seen through the real bot (in-process harness, or the built bot as a child process
+ * where the fault is the process itself: a fatal gateway close, a kill during /up, a store it
+ * cannot open). The runner (runner.ts)
  * prints the summary `fault suite: N rows, M as expected` and the table once every row has run.
  *
  * Every row also checks that no token (the Discord token, the directory tokens) shows up in a log
@@ -11,6 +12,7 @@
  * A family of rows is a module of families/ exporting a Family; listing it here adds its rows to
  * the table, in this order.
  */
+import { webhookAbuse } from './families/abuse.js';
 import { directoryFaults } from './families/directory.js';
 import { hostileInput } from './families/fuzz.js';
 import { gatewayCloses } from './families/gateway.js';
@@ -28,6 +30,7 @@ runFaultSuite([
   processFaults,
   processFaultsOnPostgres,
   storeFaults,
+  webhookAbuse,
   hostileDirectory,
   hostileInput,
   tokenLeaks,
