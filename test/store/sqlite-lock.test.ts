@@ -3,7 +3,6 @@
  * (what is written waits and is written), reads go on meanwhile, and a read-only or damaged file
  * is told apart from a busy one, once, and kept in the store's health.
  */
-import { closeSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
 import { SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler } from 'kysely';
@@ -19,6 +18,7 @@ import {
 } from '../../src/store/index.js';
 import { Kysely } from '../../src/store/kysely.js';
 import { PatientSqliteDriver } from '../../src/store/sqlite-driver.js';
+import { damageTable } from './damage.js';
 import { perTest } from './places.js';
 
 const { place, undo } = perTest();
@@ -241,18 +241,3 @@ describe('a broken SQLite file', () => {
     });
   });
 });
-
-/** Overwrites the pages of `table` after its root with noise, as a failing disk would. */
-function damageTable(file: string, table: string): void {
-  const db = new Sqlite(file);
-  db.pragma('wal_checkpoint(TRUNCATE)');
-  const pageSize = db.pragma('page_size', { simple: true }) as number;
-  const { rootpage } = db.prepare('select rootpage from sqlite_master where name = ?').get(table) as {
-    rootpage: number;
-  };
-  db.close();
-  const fd = openSync(file, 'r+');
-  const noise = Buffer.alloc(pageSize, 0xa5);
-  writeSync(fd, noise, 0, pageSize, (rootpage - 1) * pageSize);
-  closeSync(fd);
-}

@@ -9,9 +9,7 @@
  * the damaged part still answered.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import Sqlite from 'better-sqlite3';
 import pg from 'pg';
 import {
   type Engine,
@@ -25,6 +23,7 @@ import { isFinalAnswer, makeGuild } from '../../discord/index.js';
 import { isEphemeral, LEVEL, liveMessages } from '../../e2e/harness.js';
 import { IDS } from '../../emulator/index.js';
 import { readyz } from '../../ops/helpers.js';
+import { damageTable } from '../../store/damage.js';
 import type { BotProcess } from '../../support/bot-process.js';
 import { eventually } from '../../support/wait.js';
 import { bumpsOf, childEnv, freshGuild, newUserRef, processHygiene, startWorld } from '../fixtures.js';
@@ -259,20 +258,6 @@ function heldRow(engine: Engine): Row {
       return { observed, problems: c.problems };
     },
   };
-}
-
-/** Overwrites the first page of `table`'s tree with noise, as a failing disk would. */
-function damageTable(file: string, table: string): void {
-  const db = new Sqlite(file);
-  db.pragma('wal_checkpoint(TRUNCATE)');
-  const pageSize = db.pragma('page_size', { simple: true }) as number;
-  const { rootpage } = db.prepare('select rootpage from sqlite_master where name = ?').get(table) as {
-    rootpage: number;
-  };
-  db.close();
-  const fd = openSync(file, 'r+');
-  writeSync(fd, Buffer.alloc(pageSize, 0xa5), 0, pageSize, (rootpage - 1) * pageSize);
-  closeSync(fd);
 }
 
 const damagedFile: Row = {
