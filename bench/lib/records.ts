@@ -25,7 +25,10 @@ export function upTimings(handle: InteractionHandle): UpTimings {
   };
 }
 
-/** POST /server requests the directory received, and how many went without the guild's statistics. */
+/**
+ * POST /server requests the directory received, and how many went without the guild's statistics:
+ * its name, member count or owner (the online count and the owner's name may follow on a later up).
+ */
 export function serverPosts(
   requests: readonly RecordedRequest[],
   from = 0,
@@ -35,7 +38,12 @@ export function serverPosts(
   for (const post of posts) {
     try {
       const body = JSON.parse(post.body) as Record<string, unknown>;
-      if (body.serverName === undefined) withoutStats++;
+      if (
+        body.serverName === undefined ||
+        body.serverMembersAllCount === undefined ||
+        body.serverOwnerID === undefined
+      )
+        withoutStats++;
     } catch {
       withoutStats++;
     }

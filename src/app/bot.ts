@@ -14,6 +14,7 @@ import type { ChannelNames } from '../discord/channel-names.js';
 import { createDiscordClient, type DiscordClientOptions } from '../discord/client.js';
 import { CommandMentions } from '../discord/command-mentions.js';
 import { guildFactsLookup } from '../discord/guild-posts.js';
+import { GuildStatsSource } from '../discord/guild-stats.js';
 import { discordLookups } from '../discord/lookups.js';
 import { createDiscordRestAgent } from '../discord/rest-agent.js';
 import { exposeShardStates, localShards } from '../discord/shard-stats.js';
@@ -208,9 +209,19 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
       now,
     }),
   });
+  const gatherTimeoutMs = options.gatherTimeoutMs ?? 2_000;
+  // An up's guild statistics from the gateway's cache, the rest refreshed in the background.
+  const guildStats = new GuildStatsSource({
+    rest: client.rest,
+    cached: (guildId) => client.guilds.cache.get(guildId),
+    timeoutMs: gatherTimeoutMs,
+    logger,
+  });
   const deps: BotDeps = {
     directory,
-    discord: discordLookups(client, channels, options.gatherTimeoutMs ?? 2_000),
+    discord: discordLookups(client, channels, gatherTimeoutMs, (guildId, onError) =>
+      guildStats.stats(guildId, onError),
+    ),
     logger,
     now,
     journal,
@@ -239,6 +250,8 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
     backgroundTask('reminders', scheduler),
     // And webhook events stored but not announced before a restart.
     backgroundTask('webhook announcer', announcer),
+    // What the gateway does not give of a guild's statistics (owner's name, online count).
+    guildStats.task,
     // The history keeps UP_HISTORY_DAYS: what is older goes now and every few hours.
     historyPruner({ history, webhooks, logger, now }),
     // One host of several answers the ups of hosts that are gone (hosts/adopt.ts).

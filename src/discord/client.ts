@@ -10,6 +10,7 @@ import type { RESTOptions } from '@discordjs/rest';
 import type { IIdentifyThrottler, WebSocketManager } from '@discordjs/ws';
 import { Client, GatewayIntentBits, Options } from 'discord.js';
 import type { Dispatcher } from 'undici';
+import { sendAnswersApart } from './answers-rest.js';
 import { ChannelNames, type ChannelNamesOptions } from './channel-names.js';
 import { InteractionsFirstStrategy, type InteractionTap } from './gateway-strategy.js';
 import { NO_MENTIONS } from './mentions.js';
@@ -128,6 +129,15 @@ function filterExpectedCacheWarnings(): void {
 
 export function createDiscordClient(options: DiscordClientOptions = {}): DiscordConnection {
   filterExpectedCacheWarnings();
+  const restOptions: Partial<RESTOptions> = {
+    ...(options.apiUrl ? { api: options.apiUrl } : {}),
+    // Our undici (7) serves @discordjs/rest's own copy (6): undici 7 takes the handlers undici 6's
+    // request() hands it as they are (the same dispatcher protocol); only the two copies'
+    // FormData typings differ, hence the cast. The end-to-end tests run every request through it.
+    agent: (options.restAgent ?? createDiscordRestAgent()) as unknown as RESTOptions['agent'],
+    // Except a FormData body, which its undici cannot stream to ours: encoded to bytes first.
+    makeRequest: encodeFormsFirst,
+  };
   const interactions: InteractionTap = {};
   const client = new Client({
     intents: [GatewayIntentBits.Guilds],
@@ -145,16 +155,10 @@ export function createDiscordClient(options: DiscordClientOptions = {}): Discord
           ? // Both, always: an id list without the count routes guilds to the wrong shards.
             { shards: [...options.shards.ids], shardCount: options.shards.count }
           : { shards: 'auto' as const }),
-    rest: {
-      ...(options.apiUrl ? { api: options.apiUrl } : {}),
-      // Our undici (7) serves @discordjs/rest's own copy (6): undici 7 takes the handlers undici 6's
-      // request() hands it as they are (the same dispatcher protocol); only the two copies'
-      // FormData typings differ, hence the cast. The end-to-end tests run every request through it.
-      agent: (options.restAgent ?? createDiscordRestAgent()) as unknown as RESTOptions['agent'],
-      // Except a FormData body, which its undici cannot stream to ours: encoded to bytes first.
-      makeRequest: encodeFormsFirst,
-    },
+    rest: restOptions,
   });
+  // Edits of the original answer and follow-ups never wait behind the look-ups (answers-rest.ts).
+  sendAnswersApart(client.rest, restOptions, () => client.application?.id ?? client.user?.id);
   const channels = new ChannelNames(
     options.onChannelNamesError ? { onError: options.onChannelNamesError } : {},
   );

@@ -30,8 +30,9 @@ export function guildFactsLookup(client: Client, logger: Logger): GuildFactsLook
     const cached = client.guilds.cache.get(guildId);
     if (cached) return { name: cached.name, preferredLocale: cached.preferredLocale };
     try {
+      // Left to run past the bound, unaborted (see bounded.ts).
       const guild = (await bounded(
-        (signal) => client.rest.get(Routes.guild(guildId), { signal }),
+        () => client.rest.get(Routes.guild(guildId)),
         GUILD_FACTS_BOUND_MS,
       )) as APIGuild;
       return { name: guild.name, preferredLocale: guild.preferred_locale };

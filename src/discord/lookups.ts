@@ -33,7 +33,10 @@ export function userTag(user: Pick<APIUser, 'username' | 'discriminator'>): stri
     : user.username;
 }
 
-/** GET /guilds/{id}?with_counts=true, then the owner; whatever arrives in time. */
+/**
+ * GET /guilds/{id}?with_counts=true, then the owner; whatever arrives in time. A request not back
+ * in time is left to finish, unaborted (see bounded.ts): its answer is dropped.
+ */
 export async function gatherGuildStats(
   rest: REST,
   guildId: string,
@@ -45,8 +48,7 @@ export async function gatherGuildStats(
   const deadline = Date.now() + timeoutMs;
   try {
     const guild = (await bounded(
-      (signal) =>
-        rest.get(Routes.guild(guildId), { query: makeURLSearchParams({ with_counts: true }), signal }),
+      () => rest.get(Routes.guild(guildId), { query: makeURLSearchParams({ with_counts: true }) }),
       timeoutMs,
     )) as APIGuild;
     stats.name = guild.name;
@@ -59,10 +61,7 @@ export async function gatherGuildStats(
     stats.ownerId = guild.owner_id;
     const left = deadline - Date.now();
     if (left > 0) {
-      const owner = (await bounded(
-        (signal) => rest.get(Routes.user(guild.owner_id), { signal }),
-        left,
-      )) as APIUser;
+      const owner = (await bounded(() => rest.get(Routes.user(guild.owner_id)), left)) as APIUser;
       stats.ownerTag = userTag(owner);
     }
   } catch (err) {
@@ -84,7 +83,7 @@ export async function fetchIdentity(
 ): Promise<UserIdentity | null> {
   if (!isSnowflake(userId)) return null;
   try {
-    const user = (await bounded((signal) => rest.get(Routes.user(userId), { signal }), timeoutMs)) as APIUser;
+    const user = (await bounded(() => rest.get(Routes.user(userId)), timeoutMs)) as APIUser;
     return {
       name: user.global_name ?? user.username,
       avatarUrl: user.avatar
@@ -114,14 +113,20 @@ export interface DiscordLookups {
   channelName(channelId: string): string | undefined;
 }
 
-/** The look-ups over the bot's client; each REST read is bounded by `timeoutMs`. */
+/**
+ * The look-ups over the bot's client; each REST read is bounded by `timeoutMs`. A guild's
+ * statistics come from `guildStats` when given (guild-stats.ts: the gateway's cache first), else
+ * from Discord's REST.
+ */
 export function discordLookups(
   client: Client,
   channels: Pick<ChannelNames, 'interactionChannelName'>,
   timeoutMs: number,
+  guildStats?: DiscordLookups['guildStats'],
 ): DiscordLookups {
   return {
-    guildStats: (guildId, onError) => gatherGuildStats(client.rest, guildId, timeoutMs, onError),
+    guildStats:
+      guildStats ?? ((guildId, onError) => gatherGuildStats(client.rest, guildId, timeoutMs, onError)),
     identity: (userId) => fetchIdentity(client.rest, userId, timeoutMs),
     guildName: (guildId) => client.guilds.cache.get(guildId)?.name,
     channelName: (channelId) => channels.interactionChannelName(channelId),

@@ -79,20 +79,21 @@ export async function fetchChannelPermissions(
   const { guildId, channelId, userId } = query;
   if (![guildId, channelId, userId].every(isSnowflake)) return null;
   try {
-    return await bounded(async (signal) => {
+    // Left to run past the bound, unaborted (see bounded.ts).
+    return await bounded(async () => {
       const channel = async (): Promise<APIChannel | undefined> => {
         try {
-          return (await rest.get(Routes.channel(channelId), { signal })) as APIChannel;
+          return (await rest.get(Routes.channel(channelId))) as APIChannel;
         } catch {
           // 50001: a channel the bot cannot see is still in the guild's list.
-          const all = (await rest.get(Routes.guildChannels(guildId), { signal })) as APIChannel[];
+          const all = (await rest.get(Routes.guildChannels(guildId))) as APIChannel[];
           return Array.isArray(all) ? all.find((c) => c?.id === channelId) : undefined;
         }
       };
       const [found, roles, fetched] = await Promise.all([
         channel(),
-        rest.get(Routes.guildRoles(guildId), { signal }) as Promise<APIRole[]>,
-        rest.get(Routes.guildMember(guildId, userId), { signal }) as Promise<APIGuildMember>,
+        rest.get(Routes.guildRoles(guildId)) as Promise<APIRole[]>,
+        rest.get(Routes.guildMember(guildId, userId)) as Promise<APIGuildMember>,
       ]);
       if (!found || !Array.isArray(roles) || !Array.isArray(fetched?.roles)) return null;
       const overwrites = 'permission_overwrites' in found ? (found.permission_overwrites ?? []) : [];

@@ -12,10 +12,13 @@ export class TimedOutError extends Error {
 }
 
 /**
- * `work` bounded in time. Aborting is not enough on its own: discord.js notices the signal only
- * between its steps, not while a request waits for its global limit (50 requests/s), and under a
- * burst that wait lasted 10 s. So the caller gets a TimedOutError once `ms` have passed, whatever
- * the work does then, and the work is aborted as soon as it can be.
+ * `work` bounded in time: the caller gets a TimedOutError once `ms` have passed, whatever the work
+ * does then, and the signal handed to the work is aborted.
+ *
+ * A Discord REST call is not given the signal. @discordjs/rest (2.6.3) notices it only once the
+ * request has waited its turn at the global limit (50 requests a second), and then takes the abort
+ * for a failure worth trying again: one abandoned request took up to four of the 50 slots, sending
+ * nothing. Left to run, it takes one, and its answer is dropped.
  */
 export async function bounded<T>(work: (signal: AbortSignal) => Promise<T>, ms: number): Promise<T> {
   const controller = new AbortController();

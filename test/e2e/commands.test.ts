@@ -103,7 +103,9 @@ describe('/up', () => {
   });
 
   it('posts the guild statistics gathered from Discord, as the directory bot does', async () => {
-    // The counts come from GET /guilds/:id?with_counts=true, not from the gateway's cached guild.
+    // The counts come from GET /guilds/:id?with_counts=true, newer than the gateway's cached guild,
+    // asked at the first up of a guild in a new process (then kept 10 minutes).
+    await h.restartBot();
     const fixture = h.discord.guilds.get(freshGuild.id);
     if (!fixture) throw new Error('guild fixture missing');
     Object.assign(fixture, { approximate_member_count: 440, approximate_presence_count: 121 });
@@ -158,7 +160,9 @@ describe('/up', () => {
     expect(body).toMatchObject({ serverMembersAllCount: 5210, serverName: 'Аниме Уголок', up: 1, status: 1 });
   });
 
-  it('when Discord refuses the guild statistics, the up goes without them', async () => {
+  it('when Discord refuses the guild statistics, the up goes with what the gateway gave', async () => {
+    // A new process: nothing kept from the ups before.
+    await h.restartBot();
     h.discord.injectRestFault({
       method: 'GET',
       path: new RegExp(`^/guilds/${freshGuild.id}$`),
@@ -168,15 +172,21 @@ describe('/up', () => {
     const answer = await upInGuild(freshGuild.id);
     expect(answer.outcome).toBe('success');
     expectPublic(answer);
+    // Name, icon, member count (as of the connection) and owner; not the online count nor the
+    // owner's name, which only Discord's REST has.
     expect(JSON.parse(postsToServer(h.emu)[0]?.body ?? '')).toEqual({
       serverID: freshGuild.id,
       up: 1,
       status: 1,
+      serverName: 'BotiCord Community',
+      serverAvatar: `https://cdn.discordapp.com/icons/${freshGuild.id}/${ICON}.webp?size=512`,
+      serverMembersAllCount: freshGuild.member_count,
+      serverOwnerID: owner.id,
       upUserID: String(answer.line.userId),
       upChannelID: bumpsChannel.id,
       upChannelName: 'bumps',
     });
-    expect(h.entries().some((e) => e.msg?.startsWith('guild statistics not gathered'))).toBe(true);
+    expect(h.entries().some((e) => e.msg?.startsWith('guild statistics not refreshed'))).toBe(true);
   });
 });
 
