@@ -3,8 +3,17 @@
  * stdout, and the results in bench/results/<date>.json, latest.json and latest.md.
  * BENCH_QUICK=1 runs a reduced version (about a minute) that writes latest-quick.json only.
  * BENCH_ONLY=1,3 runs only the scenarios named (for working on one; never a published result).
+ *
+ * Each scenario runs in a process of its own (this script again, with BENCH_SCENARIO set), which
+ * hands its rows back in a file and exits: what one scenario leaves behind (its heap and the
+ * collector's work on it, timers, connections, a JIT warmed for other code) cannot lengthen the
+ * next one's tail. Scenario 2's first-response p99 and scenario 10's added latency both passed
+ * alone and missed after the others in one process. Each scenario makes its own store (a fresh
+ * SQLite file or PostgreSQL schema) already.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Budget, isQuick, machineFacts, resultsDir } from './lib/env.js';
 import { markdownTable, notes, type Row, type ScenarioResult, textTable } from './lib/report.js';
@@ -59,6 +68,53 @@ function log(message: string): void {
   process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
 }
 
+/** What a scenario's process hands back. */
+type Outcome = ({ result: ScenarioResult } | { error: string }) & { unhandled: string[] };
+
+/** Runs `scenario` in a fresh process of this script, with what is left of the budget. */
+function inItsOwnProcess(scenario: Scenario, budgetMs: number): Promise<Outcome> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-scenario-'));
+  const file = join(dir, 'result.json');
+  return new Promise<Outcome>((resolve) => {
+    const child = spawn(process.execPath, [...process.execArgv, process.argv[1] as string], {
+      env: {
+        ...process.env,
+        BENCH_SCENARIO: String(scenario.id),
+        BENCH_BUDGET_MS: String(Math.max(0, Math.round(budgetMs))),
+        BENCH_RESULT_FILE: file,
+      },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    child.once('error', (err) => resolve({ error: `could not start: ${err.message}`, unhandled: [] }));
+    child.once('exit', (code, signal) => {
+      try {
+        resolve(JSON.parse(readFileSync(file, 'utf8')) as Outcome);
+      } catch {
+        resolve({ error: `its process ended (${signal ?? `exit ${code}`}) without a result`, unhandled: [] });
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  });
+}
+
+/** The process of one scenario (BENCH_SCENARIO): runs it and writes its outcome to BENCH_RESULT_FILE. */
+async function runOne(id: number, budgetMs: number, file: string): Promise<void> {
+  const unhandled: string[] = [];
+  process.on('unhandledRejection', (reason) => {
+    unhandled.push(reason instanceof Error ? (reason.stack ?? reason.message) : String(reason));
+  });
+  const scenario = SCENARIOS.find((s) => s.id === id);
+  let outcome: Outcome;
+  try {
+    if (!scenario) throw new Error(`no scenario ${id}`);
+    outcome = { result: await scenario.run(new Budget(budgetMs)), unhandled };
+  } catch (err) {
+    outcome = { error: err instanceof Error ? (err.stack ?? err.message) : String(err), unhandled };
+  }
+  writeFileSync(file, JSON.stringify(outcome));
+}
+
 async function main(): Promise<void> {
   const quick = isQuick();
   const budget = new Budget(quick ? QUICK_BUDGET_MS : FULL_BUDGET_MS);
@@ -77,23 +133,23 @@ async function main(): Promise<void> {
   for (const scenario of selected()) {
     log(`${scenario.name} ...`);
     const started = performance.now();
-    try {
-      const result = await scenario.run(budget);
-      rows.push(...result.rows);
-      data[scenario.name] = result.data;
-    } catch (err) {
-      const message = err instanceof Error ? (err.stack ?? err.message) : String(err);
-      log(`${scenario.name} failed: ${message}`);
+    const outcome = await inItsOwnProcess(scenario, budget.remainingMs());
+    if ('error' in outcome) {
+      log(`${scenario.name} failed: ${outcome.error}`);
       rows.push({
         scenario: scenario.name,
         metric: 'scenario failed',
         unit: '',
         ours: undefined,
         verdict: 'error',
-        note: message.split('\n')[0] ?? message,
+        note: outcome.error.split('\n')[0] ?? outcome.error,
       });
-      data[scenario.name] = { error: message };
+      data[scenario.name] = { error: outcome.error };
+    } else {
+      rows.push(...outcome.result.rows);
+      data[scenario.name] = outcome.result.data;
     }
+    unhandled.push(...outcome.unhandled);
     const tookMs = Math.round(performance.now() - started);
     timings[scenario.name] = tookMs;
     log(`${scenario.name} done in ${(tookMs / 1000).toFixed(1)} s`);
@@ -163,7 +219,11 @@ async function main(): Promise<void> {
   log(`results written to ${join(dir, `latest${suffix}.json`)}`);
 }
 
-main().then(
+const one = process.env.BENCH_SCENARIO;
+(one === undefined
+  ? main()
+  : runOne(Number(one), Number(process.env.BENCH_BUDGET_MS), process.env.BENCH_RESULT_FILE as string)
+).then(
   () => process.exit(0),
   (err: unknown) => {
     process.stderr.write(
