@@ -7,8 +7,8 @@
  * damaged one stays so until it is replaced and the bot restarted.
  */
 import { logThrottle } from '../log/throttle.js';
+import type { StoreLogger } from './logger.js';
 import { codeOf, type FileProblem, fileProblem } from './sqlite-errors.js';
-import type { StoreLogger } from './store.js';
 
 export interface StoreProblem {
   problem: FileProblem;

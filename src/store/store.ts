@@ -10,12 +10,7 @@ import type { Database } from './schema.js';
 
 export type Engine = 'sqlite' | 'postgres';
 
-/** The little the store logs (a pino logger fits). */
-export interface StoreLogger {
-  info(fields: object, message: string): void;
-  warn(fields: object, message: string): void;
-  error(fields: object, message: string): void;
-}
+export type { StoreLogger } from './logger.js';
 
 /** A store whose engine cannot tell (PostgreSQL: a lost connection is "busy", said where it happens). */
 const ALWAYS_WELL: StoreHealth = { problem: () => undefined };
