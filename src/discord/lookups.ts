@@ -100,7 +100,10 @@ export async function fetchIdentity(
  * that a test hands in a fake instead of a Discord client. None of it throws.
  */
 export interface DiscordLookups {
-  /** The guild's statistics for the directory, whatever arrives in time (gatherGuildStats). */
+  /**
+   * The guild's statistics for the directory: from the gateway's cache and what the bot keeps
+   * (guild-stats.ts) in the bot, whatever Discord's REST gives in time otherwise (gatherGuildStats).
+   */
   guildStats(guildId: string, onError?: (err: unknown) => void): Promise<GuildStats>;
   /** A user's (or a bot's) display name and avatar, or null. */
   identity(userId: string): Promise<UserIdentity | null>;
