@@ -19,12 +19,6 @@
  */
 import { type InternalRequest, REST, type RESTOptions } from 'discord.js';
 
-/** The client's REST, with the application's id once known (the bot's user id before that). */
-export interface AnswersApart {
-  /** The REST the answers go through (for tests and metrics). */
-  answers: REST;
-}
-
 /** Whether a request is an answer to one of the bot's interactions. */
 export function isInteractionAnswer(
   request: Pick<InternalRequest, 'auth' | 'fullRoute'>,
@@ -36,16 +30,15 @@ export function isInteractionAnswer(
 
 /**
  * Sends `rest`'s interaction answers through a REST of their own, made with `options` (the
- * client's) and no global limit.
+ * client's) and no global limit; `applicationId` is read at each request (unknown before ready).
  */
 export function sendAnswersApart(
   rest: REST,
   options: Partial<RESTOptions>,
   applicationId: () => string | undefined,
-): AnswersApart {
+): void {
   const answers = new REST({ ...options, globalRequestsPerSecond: Number.POSITIVE_INFINITY });
   const queue = rest.queueRequest.bind(rest);
   rest.queueRequest = (request: InternalRequest) =>
     isInteractionAnswer(request, applicationId()) ? answers.queueRequest(request) : queue(request);
-  return { answers };
 }

@@ -17,9 +17,11 @@
  * Discord as before, within the look-up's bound (lookups.ts).
  */
 import type { REST } from '@discordjs/rest';
+import { Recent } from '../cache/recent.js';
 import { isSnowflake } from '../directory/index.js';
 import type { Logger } from '../log/logger.js';
 import { PeriodicTask } from '../tasks/periodic.js';
+import { doneWithin } from '../time/bounded.js';
 import { type GuildStats, gatherGuildStats, guildIconUrl } from './lookups.js';
 
 /** What the gateway's guild object gives (discord.js's Guild has these). */
@@ -57,34 +59,6 @@ const DEFAULT_MAX_ENTRIES = 10_000;
 interface Dated<T> {
   value: T;
   at: number;
-}
-
-/** A Map kept to `max` entries, the least recently used going first. */
-class Recent<K, V> {
-  readonly #map = new Map<K, V>();
-  readonly #max: number;
-
-  constructor(max: number) {
-    this.#max = max;
-  }
-
-  get(key: K): V | undefined {
-    const value = this.#map.get(key);
-    if (value === undefined) return undefined;
-    this.#map.delete(key);
-    this.#map.set(key, value);
-    return value;
-  }
-
-  set(key: K, value: V): void {
-    this.#map.delete(key);
-    this.#map.set(key, value);
-    if (this.#map.size > this.#max) this.#map.delete(this.#map.keys().next().value as K);
-  }
-
-  get size(): number {
-    return this.#map.size;
-  }
 }
 
 export class GuildStatsSource {
@@ -131,7 +105,7 @@ export class GuildStatsSource {
       // Nothing before it: worth a short wait (the refresher runs it now); else the next up has it.
       if (alone && this.#waitMs > 0) {
         void this.task.runNow();
-        await Promise.race([refreshed, new Promise((resolve) => setTimeout(resolve, this.#waitMs).unref())]);
+        await doneWithin(refreshed, this.#waitMs);
       }
     }
     return this.#known(guildId, this.#o.cached(guildId) ?? guild);
@@ -142,8 +116,8 @@ export class GuildStatsSource {
     const avatar = guildIconUrl(guildId, guild.icon);
     if (avatar) stats.avatar = avatar;
     if (guild.memberCount > 0) stats.membersAll = guild.memberCount;
-    const counts = this.#counts.get(guildId);
-    if (counts && this.#now() - counts.at <= (this.#o.onlineTtlMs ?? ONLINE_TTL_MS)) {
+    const counts = this.#fresh(this.#counts.get(guildId), this.#o.onlineTtlMs ?? ONLINE_TTL_MS);
+    if (counts) {
       // The gateway's count is as of the connection (the Guilds intent does not follow joins).
       if (counts.value.members !== undefined) stats.membersAll = counts.value.members;
       stats.membersOnline = counts.value.online;
@@ -158,12 +132,14 @@ export class GuildStatsSource {
 
   /** Whether nothing is missing or stale: no refresh needed. */
   #complete(guildId: string, guild: CachedGuild): boolean {
-    const now = this.#now();
-    const counts = this.#counts.get(guildId);
-    if (!counts || now - counts.at > (this.#o.onlineTtlMs ?? ONLINE_TTL_MS)) return false;
+    if (!this.#fresh(this.#counts.get(guildId), this.#o.onlineTtlMs ?? ONLINE_TTL_MS)) return false;
     if (!isSnowflake(guild.ownerId)) return true;
-    const owner = this.#owners.get(guild.ownerId);
-    return owner !== undefined && now - owner.at <= (this.#o.ownerTtlMs ?? OWNER_TTL_MS);
+    return this.#fresh(this.#owners.get(guild.ownerId), this.#o.ownerTtlMs ?? OWNER_TTL_MS) !== undefined;
+  }
+
+  /** The entry while younger than `ttlMs`, else undefined. */
+  #fresh<T>(entry: Dated<T> | undefined, ttlMs: number): Dated<T> | undefined {
+    return entry && this.#now() - entry.at <= ttlMs ? entry : undefined;
   }
 
   /** Puts the guild in the queue (once); resolves when its refresh has run, whatever it found. */

@@ -28,8 +28,8 @@ export const DISCORD_REST_KEEP_ALIVE_MS = 60_000;
  * reason, without taking a connection. undici dispatches such a request anyway, and once it has a
  * connection for it aborts it and destroys that connection (nodejs/undici#386): a warm connection
  * lost, or a new one opened only to be closed. discord.js hands over exactly such requests when a
- * caller's deadline passes while the request waits for its 50 requests/s limit (the guild
- * statistics an /up gathers within 2 s, under a burst).
+ * caller aborts while the request waits for its 50 requests/s limit. The bot's own look-ups no
+ * longer pass a signal (time/bounded.ts says why); this stays for any request that does.
  */
 const refuseAborted: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (options, handler) => {
   // undici's request() (discord.js's, and ours) passes its options on whole, the signal with them.

@@ -7,8 +7,8 @@
  * middle of a write) froze the whole process for up to 5 s per write, so deferrals missed
  * Discord's 3 s window and the gateway's heartbeat waited. Here SQLite's busy handler is off
  * (busy_timeout 0): a statement that finds the file locked fails at once, nothing of it done, and
- * is tried again after a pause (5 ms, doubling up to 100 ms, jittered so that processes sharing
- * the file do not keep colliding) with the event loop free in between, until the lock wait runs
+ * is tried again after a pause (5–10 ms, doubling up to 50–100 ms, jittered so that processes
+ * sharing the file do not keep colliding) with the event loop free in between, until the lock wait runs
  * out. What was being written waits and is written; past the wait it fails as before
  * (StoreUnavailableError: "try again").
  *
@@ -22,8 +22,11 @@
  * Kysely's Driver interface is small and stable; its SqliteDriver keeps its connection private,
  * so wrapping it could not route reads or retry without blocking. Hence this file.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { CompiledQuery, DatabaseConnection, Driver, QueryResult, TransactionSettings } from 'kysely';
+import { Recent } from '../cache/recent.js';
+import { type Backoff, backoffDelay } from '../time/backoff.js';
 import { CompiledQuery as Compiled } from './kysely.js';
 import { isBusy } from './sqlite-errors.js';
 
@@ -59,34 +62,36 @@ export interface KeptStatements {
 export function keepingStatements(
   database: Pick<BetterSqlite3.Database, 'close' | 'prepare'>,
 ): KeptStatements {
-  const kept = new Map<string, BetterSqlite3.Statement>();
+  const kept = new Recent<string, BetterSqlite3.Statement>(STATEMENTS_KEPT);
   return {
     close: () => database.close(),
     prepare(sql) {
       let statement = kept.get(sql);
-      if (statement) kept.delete(sql);
-      else statement = database.prepare(sql);
-      kept.set(sql, statement);
-      if (kept.size > STATEMENTS_KEPT) kept.delete(kept.keys().next().value as string);
+      if (!statement) {
+        statement = database.prepare(sql);
+        kept.set(sql, statement);
+      }
       return statement;
     },
   };
 }
 
+/** The pauses between tries at a locked file: 5–10 ms, doubling up to 50–100 ms. */
+const BUSY_BACKOFF: Backoff = { baseMs: 10, capMs: 100 };
+
 /**
- * Runs `step` again while SQLite answers busy, until `deadline` (epoch ms), pausing a few ms more
- * each time (5, 10, 20 … up to 100, with jitter). The event loop is free during the pauses.
+ * Runs `step` again while SQLite answers busy, until `deadline` (epoch ms), pausing a little more
+ * each time (jittered, so that processes sharing the file do not keep colliding). The event loop
+ * is free during the pauses.
  */
 export async function whenNotBusy<T>(deadline: number, step: () => T): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
+  for (let failures = 1; ; failures++) {
     try {
       return step();
     } catch (err) {
       if (!isBusy(err) || Date.now() >= deadline) throw err;
-      const pause = Math.min(100, 5 * 2 ** attempt) * (0.5 + Math.random());
-      await new Promise((resolve) =>
-        setTimeout(resolve, Math.max(1, Math.min(pause, deadline - Date.now()))),
-      );
+      const pause = Math.min(backoffDelay(failures, BUSY_BACKOFF, Math.random), deadline - Date.now());
+      await sleep(Math.max(1, pause));
     }
   }
 }

@@ -37,16 +37,7 @@ export function unrefTimer(fn: () => void, ms: number): Timer {
   return { clear: () => clearTimeout(handle) };
 }
 
-export interface Backoff {
-  baseMs: number;
-  capMs: number;
-}
-
-/** Equal jitter: tasks that failed together spread out, yet none returns before half its step. */
-export function backoffDelay(failures: number, backoff: Backoff, random: () => number): number {
-  const step = Math.min(backoff.capMs, backoff.baseMs * 2 ** Math.max(0, failures - 1));
-  return Math.round(step / 2 + random() * (step / 2));
-}
+export { type Backoff, backoffDelay } from '../time/backoff.js';
 
 /** What every task takes besides its own options; tests hand in a fake clock, timer and dice. */
 export interface TaskOptions {
