@@ -249,6 +249,7 @@ export async function startIsolatedBotRig(options: {
       return ups.map((u, i) => ({
         outcome: u.outcome,
         firstMs: undefined,
+        firstReadMs: undefined,
         finalMs: undefined,
         ...timings[i],
       }));

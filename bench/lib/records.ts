@@ -8,19 +8,31 @@ import type { InteractionHandle } from '../../test/discord/index.js';
 import type { RecordedRequest } from '../../test/emulator/index.js';
 
 export interface UpTimings {
-  /** Deferral as Discord saw it, ms after dispatch; undefined when none was accepted. */
+  /**
+   * Deferral as Discord saw it, ms after dispatch: when the callback reached the stand-in's relay
+   * (test/discord/relay.ts) where there is one, else when the stand-in read it; undefined when none
+   * was accepted.
+   */
   firstMs: number | undefined;
+  /** Deferral as the stand-in's own event loop read it, ms after dispatch. */
+  firstReadMs: number | undefined;
   /** The final edit of @original or the follow-up, ms after dispatch; undefined when none came. */
   finalMs: number | undefined;
 }
 
-/** Both times on the stand-in's clock: from its dispatch to its receipt of the request. */
-export function upTimings(handle: InteractionHandle): UpTimings {
+/**
+ * The times on the stand-in's clock, from its dispatch to its receipt of the request.
+ * `relayedAt`: when the callback reached the relay (performance.timeOrigin + performance.now()).
+ */
+export function upTimings(handle: InteractionHandle, relayedAt?: number): UpTimings {
   const requests = handle.requests();
   const first = requests.find((r) => r.path.endsWith('/callback') && r.status < 300);
   const final = requests.find(isFinalAnswer);
+  const firstReadMs = first ? first.at - handle.sentAt : undefined;
   return {
-    firstMs: first ? first.at - handle.sentAt : undefined,
+    firstMs:
+      first && relayedAt !== undefined ? relayedAt - (performance.timeOrigin + handle.sentAt) : firstReadMs,
+    firstReadMs,
     finalMs: final ? final.at - handle.sentAt : undefined,
   };
 }

@@ -30,6 +30,8 @@ interface Pass {
   records: UpRecord[];
   wallMs: number;
   first: Summary;
+  /** The same deferrals, as the stand-in's event loop read them. */
+  read: Summary;
 }
 
 export async function upEndToEndScenario(): Promise<ScenarioResult> {
@@ -75,7 +77,12 @@ export async function upEndToEndScenario(): Promise<ScenarioResult> {
       loop.enable();
       const { records, wallMs } = await run(total);
       loop.disable();
-      passes.push({ records, wallMs, first: summarize(timesOf(records, 'firstMs')) });
+      passes.push({
+        records,
+        wallMs,
+        first: summarize(timesOf(records, 'firstMs')),
+        read: summarize(timesOf(records, 'firstReadMs')),
+      });
     }
     cpu = process.cpuUsage(cpuFrom);
     connections = (await rig.restConnections()) - connectionsBefore;
@@ -88,6 +95,7 @@ export async function upEndToEndScenario(): Promise<ScenarioResult> {
   const measuredUps = records.length;
   const passP99 = passes.map((p) => p.first.p99);
   const firstP99 = median(passP99);
+  const readP99 = median(passes.map((p) => p.read.p99));
   const warmFirst = summarize(timesOf(warmUp, 'firstMs'));
   const wallMs = passes.reduce((sum, p) => sum + p.wallMs, 0);
   const first = summarize(timesOf(records, 'firstMs'));
@@ -116,12 +124,26 @@ export async function upEndToEndScenario(): Promise<ScenarioResult> {
       target: '≤ 50 ms',
       verdict: noDeferral > 0 ? 'FAIL' : atMost(firstP99, 50),
       note:
-        'deferral callback as the stand-in received it, after dispatch; ' +
+        "deferral callback as it reached the stand-in's relay (on a thread of its own), after dispatch; " +
         `passes ${passP99.map(ms).join(', ')}; over all ${measuredUps.toLocaleString('en-US')}: ` +
         `p99 ${ms(first.p99)}, max ${ms(first.max)}` +
         (noDeferral > 0
           ? `; ${noDeferral} of ${measuredUps} got no accepted deferral (Discord's 3 s window)`
           : ''),
+    },
+    {
+      scenario: SCENARIO,
+      metric:
+        PASSES === 1
+          ? 'first response p99 as the stand-in read it'
+          : `first response p99 as the stand-in read it (median of ${PASSES} passes)`,
+      unit: 'ms',
+      ours: readP99,
+      verdict: 'info',
+      note:
+        "the same callbacks, timed when the stand-in's own event loop took them up (the measure before " +
+        'the relay): its writing of the burst and its answers to the requests before it count in; ' +
+        `passes ${passes.map((p) => ms(p.read.p99)).join(', ')}`,
     },
     {
       scenario: SCENARIO,
@@ -216,6 +238,6 @@ export async function upEndToEndScenario(): Promise<ScenarioResult> {
 }
 
 /** The times the records have (an up without a deferral or a final answer has none). */
-function timesOf(records: readonly UpRecord[], key: 'firstMs' | 'finalMs'): number[] {
+function timesOf(records: readonly UpRecord[], key: 'firstMs' | 'firstReadMs' | 'finalMs'): number[] {
   return records.flatMap((r) => (r[key] === undefined ? [] : [r[key]]));
 }

@@ -9,6 +9,7 @@ import {
   type InteractionHandle,
   startDiscordStandIn,
 } from '../../test/discord/index.js';
+import { type CallbackRelay, startCallbackRelay } from '../../test/discord/relay.js';
 import { serveRpc } from '../lib/ipc.js';
 import { type UpTimings, upTimings } from '../lib/records.js';
 
@@ -24,6 +25,7 @@ export interface UpCommand {
 }
 
 let standIn: DiscordStandIn | undefined;
+let relay: CallbackRelay | undefined;
 const handles = new Map<string, InteractionHandle>();
 
 function running(): DiscordStandIn {
@@ -34,7 +36,9 @@ function running(): DiscordStandIn {
 serveRpc({
   async start(guilds: GuildFixture[]): Promise<StandInStarted> {
     standIn = await startDiscordStandIn({ guilds });
-    return { restUrl: standIn.restUrl, token: standIn.token };
+    // The bot's REST goes through the relay: the deferrals are timed as they reach it.
+    relay = await startCallbackRelay(standIn.restUrl);
+    return { restUrl: relay.url, token: standIn.token };
   },
   /**
    * All in one go, as the bench's calls of one turn arrive together: the burst stays a burst,
@@ -57,15 +61,16 @@ serveRpc({
    * Once the bot has answered: the times of these interactions. Then the stand-in lets go of them
    * (records, messages, requests), so that its heap stays that of a short run over every pass.
    */
-  timings(userIds: string[]): UpTimings[] {
-    const ids: string[] = [];
-    const times = userIds.map((userId) => {
+  async timings(userIds: string[]): Promise<UpTimings[]> {
+    const found = userIds.map((userId) => {
       const handle = handles.get(userId);
       if (!handle) throw new Error(`no interaction from user ${userId}`);
       handles.delete(userId);
-      ids.push(handle.id);
-      return upTimings(handle);
+      return handle;
     });
+    const ids = found.map((handle) => handle.id);
+    const relayed = (await relay?.callbacks(ids)) ?? {};
+    const times = found.map((handle) => upTimings(handle, relayed[handle.id]));
     running().forget(ids);
     return times;
   },
@@ -73,6 +78,8 @@ serveRpc({
     return running().restConnections();
   },
   async close(): Promise<void> {
+    await relay?.close();
+    relay = undefined;
     await standIn?.close();
     standIn = undefined;
   },

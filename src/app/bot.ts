@@ -13,6 +13,7 @@ import { InteractionAcknowledger } from '../discord/acknowledge.js';
 import type { ChannelNames } from '../discord/channel-names.js';
 import { createDiscordClient, type DiscordClientOptions } from '../discord/client.js';
 import { CommandMentions } from '../discord/command-mentions.js';
+import { rulesOf } from '../discord/deferral-rules.js';
 import { guildFactsLookup } from '../discord/guild-posts.js';
 import { GuildStatsSource } from '../discord/guild-stats.js';
 import { discordLookups } from '../discord/lookups.js';
@@ -279,14 +280,18 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
   };
   // Deferrals go out from the gateway packet on connections of their own (acknowledge.ts).
   const rest = client.rest.options;
-  const acknowledger = new InteractionAcknowledger({
-    api: rest.api,
-    version: rest.version,
-    userAgent: `${DefaultUserAgent} ${rest.userAgentAppendix}`.trim(),
-  });
+  const userAgent = `${DefaultUserAgent} ${rest.userAgentAppendix}`.trim();
+  const acknowledger = new InteractionAcknowledger({ api: rest.api, version: rest.version, userAgent });
   const router = createRouter(options.registry, deps, hooks, acknowledger);
 
-  // Each interaction's packet, as soon as its shard has read it, before discord.js builds it.
+  // The gateway's thread sends each slash command's deferral itself (gateway-thread.ts); the
+  // router takes it from the acknowledger as if sent here. A button's is sent here, from its
+  // packet, before discord.js builds the interaction.
+  interactions.deferrals = {
+    rules: rulesOf(options.registry.commands),
+    acknowledger: { api: rest.api, version: rest.version, userAgent },
+  };
+  interactions.onDeferral = (id, deferral, done) => acknowledger.track(id, deferral, done);
   interactions.onInteraction = (data) => router.acknowledge(data);
   interactions.onError = (err, event) => logger.error({ err, event }, 'discord.js failed on a gateway event');
   client.on(Events.InteractionCreate, (interaction) => {
@@ -346,6 +351,7 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
     stop(drainMs = config.shutdownTimeoutMs) {
       stopping ??= (async () => {
         router.close();
+        interactions.stopDeferring?.();
         const drained = await router.drain(drainMs);
         if (!drained) logger.warn({ inFlight: router.inFlight }, 'interactions still running at shutdown');
         // Deliveries stop first: an event stored from here on is announced at the next start.

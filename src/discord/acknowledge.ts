@@ -28,19 +28,13 @@
  */
 
 import type { IncomingHttpHeaders } from 'node:http';
-import {
-  type ButtonInteraction,
-  type ChatInputCommandInteraction,
-  InteractionResponseType,
-  MessageFlags,
-} from 'discord.js';
+import type { ButtonInteraction, ChatInputCommandInteraction } from 'discord.js';
+// The values from discord-api-types, not discord.js: the gateway's thread (gateway-thread.ts)
+// loads this file, and discord.js would cost it some 10 MB of heap for two enums.
+import { InteractionResponseType, MessageFlags } from 'discord-api-types/v10';
 import { type Dispatcher, Pool } from 'undici';
 import { retryAfterFromHeaders } from '../http/retry-after.js';
-
-/** What to send: a deferred reply (public or private), or a deferred update of a button's message. */
-export type Deferral =
-  | { type: InteractionResponseType.DeferredChannelMessageWithSource; ephemeral: boolean }
-  | { type: InteractionResponseType.DeferredMessageUpdate };
+import type { Deferral } from './deferral-rules.js';
 
 export interface AcknowledgerOptions {
   /** Discord's API root, as discord.js has it (`client.rest.options.api`), e.g. https://discord.com/api. */
@@ -62,7 +56,7 @@ export interface AcknowledgerOptions {
  * connections and three round trips per 200. Each is kept 60 s idle.
  */
 export const DEFERRAL_CONNECTIONS = 8;
-export const DEFERRAL_PIPELINING = 16;
+export const DEFERRAL_PIPELINING = 32;
 const KEEP_ALIVE_MS = 60_000;
 /** Discord allows 3 s for the first response; past this there is no point in trying again. */
 const WINDOW_MS = 2_500;
@@ -120,9 +114,16 @@ export class InteractionAcknowledger {
 
   /** Sends the deferral of this interaction now; `take` gives its outcome. Never throws. */
   send(id: string, token: string, deferral: Deferral): void {
+    this.track(id, deferral, this.#deliver(id, token, deferral, this.#now()));
+  }
+
+  /**
+   * A deferral sent elsewhere (by the gateway's thread), kept as if sent here: `take` and `quiet`
+   * count it until `done` settles. Never throws.
+   */
+  track(id: string, deferral: Deferral, done: Promise<void>): void {
     const at = this.#now();
     this.#sweep(at);
-    const done = this.#deliver(id, token, deferral, at);
     this.#inFlight += 1;
     // Taken or not, a failure must not become an unhandled rejection.
     done

@@ -12,7 +12,7 @@ import { Client, GatewayIntentBits, Options } from 'discord.js';
 import type { Dispatcher } from 'undici';
 import { sendAnswersApart } from './answers-rest.js';
 import { ChannelNames, type ChannelNamesOptions } from './channel-names.js';
-import { InteractionsFirstStrategy, type InteractionTap } from './gateway-strategy.js';
+import { GatewayThreadStrategy, type InteractionTap } from './gateway-thread-strategy.js';
 import { NO_MENTIONS } from './mentions.js';
 import { createDiscordRestAgent, encodeFormsFirst } from './rest-agent.js';
 
@@ -144,7 +144,7 @@ export function createDiscordClient(options: DiscordClientOptions = {}): Discord
     makeCache: trimmedCache(),
     allowedMentions: NO_MENTIONS,
     ws: {
-      buildStrategy: (manager) => new InteractionsFirstStrategy(manager, interactions),
+      buildStrategy: (manager) => new GatewayThreadStrategy(manager, interactions),
       ...(options.identifyThrottler ? { buildIdentifyThrottler: options.identifyThrottler } : {}),
     },
     ...(options.shards === 'managed'

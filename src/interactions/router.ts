@@ -7,7 +7,6 @@
  * ends in a log line, not in an unhandled rejection.
  */
 import {
-  ApplicationCommandType,
   type ButtonInteraction,
   type ChatInputCommandInteraction,
   ComponentType,
@@ -16,7 +15,14 @@ import {
   InteractionType,
   MessageFlags,
 } from 'discord.js';
-import { type Deferral, type InteractionAcknowledger, markDeferred } from '../discord/acknowledge.js';
+import { type InteractionAcknowledger, markDeferred } from '../discord/acknowledge.js';
+import {
+  commandDeferral,
+  type Deferral,
+  type InteractionPacket,
+  rulesOf,
+  slashCommandDeferral,
+} from '../discord/deferral-rules.js';
 import { NO_MENTIONS } from '../discord/mentions.js';
 import { resolveLocale, translator } from '../i18n/index.js';
 import { customIdPrefix } from '../render/custom-id.js';
@@ -76,14 +82,6 @@ const DEFER_REPLY = InteractionResponseType.DeferredChannelMessageWithSource;
 /** How long an interaction's work may wait for other interactions' deferrals to go out. */
 const QUIET_MAX_MS = 250;
 
-/** The subset of an INTERACTION_CREATE packet the router reads before discord.js has built it. */
-interface InteractionPacket {
-  id?: unknown;
-  token?: unknown;
-  type?: unknown;
-  data?: { name?: unknown; type?: unknown; custom_id?: unknown; component_type?: unknown };
-}
-
 export function createRouter(
   registry: Registry,
   deps: BotDeps,
@@ -91,13 +89,10 @@ export function createRouter(
   acknowledger?: Acknowledger,
 ): Router {
   const commands = new Map<string, SlashCommand>(registry.commands.map((c) => [c.data.name, c]));
+  const rules = rulesOf(registry.commands);
   let inFlight = 0;
   let closed = false;
 
-  const commandDeferral = (command: SlashCommand): Deferral => ({
-    type: DEFER_REPLY,
-    ephemeral: command.ephemeral === true,
-  });
   const findButton = (customId: string): ButtonHandler | undefined =>
     registry.buttons.find((b) => b.matches(customId));
   // Both edit a private message in place: the one the button is on, or a new one.
@@ -109,13 +104,7 @@ export function createRouter(
   /** What the packet will need as its deferral, or undefined when the router answers it otherwise. */
   function packetDeferral(packet: InteractionPacket): Deferral | undefined {
     const data = packet.data;
-    if (
-      packet.type === InteractionType.ApplicationCommand &&
-      data?.type === ApplicationCommandType.ChatInput
-    ) {
-      const command = typeof data.name === 'string' ? commands.get(data.name) : undefined;
-      return command ? commandDeferral(command) : undefined;
-    }
+    if (packet.type === InteractionType.ApplicationCommand) return slashCommandDeferral(packet, rules);
     if (packet.type === InteractionType.MessageComponent && data?.component_type === ComponentType.Button) {
       const customId = data.custom_id;
       const handler = typeof customId === 'string' ? findButton(customId) : undefined;
@@ -168,7 +157,7 @@ export function createRouter(
     }
     const privately = command.ephemeral === true;
     // Nothing before the deferral that can wait: under a burst, work done first delays it.
-    await defer(interaction, commandDeferral(command));
+    await defer(interaction, commandDeferral(command.ephemeral === true));
     const execute = (context: CommandContext): Promise<string> => {
       if (command.guildOnly && !interaction.inGuild()) throw new GuildOnlyError();
       return command.execute(context);
@@ -256,12 +245,17 @@ export function createRouter(
 
   async function refuse(interaction: ChatInputCommandInteraction | ButtonInteraction): Promise<void> {
     const t = translator(interaction.locale);
+    const message = { content: t('errors.restarting'), allowedMentions: NO_MENTIONS };
     try {
-      await interaction.reply({
-        content: t('errors.restarting'),
-        flags: MessageFlags.Ephemeral,
-        allowedMentions: NO_MENTIONS,
-      });
+      // Deferred by the gateway's thread before it heard of the shutdown: the answer edits it.
+      const sent = acknowledger?.take(interaction.id);
+      if (sent) {
+        await sent.done;
+        markDeferred(interaction, sent.deferral);
+        await interaction.editReply(message);
+      } else {
+        await interaction.reply({ ...message, flags: MessageFlags.Ephemeral });
+      }
     } catch (err) {
       deps.logger.debug({ err }, 'could not answer an interaction during shutdown');
     }

@@ -5,24 +5,13 @@
  * than RENDER_TIMEOUT_MS rejects (the answer then goes without its image); a thread that dies is
  * started again at the next chart.
  */
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { threadScript } from '../threads/script.js';
 import type { ChartRequest } from './chart-spec.js';
 
 export type { ChartRequest } from './chart-spec.js';
 
 const RENDER_TIMEOUT_MS = 5_000;
-
-/**
- * The thread's script: the compiled file next to this one; from the TypeScript sources (the
- * tests), the build's (`npm test` builds first).
- */
-function workerUrl(): URL {
-  const beside = new URL('./chart-worker.js', import.meta.url);
-  if (existsSync(fileURLToPath(beside))) return beside;
-  return new URL('../../dist/src/render/chart-worker.js', import.meta.url);
-}
 
 interface Pending {
   resolve: (png: Buffer) => void;
@@ -61,7 +50,7 @@ export class ChartRenderer {
 
   #thread(): Worker {
     if (this.#worker) return this.#worker;
-    const worker = new Worker(workerUrl());
+    const worker = new Worker(threadScript(import.meta.url, 'src/render', 'chart-worker.js'));
     // Idle, the thread keeps nothing alive: the bot's own shutdown decides when to go.
     worker.unref();
     worker.on('message', (message: { id: number; png?: Uint8Array; error?: string }) => {

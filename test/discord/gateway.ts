@@ -113,6 +113,13 @@ export class Gateway {
     return ids.sort((a, b) => a - b);
   }
 
+  /** Bytes sent to the gateway's connections and not yet handed to the network (ws's bufferedAmount). */
+  backlog(): number {
+    let bytes = 0;
+    for (const conn of this.#connections) if (!conn.closed) bytes += conn.ws.bufferedAmount;
+    return bytes;
+  }
+
   waitForShards(n: number, timeoutMs: number): Promise<void> {
     return this.#readyWaiters
       .wait((count) => count >= n, timeoutMs, `${n} ready shard(s)`, [this.connectedShards().length])

@@ -491,6 +491,7 @@ export async function startDiscordStandIn(options: StandInOptions = {}): Promise
     sendCommand,
     sendCommands,
     sendButton,
+    gatewayBacklog: () => gateway.backlog(),
     forget: (ids) => {
       const gone = store.forget(new Set(ids));
       if (gone.length === 0) return;

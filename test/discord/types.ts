@@ -183,6 +183,8 @@ export interface GatewayLogEntry {
 }
 
 export interface DiscordStandIn extends StandInMessaging {
+  /** Bytes of dispatches written and still waiting in this process for the network. */
+  gatewayBacklog(): number;
   restUrl: string;
   gatewayUrl: string;
   applicationId: string;

@@ -10,9 +10,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   AcknowledgeError,
   DEFERRAL_CONNECTIONS,
-  type Deferral,
   InteractionAcknowledger,
 } from '../../src/discord/acknowledge.js';
+import type { Deferral } from '../../src/discord/deferral-rules.js';
 import { type DiscordStandIn, makeGuild, startDiscordStandIn } from '../discord/index.js';
 import { closedPortUrl } from '../e2e/harness.js';
 

@@ -1,0 +1,49 @@
+/**
+ * Which deferral a slash command's INTERACTION_CREATE packet gets, decided from the packet alone
+ * and a table made once from the registry: the router (main thread) and the gateway's thread
+ * (gateway-thread.ts, which has no registry) take the same decision from the same table.
+ *
+ * Buttons are not in the table: a button's deferral is its handler's reading of the custom_id
+ * (the comments pager edits its message, its "open" opens a private one), code that stays with
+ * the handlers in the main thread.
+ */
+import { ApplicationCommandType, InteractionResponseType, InteractionType } from 'discord-api-types/v10';
+
+/** What to send: a deferred reply (public or private), or a deferred update of a button's message. */
+export type Deferral =
+  | { type: InteractionResponseType.DeferredChannelMessageWithSource; ephemeral: boolean }
+  | { type: InteractionResponseType.DeferredMessageUpdate };
+
+/** Slash command name → whether its answer is private. Plain data: it crosses to the gateway's thread. */
+export interface DeferralRules {
+  commands: Record<string, boolean>;
+}
+
+/** The subset of an INTERACTION_CREATE packet read before discord.js has built the interaction. */
+export interface InteractionPacket {
+  id?: unknown;
+  token?: unknown;
+  type?: unknown;
+  data?: { name?: unknown; type?: unknown; custom_id?: unknown; component_type?: unknown };
+}
+
+export function rulesOf(
+  commands: ReadonlyArray<{ data: { name: string }; ephemeral?: boolean }>,
+): DeferralRules {
+  return { commands: Object.fromEntries(commands.map((c) => [c.data.name, c.ephemeral === true])) };
+}
+
+export function commandDeferral(ephemeral: boolean): Deferral {
+  return { type: InteractionResponseType.DeferredChannelMessageWithSource, ephemeral };
+}
+
+/** The deferral of a slash command in the table; undefined for anything else. */
+export function slashCommandDeferral(packet: InteractionPacket, rules: DeferralRules): Deferral | undefined {
+  const data = packet.data;
+  if (packet.type !== InteractionType.ApplicationCommand || data?.type !== ApplicationCommandType.ChatInput) {
+    return undefined;
+  }
+  const name = data.name;
+  if (typeof name !== 'string' || !Object.hasOwn(rules.commands, name)) return undefined;
+  return commandDeferral(rules.commands[name] === true);
+}

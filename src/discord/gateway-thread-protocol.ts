@@ -1,0 +1,29 @@
+/**
+ * What the gateway's thread (gateway-thread.ts) and its strategy (gateway-thread-strategy.ts) say
+ * to each other beyond @discordjs/ws's own worker protocol (WorkerSendPayload and
+ * WorkerReceivePayload, numbered ops): ours are named, so they never meet a number of theirs.
+ */
+import type { WorkerData } from '@discordjs/ws';
+import type { AcknowledgerOptions } from './acknowledge.js';
+import type { Deferral, DeferralRules } from './deferral-rules.js';
+
+/** The thread's `workerData`: @discordjs/ws's, the deferral table and the acknowledger's address. */
+export interface GatewayThreadData extends WorkerData {
+  rules: DeferralRules;
+  acknowledger: Pick<AcknowledgerOptions, 'api' | 'version' | 'userAgent'>;
+  /**
+   * Shared with the main thread: [0] becomes 1 when the bot shuts down, and the thread defers
+   * nothing more. A flag and not a message: it holds from the moment it is set, so an interaction
+   * that comes in after "shutting down" is always the main thread's to refuse.
+   */
+  stopped: Int32Array;
+}
+
+/** The thread sent this deferral (before the packet follows), then how it went. */
+export type FromGatewayThread =
+  | { op: 'deferral'; id: string; deferral: Deferral }
+  | {
+      op: 'deferred';
+      id: string;
+      error?: { message: string; status: number | undefined; code: number | undefined };
+    };

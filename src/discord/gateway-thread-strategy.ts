@@ -1,0 +1,296 @@
+/**
+ * The bot's shards on a thread of their own (gateway-thread.ts), which also sends each slash
+ * command's first response before the main thread has even read the packet. Passed to discord.js
+ * as its `ws.buildStrategy`, the extension point @discordjs/ws offers for this.
+ *
+ * The main thread's half of @discordjs/ws's worker protocol (WorkerSendPayload /
+ * WorkerReceivePayload), the half WorkerShardingStrategy implements, written again for three
+ * reasons: WorkerShardingStrategy rethrows a thread's error from an event listener (an uncaught
+ * exception that would end the bot), passes the thread nothing but its own options (the deferral
+ * table and the acknowledger's address must get there), and has no way to pass our own messages
+ * in either direction. Its ops and their meaning are kept as they are.
+ *
+ * What discord.js sees is unchanged: every event of every shard, in order. An interaction the
+ * thread did not defer (a button) goes to `tap.onInteraction` just before discord.js gets it.
+ */
+import { Worker } from 'node:worker_threads';
+import { Collection } from '@discordjs/collection';
+import {
+  type IIdentifyThrottler,
+  type IShardingStrategy,
+  managerToFetchingStrategyOptions,
+  type WebSocketManager,
+  type WebSocketShardDestroyOptions,
+  WebSocketShardEvents,
+  type WebSocketShardStatus,
+  type WorkerReceivePayload,
+  WorkerReceivePayloadOp,
+  type WorkerSendPayload,
+  WorkerSendPayloadOp,
+} from '@discordjs/ws';
+import { GatewayDispatchEvents, type GatewaySendPayload } from 'discord-api-types/v10';
+import { threadScript } from '../threads/script.js';
+import { doneWithin } from '../time/bounded.js';
+import { AcknowledgeError } from './acknowledge.js';
+import type { Deferral, DeferralRules } from './deferral-rules.js';
+import type { FromGatewayThread, GatewayThreadData } from './gateway-thread-protocol.js';
+
+/** What the bot hooks into the gateway. Set before login; the strategy is built at login. */
+export interface InteractionTap {
+  /** The deferral table and the acknowledger's address, for the thread. */
+  deferrals?: { rules: DeferralRules; acknowledger: GatewayThreadData['acknowledger'] };
+  /** The thread sent a deferral; `done` settles with its outcome (an AcknowledgeError when refused). */
+  onDeferral?: (id: string, deferral: Deferral, done: Promise<void>) => void;
+  /** An interaction's packet (`d`) the thread did not defer, just before discord.js gets it. */
+  onInteraction?: (packet: unknown) => void;
+  /** discord.js threw on an event, or the thread failed or ended without being asked to. */
+  onError?: (err: unknown, event: string) => void;
+  /** Set by the strategy: the thread defers nothing more (the bot is shutting down). */
+  stopDeferring?: () => void;
+}
+
+/** A shard's destroy waits this long for the thread, then the thread is ended all the same. */
+const DESTROY_BOUND_MS = 10_000;
+
+type Emit = (event: string, payload: unknown) => void;
+type FromThread = WorkerReceivePayload | FromGatewayThread;
+
+export class GatewayThreadStrategy implements IShardingStrategy {
+  readonly #manager: WebSocketManager;
+  readonly #tap: InteractionTap;
+  readonly #emit: Emit;
+  #worker: Worker | undefined;
+  #shardIds: number[] = [];
+  #nonce = 0;
+  readonly #connected = new Map<number, () => void>();
+  readonly #destroyed = new Map<number, () => void>();
+  readonly #statuses = new Map<number, (status: WebSocketShardStatus) => void>();
+  readonly #identifying = new Map<number, AbortController>();
+  readonly #deferrals = new Map<string, { resolve: () => void; reject: (err: Error) => void }>();
+  /** Interactions the thread deferred whose packet has not come through yet. */
+  readonly #deferredIds = new Set<string>();
+  #throttler: Promise<IIdentifyThrottler> | undefined;
+  /** Shared with every thread this strategy starts (GatewayThreadData.stopped). */
+  readonly #stopped = new Int32Array(new SharedArrayBuffer(4));
+
+  constructor(manager: WebSocketManager, tap: InteractionTap) {
+    this.#manager = manager;
+    this.#tap = tap;
+    this.#emit = manager.emit.bind(manager) as unknown as Emit;
+    tap.stopDeferring = () => Atomics.store(this.#stopped, 0, 1);
+  }
+
+  async spawn(shardIds: number[]): Promise<void> {
+    const deferrals = this.#tap.deferrals;
+    if (!deferrals) throw new Error('the gateway thread needs the deferral table (tap.deferrals)');
+    const data: GatewayThreadData = {
+      ...(await managerToFetchingStrategyOptions(this.#manager)),
+      shardIds,
+      rules: deferrals.rules,
+      acknowledger: deferrals.acknowledger,
+      stopped: this.#stopped,
+    };
+    const worker = new Worker(threadScript(import.meta.url, 'src/discord', 'gateway-thread.js'), {
+      workerData: data,
+    });
+    this.#worker = worker;
+    this.#shardIds = shardIds;
+    await new Promise<void>((resolve, reject) => {
+      const early = (err: Error): void => reject(err);
+      const earlyExit = (code: number): void => reject(new Error(`the gateway thread exited (${code})`));
+      worker.once('error', early).once('exit', earlyExit);
+      // The thread sends its messages in batches, in order (gateway-thread.ts).
+      worker.on('message', (batch: FromThread[]) => {
+        for (const message of batch) {
+          if (message.op === WorkerReceivePayloadOp.WorkerReady) {
+            worker.off('error', early).off('exit', earlyExit);
+            resolve();
+            continue;
+          }
+          this.#receive(message);
+        }
+      });
+    });
+    worker.on('error', (err) => this.#tap.onError?.(err, 'gateway thread'));
+    worker.on('exit', (code) => {
+      if (this.#worker !== worker) return;
+      this.#worker = undefined;
+      this.#tap.onError?.(
+        new Error(`the gateway thread exited (${code}) while its shards were up`),
+        'gateway thread',
+      );
+    });
+  }
+
+  async connect(): Promise<void> {
+    await Promise.all(
+      this.#shardIds.map(
+        (shardId) =>
+          new Promise<void>((resolve) => {
+            this.#connected.set(shardId, resolve);
+            this.#send({ op: WorkerSendPayloadOp.Connect, shardId });
+          }),
+      ),
+    );
+  }
+
+  async destroy(options: Omit<WebSocketShardDestroyOptions, 'recover'> = {}): Promise<void> {
+    const worker = this.#worker;
+    if (!worker) return;
+    const all = Promise.all(
+      this.#shardIds.map(
+        (shardId) =>
+          new Promise<void>((resolve) => {
+            this.#destroyed.set(shardId, resolve);
+            this.#send({ op: WorkerSendPayloadOp.Destroy, shardId, options });
+          }),
+      ),
+    );
+    await doneWithin(all, DESTROY_BOUND_MS);
+    this.#worker = undefined;
+    await worker.terminate();
+    this.#shardIds = [];
+    for (const pending of this.#deferrals.values())
+      pending.reject(new Error('the gateway thread was stopped'));
+    this.#deferrals.clear();
+    this.#deferredIds.clear();
+  }
+
+  send(shardId: number, payload: GatewaySendPayload): void {
+    if (!this.#shardIds.includes(shardId)) throw new RangeError(`Shard ${shardId} not found`);
+    this.#send({ op: WorkerSendPayloadOp.Send, shardId, payload });
+  }
+
+  async fetchStatus(): Promise<Collection<number, WebSocketShardStatus>> {
+    const statuses = new Collection<number, WebSocketShardStatus>();
+    await Promise.all(
+      this.#shardIds.map(async (shardId) => {
+        const nonce = ++this.#nonce;
+        const status = await new Promise<WebSocketShardStatus>((resolve) => {
+          this.#statuses.set(nonce, resolve);
+          this.#send({ op: WorkerSendPayloadOp.FetchStatus, shardId, nonce });
+        });
+        statuses.set(shardId, status);
+      }),
+    );
+    return statuses;
+  }
+
+  #send(payload: WorkerSendPayload): void {
+    this.#worker?.postMessage(payload);
+  }
+
+  /** A message from the thread. Never throws: what fails goes to tap.onError. */
+  #receive(message: FromThread): void {
+    try {
+      this.#handle(message);
+    } catch (err) {
+      this.#tap.onError?.(err, typeof message.op === 'string' ? message.op : `thread op ${message.op}`);
+    }
+  }
+
+  #handle(message: FromThread): void {
+    switch (message.op) {
+      case 'deferral':
+        this.#deferredIds.add(message.id);
+        this.#tap.onDeferral?.(
+          message.id,
+          message.deferral,
+          new Promise<void>((resolve, reject) => this.#deferrals.set(message.id, { resolve, reject })),
+        );
+        return;
+      case 'deferred': {
+        const pending = this.#deferrals.get(message.id);
+        this.#deferrals.delete(message.id);
+        const error = message.error;
+        if (!error) pending?.resolve();
+        else pending?.reject(new AcknowledgeError(error.message, error.status, error.code));
+        return;
+      }
+      case WorkerReceivePayloadOp.Event:
+        this.#event(message.event, message.data as { data?: { t?: unknown; d?: unknown } }, message.shardId);
+        return;
+      case WorkerReceivePayloadOp.Connected:
+        this.#connected.get(message.shardId)?.();
+        this.#connected.delete(message.shardId);
+        return;
+      case WorkerReceivePayloadOp.Destroyed:
+        this.#destroyed.get(message.shardId)?.();
+        this.#destroyed.delete(message.shardId);
+        return;
+      case WorkerReceivePayloadOp.FetchStatusResponse:
+        this.#statuses.get(message.nonce)?.(message.status);
+        this.#statuses.delete(message.nonce);
+        return;
+      case WorkerReceivePayloadOp.RetrieveSessionInfo:
+        void this.#answer('retrieving a session', async () => {
+          const session = await this.#manager.options.retrieveSessionInfo(message.shardId);
+          this.#send({ op: WorkerSendPayloadOp.SessionInfoResponse, nonce: message.nonce, session });
+        });
+        return;
+      case WorkerReceivePayloadOp.UpdateSessionInfo:
+        void this.#answer('keeping a session', async () => {
+          await this.#manager.options.updateSessionInfo(message.shardId, message.session);
+        });
+        return;
+      case WorkerReceivePayloadOp.WaitForIdentify:
+        void this.#identify(message.shardId, message.nonce);
+        return;
+      case WorkerReceivePayloadOp.CancelIdentify:
+        this.#identifying.get(message.nonce)?.abort();
+        this.#identifying.delete(message.nonce);
+        return;
+      default:
+        return;
+    }
+  }
+
+  #event(event: string, payload: { data?: { t?: unknown; d?: unknown } }, shardId: number): void {
+    if (
+      event === WebSocketShardEvents.Dispatch &&
+      payload.data?.t === GatewayDispatchEvents.InteractionCreate
+    ) {
+      const packet = payload.data.d as { id?: unknown } | undefined;
+      const id = typeof packet?.id === 'string' ? packet.id : undefined;
+      if (id !== undefined && this.#deferredIds.delete(id)) {
+        // Deferred by the thread already.
+      } else {
+        try {
+          this.#tap.onInteraction?.(packet);
+        } catch (err) {
+          this.#tap.onError?.(err, event);
+        }
+      }
+    }
+    try {
+      this.#emit(event, { ...payload, shardId });
+    } catch (err) {
+      this.#tap.onError?.(err, event);
+    }
+  }
+
+  /** A shard may identify once the manager's throttler says so; a cancelled wait answers no. */
+  async #identify(shardId: number, nonce: number): Promise<void> {
+    const controller = new AbortController();
+    this.#identifying.set(nonce, controller);
+    let ok = false;
+    try {
+      this.#throttler ??= Promise.resolve(this.#manager.options.buildIdentifyThrottler(this.#manager));
+      await (await this.#throttler).waitForIdentify(shardId, controller.signal);
+      ok = true;
+    } catch (err) {
+      if (!controller.signal.aborted) this.#tap.onError?.(err, 'waiting to identify');
+    } finally {
+      this.#identifying.delete(nonce);
+    }
+    this.#send({ op: WorkerSendPayloadOp.ShardIdentifyResponse, nonce, ok });
+  }
+
+  async #answer(what: string, step: () => Promise<void>): Promise<void> {
+    try {
+      await step();
+    } catch (err) {
+      this.#tap.onError?.(err, what);
+    }
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * The deferral table the gateway's thread decides from (src/discord/deferral-rules.ts): the same
+ * answer as the router's for every command of the registry, nothing for what is not a command of it.
+ */
+import { ApplicationCommandType, InteractionResponseType, InteractionType } from 'discord-api-types/v10';
+import { describe, expect, it } from 'vitest';
+import { registry } from '../../commands/index.js';
+import { rulesOf, slashCommandDeferral } from '../../src/discord/deferral-rules.js';
+
+const rules = rulesOf(registry.commands);
+const packet = (name: unknown, type = ApplicationCommandType.ChatInput) => ({
+  id: '1',
+  token: 't',
+  type: InteractionType.ApplicationCommand,
+  data: { name, type },
+});
+
+describe('deferral rules', () => {
+  it('crosses to a thread as plain data', () => {
+    expect(structuredClone(rules)).toEqual(rules);
+  });
+
+  it('defers every command of the registry, privately exactly where its handler answers privately', () => {
+    for (const command of registry.commands) {
+      expect(slashCommandDeferral(packet(command.data.name), rules)).toEqual({
+        type: InteractionResponseType.DeferredChannelMessageWithSource,
+        ephemeral: command.ephemeral === true,
+      });
+    }
+    expect(slashCommandDeferral(packet('up'), rules)).toMatchObject({ ephemeral: false });
+    expect(slashCommandDeferral(packet('settings'), rules)).toMatchObject({ ephemeral: true });
+  });
+
+  it('leaves alone what is not a slash command of the registry', () => {
+    expect(slashCommandDeferral(packet('nope'), rules)).toBeUndefined();
+    expect(slashCommandDeferral(packet('toString'), rules)).toBeUndefined();
+    expect(slashCommandDeferral(packet(42), rules)).toBeUndefined();
+    expect(slashCommandDeferral(packet('up', ApplicationCommandType.User), rules)).toBeUndefined();
+    expect(
+      slashCommandDeferral({ ...packet('up'), type: InteractionType.ApplicationCommandAutocomplete }, rules),
+    ).toBeUndefined();
+    expect(
+      slashCommandDeferral(
+        { id: '1', token: 't', type: InteractionType.MessageComponent, data: { custom_id: 'up' } },
+        rules,
+      ),
+    ).toBeUndefined();
+  });
+});
