@@ -56,7 +56,7 @@ export interface AcknowledgerOptions {
  * connections and three round trips per 200. Each is kept 60 s idle.
  */
 export const DEFERRAL_CONNECTIONS = 8;
-export const DEFERRAL_PIPELINING = 32;
+export const DEFERRAL_PIPELINING = 16;
 const KEEP_ALIVE_MS = 60_000;
 /** Discord allows 3 s for the first response; past this there is no point in trying again. */
 const WINDOW_MS = 2_500;
