@@ -112,8 +112,9 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
   const restAgent = createDiscordRestAgent();
   // Set once the store is open (below); discord.js asks for the IDENTIFY throttle only at login.
   let identifyLedger: PostgresIdentifyLedger | undefined;
-  const { client, channels, interactions } = createDiscordClient({
+  const { client, directApi, channels, interactions } = createDiscordClient({
     apiUrl: config.discord.apiUrl,
+    restProxyUrl: config.discord.restProxyUrl,
     // A shard process takes its shards from the manager (discord.js reads them itself).
     shards: sharding.isChild
       ? 'managed'
@@ -277,10 +278,11 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
       options.hooks?.onHandled?.(event);
     },
   };
-  // Deferrals go out from the gateway packet on connections of their own (acknowledge.ts).
+  // Deferrals go out from the gateway packet on connections of their own (acknowledge.ts), straight
+  // to Discord even when the rest goes through the REST proxy.
   const rest = client.rest.options;
   const acknowledger = new InteractionAcknowledger({
-    api: rest.api,
+    api: directApi,
     version: rest.version,
     userAgent: `${DefaultUserAgent} ${rest.userAgentAppendix}`.trim(),
   });

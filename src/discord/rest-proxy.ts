@@ -1,0 +1,136 @@
+/**
+ * One Discord REST limit for several hosts: @discordjs/proxy in front of Discord, which every host
+ * sends its bot-token requests to (DISCORD_REST_PROXY_URL). Discord's global limit, 50 requests a
+ * second, is per bot token, not per host: three hosts each pacing themselves at 50 a second send
+ * 150. Here one @discordjs/rest `REST` sends them all, so they share one limit and one set of
+ * per-route buckets. The interactions' own requests (deferrals, answers) never come here
+ * (client.ts): Discord does not count them, and this queue would pace them.
+ *
+ * How the forwarded requests wait. `proxyRequests(rest)` hands every request to
+ * `rest.queueRequest` with `auth: false`, forwarding the caller's Authorization header as it is.
+ * @discordjs/rest applies its global limit in the request handler (SequentialHandler.runRequest:
+ * `manager.globalRemaining`, a window of one second from the first request, refilled to
+ * `globalRequestsPerSecond`), for every request that is not an interaction callback, whatever its
+ * `auth`: only the route decides (`/interactions/:id/:token/callback` alone goes to the
+ * BurstHandler, which does not count). So the forwarded requests are counted with no change; the
+ * limit is still spelled out below so that no default can move it, and
+ * test/unit/rest-proxy.test.ts holds it to 50 a second against the stand-in's global limit. A
+ * request over the limit waits in the queue (`rejectOnRateLimit: null`, the default: nothing is
+ * refused with a RateLimitError, which the proxy would answer with a 429), and a 429 from Discord
+ * (its Retry-After, global or per route) is waited out and the request sent again: the hosts see
+ * the answer late, never a 429 of the limits. What a host must allow: its own REST's timeout (15 s
+ * by default) is the longest a request may wait here; a host that gives up sends it again.
+ *
+ * `proxyRequests` answers an error it does not know (an upstream that cannot be reached) with
+ * whatever status the response has, 200 by default, with no body. Such errors are turned into a
+ * 502 here (makeRequest), which @discordjs/rest retries like any 5xx and then forwards as a 502.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { proxyRequests } from '@discordjs/proxy';
+import { DefaultRestOptions, REST, type RESTOptions } from '@discordjs/rest';
+import { guardedServer, type Listening, listen, listenProblem } from '../http/listener.js';
+import { errorLine } from '../log/error-line.js';
+import type { Logger } from '../log/logger.js';
+
+/** Discord's global limit for a bot token, requests a second (as @discordjs/rest's default). */
+export const DISCORD_GLOBAL_REQUESTS_PER_SECOND = 50;
+
+/** How long stopping lets the requests in flight (waiting for the limit or for Discord) finish. */
+export const REST_PROXY_CLOSE_GRACE_MS = 5_000;
+
+export interface RestProxyOptions {
+  /** Discord's REST base including /api (DISCORD_API_URL); Discord's own by default. */
+  upstream?: string | undefined;
+  port: number;
+  host: string;
+  logger: Logger;
+  closeGraceMs?: number;
+}
+
+export interface RestProxy extends Listening {
+  /** The REST every forwarded request goes through (its events tell what went upstream). */
+  readonly rest: REST;
+}
+
+export class RestProxyListenError extends Error {
+  override name = 'RestProxyListenError';
+}
+
+type MakeRequest = NonNullable<RESTOptions['makeRequest']>;
+
+/** @discordjs/rest's own request, with an upstream that cannot be reached answered as a 502. */
+function unreachableAs502(logger: Logger): MakeRequest {
+  return async (url, init) => {
+    try {
+      return await DefaultRestOptions.makeRequest(url, init);
+    } catch (err) {
+      // A timeout stays one: the proxy answers it with a 504.
+      if (err instanceof Error && err.name === 'AbortError') throw err;
+      logger.warn({ error: errorLine(err) }, 'REST proxy: Discord could not be reached');
+      const body = JSON.stringify({ message: '502: Bad Gateway', code: 0 });
+      return new Response(body, { status: 502, headers: { 'content-type': 'application/json' } });
+    }
+  };
+}
+
+/** The request's path without its query (which may be long), for the log line. */
+function pathOf(req: IncomingMessage): string {
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  return q < 0 ? url : url.slice(0, q);
+}
+
+/** Listens on `port` and `host`; rejects with a RestProxyListenError naming the variable to change. */
+export async function startRestProxy(options: RestProxyOptions): Promise<RestProxy> {
+  const { logger, host, port } = options;
+  const rest = new REST({
+    api: options.upstream ?? DefaultRestOptions.api,
+    globalRequestsPerSecond: DISCORD_GLOBAL_REQUESTS_PER_SECOND,
+    // Wait, never refuse: a RateLimitError would reach the host as a 429.
+    rejectOnRateLimit: null,
+    makeRequest: unreachableAs502(logger),
+  });
+  const forward = proxyRequests(rest);
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
+    // The probes' own answer, never forwarded (Discord's paths all start with /api).
+    if (pathOf(req) === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
+      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
+      res.end(req.method === 'HEAD' ? undefined : 'ok\n');
+      return;
+    }
+    const started = performance.now();
+    Promise.resolve(forward(req, res)).then(
+      // The method, path and status only: the Authorization header is never logged.
+      () =>
+        logger.debug(
+          {
+            method: req.method,
+            path: pathOf(req),
+            status: res.statusCode,
+            ms: Math.round(performance.now() - started),
+          },
+          'forwarded',
+        ),
+      (err: unknown) => {
+        logger.error({ error: errorLine(err), method: req.method, path: pathOf(req) }, 'REST proxy: failed');
+        if (!res.writableEnded) res.end();
+      },
+    );
+  };
+  const server = guardedServer(logger, 'REST proxy', handler);
+  const listening = await listen(server, {
+    port,
+    host,
+    closeGraceMs: options.closeGraceMs ?? REST_PROXY_CLOSE_GRACE_MS,
+    log: logger,
+    what: 'REST proxy',
+    listenError: (err) =>
+      new RestProxyListenError(
+        `the REST proxy could not start: ${listenProblem(err, host, port, {
+          port: 'DISCORD_REST_PROXY_PORT',
+          host: 'DISCORD_REST_PROXY_HOST',
+        })}`,
+      ),
+  });
+  return { ...listening, rest };
+}
