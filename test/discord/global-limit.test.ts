@@ -64,7 +64,7 @@ describe("the stand-in's global limit", () => {
     expect(si.globalCounted()).toBe(8);
 
     // The next window takes five again.
-    const retryAfter = (refused[0]?.body as { retry_after: number }).retry_after;
+    const retryAfter = (refused[0]!.body as { retry_after: number }).retry_after;
     await sleep(retryAfter * 1000 + 50);
     const next = await Promise.all(
       Array.from({ length: 5 }, () => call(`${si.restUrl}/v10/channels/${snowflake()}`, { headers: bot })),
