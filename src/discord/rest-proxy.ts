@@ -73,6 +73,28 @@ function unreachableAs502(logger: Logger): MakeRequest {
   };
 }
 
+/**
+ * Headers of one connection (RFC 9110, 7.6.1), which `proxyRequests` copies from Discord's answer
+ * with the others: Discord's `Connection: keep-alive` would keep the hosts' connections open past a
+ * stop, and its `Transfer-Encoding` is not ours to repeat (Node frames the answer itself).
+ */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+]);
+
+/** `res` without the hop-by-hop headers anyone sets on it. */
+function withoutHopByHop(res: ServerResponse): ServerResponse {
+  const setHeader = res.setHeader.bind(res);
+  res.setHeader = (name, value) => (HOP_BY_HOP.has(name.toLowerCase()) ? res : setHeader(name, value));
+  return res;
+}
+
 /** The request's path without its query (which may be long), for the log line. */
 function pathOf(req: IncomingMessage): string {
   const url = req.url ?? '/';
@@ -91,7 +113,11 @@ export async function startRestProxy(options: RestProxyOptions): Promise<RestPro
     makeRequest: unreachableAs502(logger),
   });
   const forward = proxyRequests(rest);
+  let closing = false;
+  const inFlight = new Set<ServerResponse>();
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
+    // Stopping: a connection is closed once its last answer is out, not kept for the next request.
+    if (closing) res.shouldKeepAlive = false;
     // The probes' own answer, never forwarded (Discord's paths all start with /api).
     if (pathOf(req) === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
       res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
@@ -99,7 +125,9 @@ export async function startRestProxy(options: RestProxyOptions): Promise<RestPro
       return;
     }
     const started = performance.now();
-    Promise.resolve(forward(req, res)).then(
+    inFlight.add(res);
+    res.once('close', () => inFlight.delete(res));
+    Promise.resolve(forward(req, withoutHopByHop(res))).then(
       // The method, path and status only: the Authorization header is never logged.
       () =>
         logger.debug(
@@ -132,5 +160,14 @@ export async function startRestProxy(options: RestProxyOptions): Promise<RestPro
         })}`,
       ),
   });
-  return { ...listening, rest };
+  return {
+    port: listening.port,
+    rest,
+    close: () => {
+      closing = true;
+      // The connections whose request is in flight close after its answer.
+      for (const res of inFlight) res.shouldKeepAlive = false;
+      return listening.close();
+    },
+  };
 }
