@@ -53,8 +53,14 @@ describe('the REST proxy and the direct path', () => {
     expect(answer.outcome).toBe('success');
     const own = answer.requests.map((r) => `${r.method} ${r.path}`);
     // The deferral, then the answer on the interaction's webhook, all at the stand-in...
-    expect(own.some((r) => /^POST \/interactions\/\d+\/[^/]+\/callback$/.test(r)), own.join('\n')).toBe(true);
-    expect(own.some((r) => / \/webhooks\//.test(r)), own.join('\n')).toBe(true);
+    expect(
+      own.some((r) => /^POST \/interactions\/\d+\/[^/]+\/callback$/.test(r)),
+      own.join('\n'),
+    ).toBe(true);
+    expect(
+      own.some((r) => / \/webhooks\//.test(r)),
+      own.join('\n'),
+    ).toBe(true);
     // ...and none of them through the proxy.
     expect(forwarded.slice(before).filter((path) => INTERACTION_PATH.test(path))).toEqual([]);
     expect(forwarded.filter((path) => INTERACTION_PATH.test(path))).toEqual([]);
