@@ -5,11 +5,14 @@
  * /healthz is the proxy's own; an upstream that cannot be reached is a 502; stopping lets a request
  * in flight finish; the Authorization header is never logged.
  */
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startRestProxy } from '../../src/discord/rest-proxy.js';
 import { type DiscordStandIn, makeGuild, snowflake, startDiscordStandIn } from '../discord/index.js';
 import { closedPortUrl, LOCALHOST } from '../support/local.js';
 import { captureLogger } from '../support/logs.js';
+import { ROOT, runScript } from '../support/spawn.js';
 
 const BURST = 150;
 
@@ -81,6 +84,17 @@ describe('the REST proxy', () => {
     const head = await fetch(`http://${LOCALHOST}:${proxy.port}/healthz`, { method: 'HEAD' });
     expect(head.status).toBe(200);
     expect(si.requests.length).toBe(before);
+  });
+
+  it("passes the container's health probe, node dist/src/ops/healthcheck.js --rest-proxy", async () => {
+    const si = await standIn();
+    const { proxy } = await proxyFor(si.restUrl);
+    const healthcheck = join(ROOT, 'dist/src/ops/healthcheck.js');
+    const env = { DISCORD_REST_PROXY_PORT: String(proxy.port), HTTP_PORT: '9' };
+    const check = await runScript(healthcheck, ['--rest-proxy'], { cwd: tmpdir(), env });
+    expect(check).toEqual({ code: 0, stdout: 'healthcheck: ok (HTTP 200)\n', stderr: '' });
+    // Without the flag it knocks on HTTP_PORT, where nothing listens.
+    expect((await runScript(healthcheck, [], { cwd: tmpdir(), env })).code).toBe(1);
   });
 
   it('answers 502 when Discord cannot be reached', async () => {
