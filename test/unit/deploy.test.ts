@@ -28,6 +28,7 @@ const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
 
 const COMPOSE_FILE = 'deploy/compose.yaml';
 const STATEFULSET_FILE = 'deploy/kubernetes/statefulset.yaml';
+const REST_PROXY_FILE = 'deploy/kubernetes/rest-proxy.yaml';
 
 /** Stand-ins for the secrets the files leave to the operator, shaped to pass the bot's validation. */
 const SAMPLE_DISCORD_TOKEN = 'MTIzNDU2Nzg5MDEyMzQ1Njc4.sample.discord-token-for-the-deploy-test';
@@ -789,5 +790,64 @@ describe(STATEFULSET_FILE, () => {
     expect(statefulSetHosts(wider).problems).toContainEqual(
       expect.stringMatching(/^pod 2: HOST_INDEX: shard 6 does not exist/),
     );
+  });
+});
+
+describe(REST_PROXY_FILE, () => {
+  const manifests = parseManifests(REST_PROXY_FILE);
+  const deployment = only(manifests, 'Deployment');
+  const { spec, labels, podSpec, container } = podTemplate(deployment);
+  const env = containerEnvironment(podEnvironment(deployment, 0));
+
+  it('runs one proxy, never two at once, from the image with the proxy entry, with a configuration that loads', () => {
+    expect(Number(spec.replicas ?? 1)).toBe(1);
+    expect(mapping(spec.strategy, 'strategy').type).toBe('Recreate');
+    const command = effectiveCommand(
+      container.command === undefined ? undefined : words(container.command, 'command'),
+      container.args === undefined ? undefined : words(container.args, 'args'),
+    );
+    expect(command).toEqual([...(IMAGE.entrypoint ?? []), ...REST_PROXY_COMMAND]);
+    const [statefulSetPod] = sequence(
+      podTemplate(only(parseManifests(STATEFULSET_FILE), 'StatefulSet')).podSpec.containers,
+      'containers',
+    );
+    expect(container.image).toBe(mapping(statefulSetPod, 'container').image);
+    const config = loadConfig(env);
+    expect(config.restProxy.port).toBeGreaterThan(0);
+    expect(LOOPBACK.has(config.restProxy.host)).toBe(false);
+    expect(podSpec.enableServiceLinks).toBe(false);
+    expect(Number(podSpec.terminationGracePeriodSeconds)).toBeGreaterThanOrEqual(10);
+  });
+
+  it('probes /healthz on the port it listens on, and holds no secret', () => {
+    const port = loadConfig(env).restProxy.port;
+    for (const name of ['livenessProbe', 'readinessProbe']) {
+      const httpGet = mapping(mapping(container[name], name).httpGet, `${name}.httpGet`);
+      expect({ path: httpGet.path, port: resolvePort(httpGet.port, container) }, name).toEqual({
+        path: '/healthz',
+        port,
+      });
+    }
+    for (const secret of SECRET_NAMES) expect(env[secret], secret).toBeUndefined();
+    expect(kind(manifests, 'Secret')).toEqual([]);
+  });
+
+  it('has a Service for it, which every pod of the StatefulSet sends its bot-token requests to', () => {
+    const service = only(manifests, 'Service');
+    const serviceSpec = mapping(service.spec, 'Service.spec');
+    expect(labels).toMatchObject(mapping(serviceSpec.selector, 'Service.spec.selector'));
+    expect(labels).toMatchObject(mapping(mapping(spec.selector, 'selector').matchLabels, 'matchLabels'));
+    const [servicePort] = sequence(serviceSpec.ports, 'Service.spec.ports').map((p) => mapping(p, 'port'));
+    expect(resolvePort(servicePort?.targetPort ?? servicePort?.port, container)).toBe(
+      loadConfig(env).restProxy.port,
+    );
+    // The bot's pods are not selected by it, nor it by theirs.
+    const bots = podTemplate(only(parseManifests(STATEFULSET_FILE), 'StatefulSet')).labels;
+    expect(bots).not.toMatchObject(mapping(serviceSpec.selector, 'Service.spec.selector'));
+    const name = scalar(mapping(service.metadata, 'Service.metadata').name, 'Service name');
+    for (const host of statefulSetHosts(parseManifests(STATEFULSET_FILE)).hosts) {
+      expect(host.config.discord.restProxyUrl, host.name).toBe(`http://${name}:${servicePort?.port}/api`);
+      expect(host.config.discord.apiUrl, host.name).toBe(loadConfig(env).discord.apiUrl);
+    }
   });
 });
