@@ -21,11 +21,16 @@
  * the answer late, never a 429 of the limits. What a host must allow: its own REST's timeout (15 s
  * by default) is the longest a request may wait here; a host that gives up sends it again.
  *
- * `proxyRequests` answers an error it does not know (an upstream that cannot be reached) with
- * whatever status the response has, 200 by default, with no body. Such errors are turned into a
- * 502 here (makeRequest), which @discordjs/rest retries like any 5xx and then forwards as a 502.
+ * Two things `proxyRequests` leaves to its caller, done here in the REST's makeRequest:
+ * - It hands the host's request itself to the REST as the body (`passThroughBody`), a stream that
+ *   can be read once: a request sent again (after a 429, a 5xx, a reset connection) would go with
+ *   an empty body. The body is read once, kept, and sent as bytes on every attempt.
+ * - It answers an error it does not know (an upstream that cannot be reached) with whatever status
+ *   the response has, 200 by default, with no body. Such errors become a 502 here, which
+ *   @discordjs/rest retries like any 5xx and then forwards as a 502.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
 import { proxyRequests } from '@discordjs/proxy';
 import { DefaultRestOptions, REST, type RESTOptions } from '@discordjs/rest';
 import { guardedServer, type Listening, listen, listenProblem } from '../http/listener.js';
@@ -58,11 +63,26 @@ export class RestProxyListenError extends Error {
 
 type MakeRequest = NonNullable<RESTOptions['makeRequest']>;
 
-/** @discordjs/rest's own request, with an upstream that cannot be reached answered as a 502. */
-function unreachableAs502(logger: Logger): MakeRequest {
+/**
+ * @discordjs/rest's own request, with the host's body read once and sent again as it was on every
+ * attempt, and an upstream that cannot be reached answered as a 502.
+ */
+function upstreamRequest(logger: Logger): MakeRequest {
+  const bodies = new WeakMap<Readable, Uint8Array>();
+  const replayable = async (body: RequestInit['body']): Promise<RequestInit['body']> => {
+    if (!(body instanceof Readable)) return body;
+    let bytes = bodies.get(body);
+    if (bytes === undefined) {
+      bytes = Buffer.concat(await body.toArray());
+      bodies.set(body, bytes);
+    }
+    return bytes.length === 0 ? undefined : bytes;
+  };
   return async (url, init) => {
+    // A body the host did not finish sending fails here, not as an unreachable Discord.
+    const body = await replayable(init.body);
     try {
-      return await DefaultRestOptions.makeRequest(url, init);
+      return await DefaultRestOptions.makeRequest(url, { ...init, body });
     } catch (err) {
       // A timeout stays one: the proxy answers it with a 504.
       if (err instanceof Error && err.name === 'AbortError') throw err;
@@ -110,7 +130,7 @@ export async function startRestProxy(options: RestProxyOptions): Promise<RestPro
     globalRequestsPerSecond: DISCORD_GLOBAL_REQUESTS_PER_SECOND,
     // Wait, never refuse: a RateLimitError would reach the host as a 429.
     rejectOnRateLimit: null,
-    makeRequest: unreachableAs502(logger),
+    makeRequest: upstreamRequest(logger),
   });
   const forward = proxyRequests(rest);
   let closing = false;

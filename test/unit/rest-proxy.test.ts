@@ -103,6 +103,27 @@ describe('the REST proxy', () => {
     expect(res.status).toBe(502);
   });
 
+  it('sends a body again whole when Discord answers 429 and the proxy tries again', async () => {
+    const guild = makeGuild();
+    const channelId = guild.channels[0]?.id as string;
+    const si = await standIn({ guilds: [guild] });
+    const { url } = await proxyFor(si.restUrl);
+    si.failPosts(channelId, { status: 429, retryAfter: 0.2, times: 2 });
+    const res = await fetch(`${url}/v10/channels/${channelId}/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bot ${si.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ content: 'sent a third time' }),
+    });
+    // The host never sees the 429s: the proxy waited them out.
+    expect(res.status).toBe(200);
+    const posts = si.requests.filter(
+      (r) => r.method === 'POST' && r.path === `/channels/${channelId}/messages`,
+    );
+    expect(posts.map((r) => r.status)).toEqual([429, 429, 200]);
+    expect(posts.map((r) => r.body)).toEqual(Array(3).fill({ content: 'sent a third time' }));
+    expect(si.channelMessages(channelId).map((m) => m.content)).toEqual(['sent a third time']);
+  });
+
   it('stopping: no new connection, and a request in flight still gets its answer', async () => {
     const guild = makeGuild();
     const channelId = guild.channels[0]?.id as string;
