@@ -13,13 +13,23 @@
  * `globalRequestsPerSecond`), for every request that is not an interaction callback, whatever its
  * `auth`: only the route decides (`/interactions/:id/:token/callback` alone goes to the
  * BurstHandler, which does not count). So the forwarded requests are counted with no change; the
- * limit is still spelled out below so that no default can move it, and
- * test/unit/rest-proxy.test.ts holds it to 50 a second against the stand-in's global limit. A
- * request over the limit waits in the queue (`rejectOnRateLimit: null`, the default: nothing is
- * refused with a RateLimitError, which the proxy would answer with a 429), and a 429 from Discord
- * (its Retry-After, global or per route) is waited out and the request sent again: the hosts see
- * the answer late, never a 429 of the limits. What a host must allow: its own REST's timeout (15 s
- * by default) is the longest a request may wait here; a host that gives up sends it again.
+ * limit is still spelled out below so that no default can move it.
+ *
+ * That limit alone is not enough for a proxy that runs at it all the time. Its window starts when
+ * a request leaves, and the next one starts as soon as it is over (without the 50 ms `offset`
+ * when a handler comes back to it on its own): the last requests of one window and the first of
+ * the next can reach Discord less than a second apart, by as much as they were delayed on the way
+ * (an event loop busy, a body still coming in). Three hosts at 150 a second through it got 3 to 33
+ * × 429 of 300 from the stand-in counting 50 a second (test/ops/rest-proxy.test.ts). So every
+ * request first takes a slot of the project's own limiter (the directory client's RateLimiter: a
+ * sliding log of 50 in any second and 25 ms, each slot counted until the answer came), which no
+ * Discord window, wherever it starts, can find more than 50 in; @discordjs/rest's own limit stays
+ * behind it as a second guard, and its per-route buckets as they are. A request over the limit
+ * waits (`rejectOnRateLimit: null`, the default: nothing is refused with a RateLimitError, which
+ * the proxy would answer with a 429), and a 429 from Discord (its Retry-After, global or per
+ * route) is waited out and the request sent again: the hosts see the answer late, never a 429 of
+ * the limits. What a host must allow: its own REST's timeout (15 s by default) is the longest a
+ * request may wait here; a host that gives up sends it again.
  *
  * Two things `proxyRequests` leaves to its caller, done here in the REST's makeRequest:
  * - It hands the host's request itself to the REST as the body (`passThroughBody`), a stream that
@@ -32,7 +42,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { proxyRequests } from '@discordjs/proxy';
-import { DefaultRestOptions, REST, type RESTOptions } from '@discordjs/rest';
+import { DefaultRestOptions, type InternalRequest, REST, type RESTOptions } from '@discordjs/rest';
+import { RateLimiter } from '../directory/rate-limiter.js';
 import { guardedServer, type Listening, listen, listenProblem } from '../http/listener.js';
 import { errorLine } from '../log/error-line.js';
 import type { Logger } from '../log/logger.js';
@@ -132,7 +143,23 @@ export async function startRestProxy(options: RestProxyOptions): Promise<RestPro
     rejectOnRateLimit: null,
     makeRequest: upstreamRequest(logger),
   });
-  const forward = proxyRequests(rest);
+  // The sliding log in front of @discordjs/rest's window (see above): 50 in any second, from the answers.
+  const limiter = new RateLimiter({
+    global: { max: DISCORD_GLOBAL_REQUESTS_PER_SECOND, windowMs: 1_000 },
+    // No bucket of its own is asked for: Discord's per-route limits are @discordjs/rest's.
+    routes: { max: DISCORD_GLOBAL_REQUESTS_PER_SECOND, windowMs: 1_000 },
+  });
+  const paced = {
+    queueRequest: async (request: InternalRequest) => {
+      const grant = await limiter.acquire();
+      try {
+        return await rest.queueRequest(request);
+      } finally {
+        grant.settle();
+      }
+    },
+  } as Pick<REST, 'queueRequest'> as REST;
+  const forward = proxyRequests(paced);
   let closing = false;
   const inFlight = new Set<ServerResponse>();
   const handler = (req: IncomingMessage, res: ServerResponse): void => {

@@ -133,12 +133,28 @@ async function remindersAtOnce(
   }
   const limitedBefore = discord.globalRateLimited();
 
+  const posted = () => [...channelOf.values()].filter((id) => discord.channelMessages(id).length >= 1).length;
   await eventually(
-    () => ([...channelOf.values()].every((id) => discord.channelMessages(id).length >= 1) ? true : undefined),
+    () => (posted() === GUILDS ? true : undefined),
     DUE_AFTER_MS + 45_000,
     `every one of the ${GUILDS} reminders to be posted`,
     200,
-  );
+  ).catch((err: unknown) => {
+    // What went wrong, from the stand-in's side and from every process's warnings.
+    const warnings = processes.flatMap((child) =>
+      child
+        .entries()
+        .filter((e) => e.level >= 40)
+        .slice(-5)
+        .map((e) => `${child.name}: ${JSON.stringify(e)}`),
+    );
+    const statuses = new Map<number, number>();
+    for (const r of discord.requests) statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+    throw new Error(
+      `${String(err)}; ${posted()} of ${GUILDS} posted, ${discord.globalRateLimited()} × 429; ` +
+        `the stand-in's answers by status: ${JSON.stringify([...statuses])}\n${warnings.join('\n')}`,
+    );
+  });
   const lastAt = Math.max(...[...channelOf.values()].map((id) => discord.channelMessages(id)[0]!.receivedAt));
   // Nothing posted twice, by any host.
   await sleep(1_000);
