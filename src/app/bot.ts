@@ -113,8 +113,9 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
   const restAgent = createDiscordRestAgent();
   // Set once the store is open (below); discord.js asks for the IDENTIFY throttle only at login.
   let identifyLedger: PostgresIdentifyLedger | undefined;
-  const { client, channels, interactions } = createDiscordClient({
+  const { client, directApi, channels, interactions } = createDiscordClient({
     apiUrl: config.discord.apiUrl,
+    restProxyUrl: config.discord.restProxyUrl,
     // A shard process takes its shards from the manager (discord.js reads them itself).
     shards: sharding.isChild
       ? 'managed'
@@ -278,10 +279,11 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
       options.hooks?.onHandled?.(event);
     },
   };
-  // Deferrals go out from the gateway packet on connections of their own (acknowledge.ts).
+  // Deferrals go out from the gateway packet on connections of their own (acknowledge.ts), straight
+  // to Discord even when the rest goes through the REST proxy.
   const rest = client.rest.options;
   const userAgent = `${DefaultUserAgent} ${rest.userAgentAppendix}`.trim();
-  const acknowledger = new InteractionAcknowledger({ api: rest.api, version: rest.version, userAgent });
+  const acknowledger = new InteractionAcknowledger({ api: directApi, version: rest.version, userAgent });
   const router = createRouter(options.registry, deps, hooks, acknowledger);
 
   // The gateway's thread sends each slash command's deferral itself (gateway-thread.ts); the
@@ -289,7 +291,7 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
   // packet, before discord.js builds the interaction.
   interactions.deferrals = {
     rules: rulesOf(options.registry.commands),
-    acknowledger: { api: rest.api, version: rest.version, userAgent },
+    acknowledger: { api: directApi, version: rest.version, userAgent },
   };
   interactions.onDeferral = (id, deferral, done) => acknowledger.track(id, deferral, done);
   interactions.onInteraction = (data) => router.acknowledge(data);

@@ -31,9 +31,13 @@ const logger = createLogger({ level: config.logLevel, secrets: secretsOf(config)
 const metrics = createMetrics({ logger });
 const token = config.discord.token!;
 
-/** GET /gateway/bot through DISCORD_API_URL (discord.js's own helper always asks discord.com). */
+/**
+ * GET /gateway/bot through the REST proxy when there is one, else DISCORD_API_URL (discord.js's own
+ * helper always asks discord.com).
+ */
 async function gatewayInfo(): Promise<APIGatewayBotInfo> {
-  const rest = new REST(config.discord.apiUrl ? { api: config.discord.apiUrl } : {}).setToken(token);
+  const api = config.discord.restProxyUrl ?? config.discord.apiUrl;
+  const rest = new REST(api ? { api } : {}).setToken(token);
   return (await rest.get(Routes.gatewayBot())) as APIGatewayBotInfo;
 }
 

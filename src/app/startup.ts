@@ -13,7 +13,7 @@ import { StoreError } from '../store/errors.js';
  * requires it of itself.
  */
 export function loadOrExit(
-  require: ReadonlyArray<'discordToken' | 'applicationId' | 'databaseUrl'> = [],
+  require: ReadonlyArray<'discordToken' | 'applicationId' | 'databaseUrl' | 'restProxyPort'> = [],
 ): Config {
   let config: Config;
   try {
@@ -39,6 +39,9 @@ export function loadOrExit(
       'DATABASE_URL is not set: npm run start:sharded runs a process per shard, and SQLite serves one ' +
         'process; set it to a PostgreSQL database (postgres://user:password@host:port/database)',
     );
+  }
+  if (require.includes('restProxyPort') && config.restProxy.port === undefined) {
+    missing.push('DISCORD_REST_PROXY_PORT is not set: the port the REST proxy listens on (for example 8080)');
   }
   if (missing.length > 0) {
     process.stderr.write(`${missing.join('\n')}\n`);

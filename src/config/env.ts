@@ -32,6 +32,7 @@ import {
   optionalPort,
   optionalText,
   rate,
+  restProxyUrl,
   snowflake,
   token,
   variable,
@@ -89,6 +90,9 @@ export const SCHEMA = z
     DISCORD_TOKEN: token(),
     DISCORD_APPLICATION_ID: snowflake(),
     DISCORD_API_URL: variable(undefined, httpUrl),
+    DISCORD_REST_PROXY_URL: restProxyUrl(),
+    DISCORD_REST_PROXY_PORT: optionalPort(),
+    DISCORD_REST_PROXY_HOST: host('127.0.0.1'),
     DEV_GUILD_ID: snowflake(),
     STATS_INTERVAL: duration(30 * 60_000),
     STATS_ALLOW_SHORT_INTERVAL: flag(),
@@ -157,8 +161,17 @@ export interface Config {
   discord: {
     token: string | undefined;
     applicationId: string | undefined;
-    /** REST base including /api, e.g. http://127.0.0.1:8080/api; undefined: Discord's own. */
+    /**
+     * REST base including /api, e.g. http://127.0.0.1:8080/api; undefined: Discord's own. The
+     * direct address: the deferrals and the interaction answers always go here, and so does the
+     * rest when there is no restProxyUrl; the proxy's upstream.
+     */
     apiUrl: string | undefined;
+    /**
+     * DISCORD_REST_PROXY_URL: the @discordjs/proxy every host shares (one global limit for the
+     * token), ending in /api; the bot-token requests go there. Undefined: they go to apiUrl.
+     */
+    restProxyUrl: string | undefined;
     devGuildId: string | undefined;
   };
   stats: {
@@ -185,6 +198,8 @@ export interface Config {
     /** HOST_GONE_AFTER: a host silent this long is gone; the others take its ups and reminders over. */
     hostGoneAfterMs: number;
   };
+  /** The REST proxy's own listener (src/app/rest-proxy.ts): DISCORD_REST_PROXY_PORT and _HOST. */
+  restProxy: { port: number | undefined; host: string };
   /** Operations endpoint (/healthz, /readyz, /metrics); off when undefined. */
   httpPort: number | undefined;
   /** Address the operations endpoint listens on. */
@@ -264,6 +279,7 @@ export function loadConfig(env: Environment): Config {
       token: e.DISCORD_TOKEN,
       applicationId: e.DISCORD_APPLICATION_ID,
       apiUrl: e.DISCORD_API_URL,
+      restProxyUrl: e.DISCORD_REST_PROXY_URL,
       devGuildId: e.DEV_GUILD_ID,
     },
     stats: {
@@ -279,6 +295,7 @@ export function loadConfig(env: Environment): Config {
       hostId: e.HOST_ID ?? hostname(),
       hostGoneAfterMs: e.HOST_GONE_AFTER,
     },
+    restProxy: { port: e.DISCORD_REST_PROXY_PORT, host: e.DISCORD_REST_PROXY_HOST },
     httpPort: e.HTTP_PORT,
     httpHost: e.HTTP_HOST,
     webhook: {

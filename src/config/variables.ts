@@ -66,6 +66,19 @@ export function httpUrl(value: string, fail: Fail): string {
 }
 
 /**
+ * The address of @discordjs/proxy (src/app/rest-proxy.ts) as a REST base: the proxy takes
+ * Discord's paths below `/api` (it strips `/api` and the version, then puts them back upstream), so
+ * `/api` is added when the address does not end in it: `http://discord-proxy:8080` and
+ * `http://discord-proxy:8080/api` are the same proxy.
+ */
+export function restProxyUrl() {
+  return variable(undefined, (value, fail) => {
+    const url = httpUrl(value, fail);
+    return /\/api$/i.test(url) ? url : `${url}/api`;
+  });
+}
+
+/**
  * The directory's address. The client puts the version in front of every path itself, so an
  * address that ends in one (as the directory's documentation writes it) would ask for /v2/v2/...
  * and meet 404s that read as "not found".

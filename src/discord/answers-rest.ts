@@ -6,7 +6,11 @@
  * queue as the guild and user look-ups. Under a burst of /up, bench scenario 2 measured the final
  * answers 7 s behind that queue.
  *
- * Here the client's REST hands those requests to a second REST with no global limit. It keeps
+ * Here the client's REST hands those requests to a second REST with no global limit, made with the
+ * direct address (DISCORD_API_URL): with a REST proxy for the rest (client.ts), the answers and
+ * the first responses discord.js sends still go straight to Discord, never paced by the proxy.
+ * A first response was already exempt from the global limit in @discordjs/rest (its BurstHandler):
+ * it comes here only for the address. It keeps
  * everything else of @discordjs/rest: the per-route buckets (one per interaction token), the 429s
  * and their Retry-After, Discord's own global 429. Only requests to the bot's own application's
  * webhooks, without the token, take it: a channel webhook (another application's id) stays on the
@@ -19,13 +23,21 @@
  */
 import { type InternalRequest, REST, type RESTOptions } from 'discord.js';
 
-/** Whether a request is an answer to one of the bot's interactions. */
+/** `/interactions/{id}/{token}/callback`: a first response. */
+const CALLBACK = /^\/interactions\/\d+\/[^/]+\/callback$/;
+
+/**
+ * Whether a request is an answer to one of the bot's interactions: a first response sent through
+ * discord.js (the rare ones the acknowledger does not send: a fallback deferral, "unknown command",
+ * "restarting"), or an edit, follow-up or deletion on the bot's own application's webhook.
+ */
 export function isInteractionAnswer(
   request: Pick<InternalRequest, 'auth' | 'fullRoute'>,
   applicationId: string | undefined,
 ): boolean {
-  if (applicationId === undefined || request.auth !== false) return false;
-  return request.fullRoute.startsWith(`/webhooks/${applicationId}/`);
+  if (request.auth !== false) return false;
+  if (CALLBACK.test(request.fullRoute)) return true;
+  return applicationId !== undefined && request.fullRoute.startsWith(`/webhooks/${applicationId}/`);
 }
 
 /**

@@ -3,10 +3,16 @@
  * caches trimmed to what the bot reads (the guilds themselves and its own member; no channels,
  * roles, messages, presences, members, emojis, stickers, threads, voice states ...), no mentions
  * parsed in anything it sends, a bounded pool of keep-alive connections to Discord's REST API
- * (rest-agent.ts), and shards that hand each interaction to the acknowledger before discord.js
- * builds it (gateway-strategy.ts). What it needs of channels is kept by ChannelNames.
+ * (rest-agent.ts), and shards on a thread of their own that send each command's deferral from its
+ * packet (gateway-thread-strategy.ts). What it needs of channels is kept by ChannelNames.
+ *
+ * Two addresses: the bot-token requests (look-ups, messages, GET /gateway/bot) go to the REST
+ * proxy when there is one (several hosts, one global limit: src/app/rest-proxy.ts), while the
+ * interaction answers (answers-rest.ts) and the deferrals (acknowledge.ts, from `directApi`) always
+ * go straight to Discord: it does not count them against the global limit, and the proxy would
+ * pace them with the rest.
  */
-import type { RESTOptions } from '@discordjs/rest';
+import { DefaultRestOptions, type RESTOptions } from '@discordjs/rest';
 import type { IIdentifyThrottler, WebSocketManager } from '@discordjs/ws';
 import { Client, GatewayIntentBits, Options } from 'discord.js';
 import type { Dispatcher } from 'undici';
@@ -19,6 +25,8 @@ import { createDiscordRestAgent, encodeFormsFirst } from './rest-agent.js';
 export interface DiscordClientOptions {
   /** REST base including /api (Discord's by default); the gateway address comes from GET /gateway/bot through it. */
   apiUrl?: string | undefined;
+  /** The shared REST proxy, including /api: every request but the interactions' goes there. */
+  restProxyUrl?: string | undefined;
   /**
    * 'auto' (default): as many shards as Discord recommends, all in this process; a number: that
    * many; 'managed': a process spawned by the ShardingManager, which tells discord.js its shards;
@@ -36,8 +44,10 @@ export interface DiscordClientOptions {
 /** The client, what the bot keeps of channels beside it, and where interactions go first. */
 export interface DiscordConnection {
   client: Client;
+  /** Discord's REST base the interactions' own requests go to: apiUrl, never the proxy. */
+  directApi: string;
   channels: ChannelNames;
-  /** Each INTERACTION_CREATE reaches `interactions.onInteraction` before discord.js (gateway-strategy.ts). */
+  /** What the bot hooks into the gateway: the deferral table, the thread's deferrals, the packets (gateway-thread-strategy.ts). */
   interactions: InteractionTap;
 }
 
@@ -129,8 +139,9 @@ function filterExpectedCacheWarnings(): void {
 
 export function createDiscordClient(options: DiscordClientOptions = {}): DiscordConnection {
   filterExpectedCacheWarnings();
+  const directApi = options.apiUrl || DefaultRestOptions.api;
   const restOptions: Partial<RESTOptions> = {
-    ...(options.apiUrl ? { api: options.apiUrl } : {}),
+    api: directApi,
     // Our undici (7) serves @discordjs/rest's own copy (6): undici 7 takes the handlers undici 6's
     // request() hands it as they are (the same dispatcher protocol); only the two copies'
     // FormData typings differ, hence the cast. The end-to-end tests run every request through it.
@@ -155,13 +166,14 @@ export function createDiscordClient(options: DiscordClientOptions = {}): Discord
           ? // Both, always: an id list without the count routes guilds to the wrong shards.
             { shards: [...options.shards.ids], shardCount: options.shards.count }
           : { shards: 'auto' as const }),
-    rest: restOptions,
+    rest: options.restProxyUrl ? { ...restOptions, api: options.restProxyUrl } : restOptions,
   });
-  // Edits of the original answer and follow-ups never wait behind the look-ups (answers-rest.ts).
+  // Edits of the original answer and follow-ups never wait behind the look-ups (answers-rest.ts),
+  // nor at the proxy: their REST has the direct address.
   sendAnswersApart(client.rest, restOptions, () => client.application?.id ?? client.user?.id);
   const channels = new ChannelNames(
     options.onChannelNamesError ? { onError: options.onChannelNamesError } : {},
   );
   channels.listen(client);
-  return { client, channels, interactions };
+  return { client, directApi, channels, interactions };
 }

@@ -9,19 +9,23 @@ export const HEALTHCHECK_TIMEOUT_MS = 3_000;
 
 export type PortCheck = { ok: true; port: number } | { ok: false; problem: string };
 
+/** The variable naming the port to probe: the bot's operations endpoint, or the REST proxy's. */
+export type PortVariable = 'HTTP_PORT' | 'DISCORD_REST_PROXY_PORT';
+
 /**
- * HTTP_PORT by the configuration's own rule (an empty value is unset), so that the probe knocks
- * where the bot listens.
+ * HTTP_PORT (or the REST proxy's port) by the configuration's own rule (an empty value is unset),
+ * so that the probe knocks where the bot, or the proxy, listens.
  */
-export function parsePort(value: string | undefined): PortCheck {
+export function parsePort(value: string | undefined, name: PortVariable = 'HTTP_PORT'): PortCheck {
   let port: number | undefined;
   try {
-    port = loadConfig({ HTTP_PORT: value }).httpPort;
+    const config = loadConfig({ [name]: value });
+    port = name === 'HTTP_PORT' ? config.httpPort : config.restProxy.port;
   } catch (err) {
     return { ok: false, problem: err instanceof ConfigError ? err.problems.join('; ') : String(err) };
   }
-  if (port === undefined) return { ok: false, problem: 'HTTP_PORT is not set' };
-  if (port === 0) return { ok: false, problem: 'HTTP_PORT is 0 (any free port): there is no port to probe' };
+  if (port === undefined) return { ok: false, problem: `${name} is not set` };
+  if (port === 0) return { ok: false, problem: `${name} is 0 (any free port): there is no port to probe` };
   return { ok: true, port };
 }
 
@@ -79,18 +83,22 @@ export interface HealthcheckIo {
   err: (line: string) => void;
 }
 
-/** Reads HTTP_PORT from the environment given, probes /healthz, returns the exit code. */
+/**
+ * Reads the port (HTTP_PORT unless `options.portVariable` says otherwise) from the environment
+ * given, probes /healthz, returns the exit code.
+ */
 export async function runHealthcheck(
   env: Environment,
   io: HealthcheckIo,
-  options: Omit<ProbeOptions, 'port'> = {},
+  options: Omit<ProbeOptions, 'port'> & { portVariable?: PortVariable } = {},
 ): Promise<0 | 1> {
-  const port = parsePort(env.HTTP_PORT);
+  const { portVariable = 'HTTP_PORT', ...probeOptions } = options;
+  const port = parsePort(env[portVariable], portVariable);
   if (!port.ok) {
     io.err(`healthcheck: ${port.problem}`);
     return 1;
   }
-  const result = await probe({ ...options, port: port.port });
+  const result = await probe({ ...probeOptions, port: port.port });
   if (result.ok) {
     io.out(`healthcheck: ok (HTTP ${result.status})`);
     return 0;

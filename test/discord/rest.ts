@@ -41,6 +41,8 @@ export interface RestHost {
   gatewayUrl(): string;
   record(request: RecordedRestRequest, interaction: InteractionRecord | undefined): void;
   takeFault(method: string, path: string): RestFaultRule | undefined;
+  /** Discord's global limit (global-limit.ts): the 429 to answer, else undefined. */
+  takeGlobal(authorization: string | undefined, path: string): RouteResult | undefined;
   /** Commands: key '' for global, else the guild id. */
   readonly commands: Map<string, Map<string, Record<string, unknown>>>;
   sessionStarted(): number;
@@ -220,9 +222,13 @@ async function handle(host: RestHost, req: IncomingMessage, res: ServerResponse)
 
   let interaction: InteractionRecord | undefined;
   let result: RouteResult;
-  const fault = host.takeFault(method, path);
+  // Discord counts a request against the global limit before anything else.
+  const limited = fullPath.startsWith(`${API_PREFIX}/`)
+    ? host.takeGlobal(req.headers.authorization, path)
+    : undefined;
+  const fault = limited ? undefined : host.takeFault(method, path);
   let held: HeldEntry | undefined;
-  if (!fault && fullPath.startsWith(`${API_PREFIX}/`)) {
+  if (!fault && !limited && fullPath.startsWith(`${API_PREFIX}/`)) {
     const channelId = heldChannel(host, method, path);
     if (channelId !== undefined) {
       held = host.holds.enter(channelId, parsed.body, at, res);
@@ -234,7 +240,10 @@ async function handle(host: RestHost, req: IncomingMessage, res: ServerResponse)
       }
     }
   }
-  if (fault) {
+  if (limited) {
+    interaction = findInteraction(host, path);
+    result = limited;
+  } else if (fault) {
     interaction = findInteraction(host, path);
     result = { status: fault.status };
     if (fault.body !== undefined) result.body = fault.body;
@@ -267,7 +276,7 @@ async function handle(host: RestHost, req: IncomingMessage, res: ServerResponse)
       : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) };
   headers.via = '1.1 google';
   headers['x-stand-in'] = 'discord';
-  if (!fault) addRateLimitHeaders(headers, path);
+  if (!fault && !limited) addRateLimitHeaders(headers, path);
   if (result.headers) Object.assign(headers, result.headers);
   // A held post completed after its client went away: Discord did the work, nobody hears of it.
   if (!clientGone(res)) {

@@ -31,6 +31,7 @@ import {
   withBotMember,
 } from './fixtures.js';
 import { Gateway } from './gateway.js';
+import { GlobalLimiter, rateLimitedBody, rateLimitedHeaders } from './global-limit.js';
 import { PostHolds } from './holds.js';
 import { type InteractionRecord, InteractionStore, newInteractionRecord } from './interactions.js';
 import { makeOverwrite, permissionString } from './permissions.js';
@@ -100,16 +101,13 @@ function postFailureRule(channelId: string, failure: PostFailureOptions): RestFa
     const retryAfter = failure.retryAfter ?? 0.2;
     const global = failure.global ?? false;
     rule.body = {
-      message: failure.message ?? 'You are being rate limited.',
-      retry_after: retryAfter,
-      global,
+      ...rateLimitedBody(retryAfter, global, failure.message),
       ...(failure.code === undefined ? {} : { code: failure.code }),
     };
     rule.headers = {
-      'retry-after': String(retryAfter),
-      'x-ratelimit-scope': global ? 'global' : 'user',
+      ...rateLimitedHeaders(retryAfter, global),
       ...(global
-        ? { 'x-ratelimit-global': 'true' }
+        ? {}
         : {
             'x-ratelimit-bucket': bucketOf(path),
             'x-ratelimit-limit': '5',
@@ -152,6 +150,7 @@ export async function startDiscordStandIn(options: StandInOptions = {}): Promise
   const store = new InteractionStore(applicationId, botUser, deadlineMs);
   const messages = new ChannelMessages({ guilds, users, botUser, nonceWindowMs });
   const holds = new PostHolds();
+  const globalLimit = options.globalRateLimit ? new GlobalLimiter(options.globalRateLimit, token) : undefined;
   let sessionStarts = 0;
   let port = 0;
 
@@ -245,6 +244,7 @@ export async function startDiscordStandIn(options: StandInOptions = {}): Promise
       }
       requestWaiters.notify(request);
     },
+    takeGlobal: (authorization, path) => globalLimit?.take(authorization, path),
     takeFault: (method, path) => {
       for (const state of faults) {
         const { rule } = state;
@@ -478,6 +478,8 @@ export async function startDiscordStandIn(options: StandInOptions = {}): Promise
     gatewayLog,
     heartbeats,
     restConnections: () => accepted - upgraded,
+    globalRateLimited: () => globalLimit?.limited ?? 0,
+    globalCounted: () => globalLimit?.counted ?? 0,
     connectedShards: () => gateway.connectedShards(),
     waitForShards: (n, timeoutMs = DEFAULT_TIMEOUT_MS) => gateway.waitForShards(n, timeoutMs),
     disconnectShard: (shardId, closeCode) => gateway.disconnect(shardId, closeCode),

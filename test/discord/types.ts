@@ -8,6 +8,7 @@ import type {
   RoleInput,
   UserFixture,
 } from './fixtures.js';
+import type { GlobalRateLimit } from './global-limit.js';
 import type { OverwriteInput } from './permissions.js';
 import type { SpecViolation } from './spec/conformance.js';
 
@@ -42,6 +43,12 @@ export interface StandInOptions {
    * Discord says "the past few minutes"). Default 300000 (5 min).
    */
   nonceWindowMs?: number;
+  /**
+   * Discord's global limit, off by default: at most `max` requests with the bot's token per
+   * `windowMs` (Discord's: 50 per 1000 ms), interaction callbacks and interaction webhooks not
+   * counted; past it, a global 429 (global-limit.ts). `globalRateLimited()` counts them.
+   */
+  globalRateLimit?: GlobalRateLimit;
 }
 
 export interface RecordedFile {
@@ -198,6 +205,10 @@ export interface DiscordStandIn extends StandInMessaging {
   heartbeats: ReadonlyArray<{ shardId: number | null; at: number }>;
   /** TCP connections opened to the REST API since the start (all but the gateway's), used or not. */
   restConnections(): number;
+  /** Global 429s answered (StandInOptions.globalRateLimit; 0 when it is off). */
+  globalRateLimited(): number;
+  /** Requests the global limit counted, the 429s among them (0 when it is off). */
+  globalCounted(): number;
   /**
    * Lets go of finished interactions: their records, their messages and their requests (in
    * `requests` too). A long benchmark calls it so that the stand-in's heap, and its collector's

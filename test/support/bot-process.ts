@@ -1,7 +1,8 @@
 /**
- * The bot's built entry points (`main.js`, `sharded.js`) as child processes, as Docker runs them,
- * with their process trees: the fault suite kills one mid-request and starts another on the same
- * data; the operations tests follow the shard processes the sharded mode spawns.
+ * The bot's built entry points (`main.js`, `sharded.js`, and the REST proxy's `rest-proxy.js`) as
+ * child processes, as Docker runs them, with their process trees: the fault suite kills one
+ * mid-request and starts another on the same data; the operations tests follow the shard processes
+ * the sharded mode spawns.
  */
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -14,7 +15,7 @@ export { ROOT };
 /** Where the build puts the bot's entry points. */
 export const DIST_BOT = join(ROOT, 'dist/src/app');
 
-export type BotScript = 'main.js' | 'sharded.js';
+export type BotScript = 'main.js' | 'sharded.js' | 'rest-proxy.js';
 
 export class BotProcess extends NodeChild {
   /** Every process seen in this tree, for the final orphan check. */

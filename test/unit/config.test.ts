@@ -73,6 +73,39 @@ describe('configuration', () => {
   });
 });
 
+describe('the REST proxy (DISCORD_REST_PROXY_*)', () => {
+  it('the hosts: the proxy for the bot-token requests, /api added when missing; the direct address apart', () => {
+    expect(loadConfig({}).discord).toMatchObject({ apiUrl: undefined, restProxyUrl: undefined });
+    for (const url of [
+      'http://discord-proxy:8080',
+      'http://discord-proxy:8080/',
+      'http://discord-proxy:8080/api',
+    ]) {
+      const config = loadConfig({ DISCORD_REST_PROXY_URL: url, DISCORD_API_URL: 'http://127.0.0.1:9/api' });
+      expect(config.discord, url).toMatchObject({
+        restProxyUrl: 'http://discord-proxy:8080/api',
+        apiUrl: 'http://127.0.0.1:9/api',
+      });
+    }
+    expect(problemsOf({ DISCORD_REST_PROXY_URL: 'discord-proxy:8080' })).toEqual([
+      'DISCORD_REST_PROXY_URL: expected an http(s) URL (got "discord-proxy:8080")',
+    ]);
+  });
+
+  it('the proxy itself: its port (none by default) and address (127.0.0.1 by default)', () => {
+    expect(loadConfig({}).restProxy).toEqual({ port: undefined, host: '127.0.0.1' });
+    expect(
+      loadConfig({ DISCORD_REST_PROXY_PORT: '8080', DISCORD_REST_PROXY_HOST: '0.0.0.0' }).restProxy,
+    ).toEqual({
+      port: 8080,
+      host: '0.0.0.0',
+    });
+    expect(problemsOf({ DISCORD_REST_PROXY_PORT: 'http', DISCORD_REST_PROXY_HOST: 'http://x' })).toHaveLength(
+      2,
+    );
+  });
+});
+
 describe('shard processes', () => {
   it('knows it is a shard process and which shards it runs from what the ShardingManager sets', () => {
     const config = loadConfig({ SHARDING_MANAGER: 'true', SHARDS: '[2,3]', SHARD_COUNT: '4' });

@@ -28,6 +28,7 @@ const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
 
 const COMPOSE_FILE = 'deploy/compose.yaml';
 const STATEFULSET_FILE = 'deploy/kubernetes/statefulset.yaml';
+const REST_PROXY_FILE = 'deploy/kubernetes/rest-proxy.yaml';
 
 /** Stand-ins for the secrets the files leave to the operator, shaped to pass the bot's validation. */
 const SAMPLE_DISCORD_TOKEN = 'MTIzNDU2Nzg5MDEyMzQ1Njc4.sample.discord-token-for-the-deploy-test';
@@ -310,11 +311,29 @@ function commandLine(value: unknown, what: string): string[] | undefined {
   return words(value, what);
 }
 
-/** The bot hosts: the services built from the repository's Dockerfile. */
-function botServices(compose: Mapping): Array<[string, Mapping]> {
+/** What the REST proxy's container runs instead of the image's CMD (src/app/rest-proxy.ts, built). */
+const REST_PROXY_COMMAND = ['node', 'dist/src/app/rest-proxy.js'];
+
+/** The services built from the repository's Dockerfile (or running its image, `image:` alone). */
+function imageServices(compose: Mapping): Array<[string, Mapping]> {
   return Object.entries(mapping(compose.services, 'services'))
     .map(([name, service]): [string, Mapping] => [name, mapping(service, `services.${name}`)])
     .filter(([, service]) => service.build !== undefined);
+}
+
+function runsRestProxy(service: Mapping, what: string): boolean {
+  const command = commandLine(service.command, `${what}.command`);
+  return command !== undefined && command.join(' ') === REST_PROXY_COMMAND.join(' ');
+}
+
+/** The bot hosts: the image's services but the REST proxy. */
+function botServices(compose: Mapping): Array<[string, Mapping]> {
+  return imageServices(compose).filter(([name, service]) => !runsRestProxy(service, name));
+}
+
+/** The REST proxy: the image's service that runs rest-proxy.js. */
+function proxyServices(compose: Mapping): Array<[string, Mapping]> {
+  return imageServices(compose).filter(([name, service]) => runsRestProxy(service, name));
 }
 
 function composeHosts(raw: Mapping, variables: Environment = COMPOSE_VARIABLES) {
@@ -589,6 +608,54 @@ describe(COMPOSE_FILE, () => {
     expect(() => composeHosts(raw, withoutToken)).toThrow(/DISCORD_TOKEN/);
   });
 
+  it('runs one REST proxy from the same image, health-checked on /healthz, that every host sends its bot-token requests to', () => {
+    const compose = mapping(interpolate(raw, COMPOSE_VARIABLES), COMPOSE_FILE);
+    const proxies = proxyServices(compose);
+    // One: a second proxy would be a second global limit.
+    expect(proxies.map(([name]) => name)).toHaveLength(1);
+    const [name, service] = proxies[0]!;
+    expect(existsSync(join(ROOT, 'src/app/rest-proxy.ts'))).toBe(true);
+    const command = effectiveCommand(
+      commandLine(service.entrypoint, `${name}.entrypoint`),
+      commandLine(service.command, `${name}.command`),
+    );
+    expect(command).toEqual([...(IMAGE.entrypoint ?? []), ...REST_PROXY_COMMAND]);
+    const [, firstBot] = botServices(compose)[0]!;
+    expect(service.image).toBe(firstBot.image);
+    expect(service.build).toEqual(firstBot.build);
+
+    // Its configuration loads, with a port to listen on, on every address of the container.
+    const env = containerEnvironment(serviceEnvironment(service, COMPOSE_VARIABLES, name));
+    const config = loadConfig(env);
+    const port = config.restProxy.port;
+    expect(port).toBeGreaterThan(0);
+    expect(LOOPBACK.has(config.restProxy.host)).toBe(false);
+    // No secret: each request carries its host's token.
+    for (const secret of SECRET_NAMES) expect(env[secret], `${name}: ${secret}`).toBeUndefined();
+    // The image's probe, on the proxy's port.
+    const check = mapping(service.healthcheck, `${name}.healthcheck`);
+    expect(commandLine(check.test, `${name}.healthcheck.test`)).toEqual([
+      ...(IMAGE.healthcheck ?? []),
+      '--rest-proxy',
+    ]);
+    expect(parsePort(env.DISCORD_REST_PROXY_PORT, 'DISCORD_REST_PROXY_PORT')).toEqual({ ok: true, port });
+    expect(service.restart).toBe('unless-stopped');
+    expect(
+      parseDuration(scalar(service.stop_grace_period ?? '10s', 'stop_grace_period')),
+    ).toBeGreaterThanOrEqual(10_000);
+
+    // Every host: the proxy for its bot-token requests (Discord direct for the interactions), and
+    // started once the proxy is healthy.
+    const { hosts } = composeHosts(raw);
+    for (const [hostName, bot] of botServices(compose)) {
+      const host = hosts.find((h) => h.name === hostName)!;
+      expect(host.config.discord.restProxyUrl, hostName).toBe(`http://${name}:${port}/api`);
+      expect(host.config.discord.apiUrl, hostName).toBe(config.discord.apiUrl);
+      const dependsOn = mapping(bot.depends_on, `${hostName}.depends_on`);
+      expect(mapping(dependsOn[name], `${hostName}.depends_on.${name}`).condition).toBe('service_healthy');
+    }
+  });
+
   it('fails when the ranges overlap, leave a shard out, or two hosts share a HOST_ID', () => {
     const environment = (compose: Mapping, i: number) =>
       mapping(botServices(compose)[i]?.[1].environment, `bot ${i} environment`);
@@ -723,5 +790,64 @@ describe(STATEFULSET_FILE, () => {
     expect(statefulSetHosts(wider).problems).toContainEqual(
       expect.stringMatching(/^pod 2: HOST_INDEX: shard 6 does not exist/),
     );
+  });
+});
+
+describe(REST_PROXY_FILE, () => {
+  const manifests = parseManifests(REST_PROXY_FILE);
+  const deployment = only(manifests, 'Deployment');
+  const { spec, labels, podSpec, container } = podTemplate(deployment);
+  const env = containerEnvironment(podEnvironment(deployment, 0));
+
+  it('runs one proxy, never two at once, from the image with the proxy entry, with a configuration that loads', () => {
+    expect(Number(spec.replicas ?? 1)).toBe(1);
+    expect(mapping(spec.strategy, 'strategy').type).toBe('Recreate');
+    const command = effectiveCommand(
+      container.command === undefined ? undefined : words(container.command, 'command'),
+      container.args === undefined ? undefined : words(container.args, 'args'),
+    );
+    expect(command).toEqual([...(IMAGE.entrypoint ?? []), ...REST_PROXY_COMMAND]);
+    const [statefulSetPod] = sequence(
+      podTemplate(only(parseManifests(STATEFULSET_FILE), 'StatefulSet')).podSpec.containers,
+      'containers',
+    );
+    expect(container.image).toBe(mapping(statefulSetPod, 'container').image);
+    const config = loadConfig(env);
+    expect(config.restProxy.port).toBeGreaterThan(0);
+    expect(LOOPBACK.has(config.restProxy.host)).toBe(false);
+    expect(podSpec.enableServiceLinks).toBe(false);
+    expect(Number(podSpec.terminationGracePeriodSeconds)).toBeGreaterThanOrEqual(10);
+  });
+
+  it('probes /healthz on the port it listens on, and holds no secret', () => {
+    const port = loadConfig(env).restProxy.port;
+    for (const name of ['livenessProbe', 'readinessProbe']) {
+      const httpGet = mapping(mapping(container[name], name).httpGet, `${name}.httpGet`);
+      expect({ path: httpGet.path, port: resolvePort(httpGet.port, container) }, name).toEqual({
+        path: '/healthz',
+        port,
+      });
+    }
+    for (const secret of SECRET_NAMES) expect(env[secret], secret).toBeUndefined();
+    expect(kind(manifests, 'Secret')).toEqual([]);
+  });
+
+  it('has a Service for it, which every pod of the StatefulSet sends its bot-token requests to', () => {
+    const service = only(manifests, 'Service');
+    const serviceSpec = mapping(service.spec, 'Service.spec');
+    expect(labels).toMatchObject(mapping(serviceSpec.selector, 'Service.spec.selector'));
+    expect(labels).toMatchObject(mapping(mapping(spec.selector, 'selector').matchLabels, 'matchLabels'));
+    const [servicePort] = sequence(serviceSpec.ports, 'Service.spec.ports').map((p) => mapping(p, 'port'));
+    expect(resolvePort(servicePort?.targetPort ?? servicePort?.port, container)).toBe(
+      loadConfig(env).restProxy.port,
+    );
+    // The bot's pods are not selected by it, nor it by theirs.
+    const bots = podTemplate(only(parseManifests(STATEFULSET_FILE), 'StatefulSet')).labels;
+    expect(bots).not.toMatchObject(mapping(serviceSpec.selector, 'Service.spec.selector'));
+    const name = scalar(mapping(service.metadata, 'Service.metadata').name, 'Service name');
+    for (const host of statefulSetHosts(parseManifests(STATEFULSET_FILE)).hosts) {
+      expect(host.config.discord.restProxyUrl, host.name).toBe(`http://${name}:${servicePort?.port}/api`);
+      expect(host.config.discord.apiUrl, host.name).toBe(loadConfig(env).discord.apiUrl);
+    }
   });
 });
