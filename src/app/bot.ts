@@ -296,6 +296,10 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
   interactions.onDeferral = (id, deferral, done) => acknowledger.track(id, deferral, done);
   interactions.onInteraction = (data) => router.acknowledge(data);
   interactions.onError = (err, event) => logger.error({ err, event }, 'discord.js failed on a gateway event');
+  interactions.onThreadLost = (err) => {
+    logger.fatal({ err }, 'the gateway thread stopped: the bot no longer hears Discord');
+    options.onFatal?.('the gateway thread stopped');
+  };
   client.on(Events.InteractionCreate, (interaction) => {
     void router.handle(interaction);
   });

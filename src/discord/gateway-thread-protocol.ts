@@ -10,7 +10,8 @@ import type { Deferral, DeferralRules } from './deferral-rules.js';
 /** The thread's `workerData`: @discordjs/ws's, the deferral table and the acknowledger's address. */
 export interface GatewayThreadData extends WorkerData {
   rules: DeferralRules;
-  acknowledger: Pick<AcknowledgerOptions, 'api' | 'version' | 'userAgent'>;
+  /** Undefined: the thread defers nothing (no router to take its deferrals). */
+  acknowledger: Pick<AcknowledgerOptions, 'api' | 'version' | 'userAgent'> | undefined;
   /**
    * Shared with the main thread: [0] becomes 1 when the bot shuts down, and the thread defers
    * nothing more. A flag and not a message: it holds from the moment it is set, so an interaction

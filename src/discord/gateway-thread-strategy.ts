@@ -37,14 +37,19 @@ import type { FromGatewayThread, GatewayThreadData } from './gateway-thread-prot
 
 /** What the bot hooks into the gateway. Set before login; the strategy is built at login. */
 export interface InteractionTap {
-  /** The deferral table and the acknowledger's address, for the thread. */
-  deferrals?: { rules: DeferralRules; acknowledger: GatewayThreadData['acknowledger'] };
+  /**
+   * The deferral table and the acknowledger's address, for the thread; without them (a client
+   * with no router, as the bench's memory and ready scenarios make) the thread defers nothing.
+   */
+  deferrals?: { rules: DeferralRules; acknowledger: NonNullable<GatewayThreadData['acknowledger']> };
   /** The thread sent a deferral; `done` settles with its outcome (an AcknowledgeError when refused). */
   onDeferral?: (id: string, deferral: Deferral, done: Promise<void>) => void;
   /** An interaction's packet (`d`) the thread did not defer, just before discord.js gets it. */
   onInteraction?: (packet: unknown) => void;
-  /** discord.js threw on an event, or the thread failed or ended without being asked to. */
+  /** discord.js threw on an event, or the thread reported an error. */
   onError?: (err: unknown, event: string) => void;
+  /** The thread ended without being asked to: the shards are gone with it. */
+  onThreadLost?: (err: Error) => void;
   /** Set by the strategy: the thread defers nothing more (the bot is shutting down). */
   stopDeferring?: () => void;
 }
@@ -81,8 +86,7 @@ export class GatewayThreadStrategy implements IShardingStrategy {
   }
 
   async spawn(shardIds: number[]): Promise<void> {
-    const deferrals = this.#tap.deferrals;
-    if (!deferrals) throw new Error('the gateway thread needs the deferral table (tap.deferrals)');
+    const deferrals = this.#tap.deferrals ?? { rules: { commands: {} }, acknowledger: undefined };
     const data: GatewayThreadData = {
       ...(await managerToFetchingStrategyOptions(this.#manager)),
       shardIds,
@@ -115,10 +119,7 @@ export class GatewayThreadStrategy implements IShardingStrategy {
     worker.on('exit', (code) => {
       if (this.#worker !== worker) return;
       this.#worker = undefined;
-      this.#tap.onError?.(
-        new Error(`the gateway thread exited (${code}) while its shards were up`),
-        'gateway thread',
-      );
+      this.#tap.onThreadLost?.(new Error(`the gateway thread exited (${code}) while its shards were up`));
     });
   }
 

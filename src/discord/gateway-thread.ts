@@ -57,13 +57,13 @@ function flush(): void {
   if (outbox.length > 0) postNow(outbox.splice(0));
 }
 const data = workerData as GatewayThreadData;
-const acknowledger = new InteractionAcknowledger(data.acknowledger);
+const acknowledger = data.acknowledger && new InteractionAcknowledger(data.acknowledger);
 
 const post = (message: FromGatewayThread): void => port.postMessage(message);
 
 /** Sends the packet's deferral if it is a command of the table; tells the main thread first. */
 function defer(packet: InteractionPacket): void {
-  if (Atomics.load(data.stopped, 0) === 1) return;
+  if (!acknowledger || Atomics.load(data.stopped, 0) === 1) return;
   const { id, token } = packet;
   if (typeof id !== 'string' || typeof token !== 'string') return;
   const deferral = slashCommandDeferral(packet, data.rules);
