@@ -12,18 +12,24 @@ const port = parentPort;
 const { targetPort } = workerData as { targetPort: number };
 const seen = new Map<string, number>();
 
+/** Looked for in the bytes first: most of what passes (edits, look-ups) is not read as text at all. */
+const MARK = Buffer.from('/callback ');
+/** A request line cut between two chunks is read whole: this much of the last chunk is kept. */
+const TAIL = 256;
+
 const server = createServer((client: Socket) => {
   const upstream = createConnection(targetPort, '127.0.0.1');
-  // A request line cut between two chunks is read whole: the tail of the last chunk is kept.
-  let tail = '';
+  let tail = Buffer.alloc(0);
   client.on('data', (chunk: Buffer) => {
     const at = performance.timeOrigin + performance.now();
-    const text = tail + chunk.toString('latin1');
-    for (const match of text.matchAll(CALLBACK)) {
-      const id = match[1] as string;
-      if (!seen.has(id)) seen.set(id, at);
+    const bytes = tail.length > 0 ? Buffer.concat([tail, chunk]) : chunk;
+    if (bytes.includes(MARK)) {
+      for (const match of bytes.toString('latin1').matchAll(CALLBACK)) {
+        const id = match[1] as string;
+        if (!seen.has(id)) seen.set(id, at);
+      }
     }
-    tail = text.slice(-256);
+    tail = Buffer.from(bytes.subarray(Math.max(0, bytes.length - TAIL)));
     upstream.write(chunk);
   });
   upstream.on('data', (chunk: Buffer) => client.write(chunk));
