@@ -164,6 +164,8 @@ export class GatewayThreadStrategy implements IShardingStrategy {
 
   async fetchStatus(): Promise<Collection<number, WebSocketShardStatus>> {
     const statuses = new Collection<number, WebSocketShardStatus>();
+    // No thread (stopped, or lost on the way to the process's end): no shard to ask.
+    if (!this.#worker) return statuses;
     await Promise.all(
       this.#shardIds.map(async (shardId) => {
         const nonce = ++this.#nonce;
