@@ -15,11 +15,15 @@ const SCRIPT = join(import.meta.dirname, '../../dist/bench/store-open.js');
  */
 const BOUND_MS = 60_000;
 
-it('adds at most 15 MB to the RSS of a process that has loaded what the bot loads', async () => {
-  const report = await new Promise<{ median: StoreOpenSample }>((resolve, reject) => {
-    execFile(process.execPath, [SCRIPT, '--runs', '3', '--json'], (err, stdout, stderr) =>
-      err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(JSON.parse(stdout)),
-    );
-  });
-  expect(report.median.rssAddedMb).toBeLessThan(15);
-}, BOUND_MS);
+it(
+  'adds at most 15 MB to the RSS of a process that has loaded what the bot loads',
+  async () => {
+    const report = await new Promise<{ median: StoreOpenSample }>((resolve, reject) => {
+      execFile(process.execPath, [SCRIPT, '--runs', '3', '--json'], (err, stdout, stderr) =>
+        err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(JSON.parse(stdout)),
+      );
+    });
+    expect(report.median.rssAddedMb).toBeLessThan(15);
+  },
+  BOUND_MS,
+);
