@@ -26,8 +26,9 @@
  * waiting does not hold another's next one behind its thousand.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Selectable, Transaction } from 'kysely';
+import type { Selectable, SqlBool, Transaction } from 'kysely';
 import { claimRow, finishRow, type Lease, type RowFilter, retryRowAt } from './claims.js';
+import { sql } from './kysely.js';
 import type {
   Database,
   DirectoryWebhooksTable,
@@ -290,10 +291,15 @@ export class WebhookRepository {
     return row && eventOf(row);
   }
 
-  /** Claims an event for `leaseMs`; undefined when another process holds it or it is done. */
+  /**
+   * Claims an event for `leaseMs`; undefined when another process holds it, it is done, or an
+   * earlier event of its server still waits or is being announced (by any process): a server's
+   * events are announced in the order they came, also when several processes announce.
+   */
   async claim(id: string, by: string, leaseMs: number, now: number): Promise<EventClaim | undefined> {
+    const where: RowFilter = (eb) => eb.and([byId(id)(eb), NONE_EARLIER_WAITING]);
     const won = await this.#store.run((db) =>
-      claimRow(db, 'webhook_events', { where: byId(id), waiting: 'pending', by, leaseMs, now }),
+      claimRow(db, 'webhook_events', { where, waiting: 'pending', by, leaseMs, now }),
     );
     return won && { id, ...won.lease };
   }
@@ -346,6 +352,19 @@ async function overLimits(
     (await count((eb) => eb('received_at', '>', event.receivedAt - limits.rate.windowMs))) > limits.rate.max
   );
 }
+
+/**
+ * No event of the same server that came before this one (the order `due` takes them in) is still
+ * pending or claimed. Without it, a process whose claim of a server's first event lost to another
+ * process went on to that server's second, and posted it while the other was posting the first
+ * (seen with two shard processes in test/ops/processes.test.ts).
+ */
+const NONE_EARLIER_WAITING = sql<SqlBool>`not exists (
+  select 1 from webhook_events as earlier
+  where earlier.guild_id = webhook_events.guild_id
+    and earlier.state in ('pending', 'claimed')
+    and (earlier.received_at < webhook_events.received_at
+      or (earlier.received_at = webhook_events.received_at and earlier.id < webhook_events.id)))`;
 
 function byId(id: string): RowFilter {
   return (eb) => eb('id', '=', id);

@@ -165,6 +165,26 @@ describe.each(ENGINES)("the directory's webhooks in the store (%s)", (engine) =>
     expect((await webhooks.getEvent(id))?.state).toBe('done');
   });
 
+  it("claims a server's event only once every earlier one of that server is done, whichever process holds it", async () => {
+    await webhooks.enqueue(event('a', GUILD, NOW));
+    await webhooks.enqueue(event('b', GUILD, NOW + 1));
+    await webhooks.enqueue(event('c', OTHER, NOW + 2));
+    // The first still waits: the second is not to be taken, by anyone.
+    expect(await webhooks.claim(`${GUILD}:b`, 'p2', 1_000, NOW + 10)).toBeUndefined();
+    const first = await webhooks.claim(`${GUILD}:a`, 'p1', 1_000, NOW + 10);
+    expect(first).toBeDefined();
+    // Another process, which lost the first, goes on to the second: refused while the first is
+    // being announced; another server's is its own.
+    expect(await webhooks.claim(`${GUILD}:b`, 'p2', 1_000, NOW + 20)).toBeUndefined();
+    expect(await webhooks.claim(`${OTHER}:c`, 'p2', 1_000, NOW + 20)).toBeDefined();
+    // The holder gone (its lease ran out): the first is taken over before the second.
+    expect(await webhooks.claim(`${GUILD}:b`, 'p2', 1_000, NOW + 2_000)).toBeUndefined();
+    const again = await webhooks.claim(`${GUILD}:a`, 'p2', 1_000, NOW + 2_000);
+    expect(await webhooks.finish(again!, 'failed', 'gone', NOW + 2_001)).toBe(true);
+    // Given up on (failed) counts as over: the second goes.
+    expect(await webhooks.claim(`${GUILD}:b`, 'p2', 1_000, NOW + 2_002)).toBeDefined();
+  });
+
   it('lets the holder set when its claim runs out (a retry), and another take it over then', async () => {
     await webhooks.enqueue(event('a'));
     const id = `${GUILD}:a`;
