@@ -28,11 +28,12 @@
  */
 
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Socket } from 'node:net';
 import type { ButtonInteraction, ChatInputCommandInteraction } from 'discord.js';
 // The values from discord-api-types, not discord.js: the gateway's thread (gateway-thread.ts)
 // loads this file, and discord.js would cost it some 10 MB of heap for two enums.
 import { InteractionResponseType, MessageFlags } from 'discord-api-types/v10';
-import { type Dispatcher, Pool } from 'undici';
+import { buildConnector, type Dispatcher, Pool } from 'undici';
 import { retryAfterFromHeaders } from '../http/retry-after.js';
 import type { Deferral } from './deferral-rules.js';
 
@@ -50,13 +51,15 @@ export interface AcknowledgerOptions {
 }
 
 /**
- * Sized for a burst: 8 connections of 16 callbacks each carry 128 deferrals at once, and the rest
- * of 200 at once follow as the first answers come back (they come back quickly: nothing waits for
- * a connection to open or to be checked). One connection per deferral, as before, cost 64 fresh
- * connections and three round trips per 200. Each is kept 60 s idle.
+ * Sized for a burst: 8 connections of 32 callbacks each carry 256 deferrals at once, so a burst of
+ * 200 (bench scenario 2) is written whole as it is read, none waiting for an answer to free a
+ * place. With 16 on each, the last 72 of 200 waited for the first answers, and those came back
+ * only when Discord's side got a core: traced per interaction, the tail's deferrals were read from
+ * the gateway within 20 ms and left 15 to 40 ms later. One connection per deferral, as before
+ * that, cost 64 fresh connections and three round trips per 200. Each is kept 60 s idle.
  */
 export const DEFERRAL_CONNECTIONS = 8;
-export const DEFERRAL_PIPELINING = 16;
+export const DEFERRAL_PIPELINING = 32;
 const KEEP_ALIVE_MS = 60_000;
 /** Discord allows 3 s for the first response; past this there is no point in trying again. */
 const WINDOW_MS = 2_500;
@@ -100,7 +103,13 @@ export class InteractionAcknowledger {
 
   constructor(options: AcknowledgerOptions) {
     const api = new URL(options.api);
+    const connect = buildConnector({});
     this.#pool = new Pool(api.origin, {
+      connect: (opts, callback) =>
+        connect(opts, (...args) => {
+          if (args[1]) writeOncePerTurn(args[1]);
+          callback(...args);
+        }),
       connections: options.connections ?? DEFERRAL_CONNECTIONS,
       pipelining: options.pipelining ?? DEFERRAL_PIPELINING,
       keepAliveTimeout: KEEP_ALIVE_MS,
@@ -222,6 +231,33 @@ export class InteractionAcknowledger {
       );
     });
   }
+}
+
+/**
+ * What a connection is asked to write in one turn of the event loop (everything the current
+ * callback and its microtasks produce) leaves in one write at the end of it. A burst's packets
+ * arrive many to a read of the gateway's socket, and undici writes each callback as it is
+ * dispatched (or all the waiting ones in a loop once a connection is free): one write each, a
+ * system call and on loopback the receiver's work too, was measured as the largest single cost
+ * of a deferral on the gateway's thread. undici has no option for this; it corks a socket around
+ * each request's own writes, and corks nest, so its writes wait for ours. Only these connections,
+ * made for the acknowledger alone, are changed.
+ */
+function writeOncePerTurn(socket: Socket): void {
+  const write = socket.write as (...args: unknown[]) => boolean;
+  let holding = false;
+  const release = (): void => {
+    holding = false;
+    socket.uncork();
+  };
+  socket.write = ((...args: unknown[]): boolean => {
+    if (!holding) {
+      holding = true;
+      socket.cork();
+      process.nextTick(release);
+    }
+    return write.apply(socket, args);
+  }) as Socket['write'];
 }
 
 interface Answer {

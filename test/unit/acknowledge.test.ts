@@ -4,9 +4,9 @@
  * to it (429, refusal, a dropped connection, nobody there). Its errors never carry the token.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, Socket } from 'node:net';
 import { InteractionResponseType } from 'discord.js';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   AcknowledgeError,
   DEFERRAL_CONNECTIONS,
@@ -209,6 +209,40 @@ describe('InteractionAcknowledger when Discord does not simply accept', () => {
     // One at a time per connection, the last would have come 2 × 150 ms after the first.
     const first = Math.min(...seen.map((s) => s.at));
     expect(Math.max(...seen.map((s) => s.at)) - first).toBeLessThan(120);
+  });
+
+  it('writes the callbacks sent in one turn once per connection, not once each', async () => {
+    script = (_, res) => res.writeHead(204).end();
+    const acknowledger = acknowledgerFor(api);
+    const warmUp = ['700', '701'];
+    for (const id of warmUp) acknowledger.send(id, TOKEN, PUBLIC);
+    await Promise.all(warmUp.map((id) => acknowledger.take(id)?.done));
+    seen.length = 0;
+    // Every write a socket to this server makes, from now until the burst has been answered.
+    const port = Number(new URL(api).port);
+    let writes = 0;
+    const { _write, _writev } = Socket.prototype;
+    const spies = [
+      vi.spyOn(Socket.prototype, '_write').mockImplementation(function (this: Socket, ...args) {
+        if (this.remotePort === port) writes += 1;
+        return _write.apply(this, args);
+      }),
+      vi.spyOn(Socket.prototype, '_writev').mockImplementation(function (this: Socket, ...args) {
+        if (this.remotePort === port) writes += 1;
+        return _writev?.apply(this, args);
+      }),
+    ];
+    try {
+      const ids = Array.from({ length: 20 }, (_, i) => String(710 + i));
+      for (const id of ids) acknowledger.send(id, TOKEN, PUBLIC);
+      await Promise.all(ids.map((id) => acknowledger.take(id)?.done));
+      expect(seen).toHaveLength(ids.length);
+      // One write per connection that carried them (undici writes a callback's head and body
+      // together; without holding, that is one write per callback).
+      expect(writes).toBe(new Set(seen.map((s) => s.port)).size);
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
   });
 
   it('is quiet once no deferral is on its way, or when the wait it was given is over', async () => {
