@@ -13,6 +13,7 @@ import type { BotApp } from '../../src/app/bot.js';
 import { type Environment, loadConfig } from '../../src/config/env.js';
 import { DirectoryClient, type DirectoryClientOptions } from '../../src/directory/index.js';
 import {
+  DISCORD_GLOBAL_LIMIT,
   type DiscordStandIn,
   type GuildFixture,
   type InteractionHandle,
@@ -120,7 +121,7 @@ export async function startBotRig(options: {
     close: closeStandIns,
   } = await startStandIns({
     emulator: options.emulator,
-    discord: { guilds: options.guilds },
+    discord: { guilds: options.guilds, globalRateLimit: DISCORD_GLOBAL_LIMIT },
   });
   let botUnderTest: BotUnderTest;
   try {
@@ -175,6 +176,8 @@ export interface IsolatedBotRig {
   records(ups: ReadonlyArray<{ userId: string; outcome: string }>): Promise<UpRecord[]>;
   /** Connections the Discord stand-in has accepted for REST so far. */
   restConnections(): Promise<number>;
+  /** 429s the Discord stand-in has answered so far (Discord's global limit, 50 a second). */
+  discordTooMany(): Promise<number>;
   /** Requests the directory has received so far (a mark for serverPosts). */
   directoryRequests(): Promise<number>;
   serverPosts(from: number): Promise<{ posts: number; withoutStats: number }>;
@@ -255,6 +258,7 @@ export async function startIsolatedBotRig(options: {
       }));
     },
     restConnections: () => discord.call<number>('restConnections'),
+    discordTooMany: () => discord.call<number>('tooMany'),
     directoryRequests: () => directory.call<number>('requestCount'),
     serverPosts: (from) => directory.call<{ posts: number; withoutStats: number }>('serverPosts', from),
     async close() {

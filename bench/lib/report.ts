@@ -24,6 +24,28 @@ export function atMost(value: number | undefined, bound: number): Verdict {
   return value <= bound ? 'pass' : 'FAIL';
 }
 
+/**
+ * The 429s Discord's stand-in answered under its global limit (50 a second per bot token, on in
+ * the scenarios that run the bot against it; interaction callbacks and webhooks are not counted,
+ * as on Discord): the bot must never provoke one.
+ */
+export function discordTooManyRow(
+  scenario: string,
+  tooMany: number,
+  apart: { which?: string; baseline?: number } = {},
+): Row {
+  return {
+    scenario,
+    metric: `429 from Discord's stand-in${apart.which ?? ''}`,
+    unit: '',
+    ours: tooMany,
+    ...(apart.baseline === undefined ? {} : { baseline: apart.baseline }),
+    target: '0',
+    verdict: atMost(tooMany, 0),
+    note: "Discord's global limit on (50 requests a second per bot token; interaction callbacks and webhooks not counted)",
+  };
+}
+
 /** pass/FAIL for a value against a lower bound. */
 export function atLeast(value: number | undefined, bound: number): Verdict {
   if (value === undefined || !Number.isFinite(value)) return 'FAIL';

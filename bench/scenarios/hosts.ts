@@ -17,7 +17,13 @@
  */
 import { SharedRateLimiter } from '../../src/directory/shared-rate-limiter.js';
 import { openStore, PostgresRateLimitLedger } from '../../src/store/index.js';
-import { isFinalAnswer, shardForGuild, snowflake, startDiscordStandIn } from '../../test/discord/index.js';
+import {
+  DISCORD_GLOBAL_LIMIT,
+  isFinalAnswer,
+  shardForGuild,
+  snowflake,
+  startDiscordStandIn,
+} from '../../test/discord/index.js';
 import { type Emulator, startEmulator, TOKENS } from '../../test/emulator/index.js';
 import {
   BotProcess,
@@ -28,11 +34,12 @@ import {
   httpGet,
   sleep,
   startedReady,
+  startRestProxy,
   statsRequests,
 } from '../../test/ops/helpers.js';
 import { holdTurnFrozen } from '../../test/store/frozen-turn.js';
 import { freshPlace, type Place } from '../../test/store/places.js';
-import { atLeast, atMost, type Row, type ScenarioResult } from '../lib/report.js';
+import { atLeast, atMost, discordTooManyRow, type Row, type ScenarioResult } from '../lib/report.js';
 import { type Summary, summarize } from '../lib/stats.js';
 
 const SCENARIO = '10. Three hosts';
@@ -52,6 +59,8 @@ interface World {
   start(i: number): Promise<BotProcess>;
   up(guildId: string): Promise<{ ms: number; answered: boolean }>;
   guildIds: string[];
+  /** 429s Discord's stand-in answered so far, every host's requests together. */
+  discordTooMany(): number;
   close(): Promise<void>;
 }
 
@@ -64,7 +73,12 @@ async function world(ranges: string[] | undefined): Promise<World> {
     guilds: set.guilds,
     token: discordLikeToken(),
     maxConcurrency: 16,
+    // Discord's limit is per bot token: the hosts share it, as they share the token.
+    globalRateLimit: DISCORD_GLOBAL_LIMIT,
   });
+  // Several hosts send their requests with the token through one REST proxy, as deployed
+  // (deploy/compose.yaml): each host alone paces itself at 50 a second, together they would not.
+  const rest = ranges ? await startRestProxy(discord.restUrl) : undefined;
   const hosts: BotProcess[] = [];
   const envFor = (i: number): Record<string, string> =>
     hostEnv({
@@ -79,12 +93,14 @@ async function world(ranges: string[] | undefined): Promise<World> {
       extra: {
         DIRECTORY_RATE_LIMIT: `${GLOBAL.max}/${GLOBAL.windowMs}`,
         DIRECTORY_ROUTE_RATE_LIMIT: `${ROUTE.max}/${ROUTE.windowMs}`,
+        ...rest?.env,
       },
     });
   return {
     emu,
     hosts,
     guildIds: set.guilds.map((g) => g.id),
+    discordTooMany: () => discord.globalRateLimited(),
     async start(i) {
       const bot = new BotProcess('main.js', envFor(i), ranges ? `host-${i}` : 'single');
       hosts.push(bot);
@@ -106,6 +122,7 @@ async function world(ranges: string[] | undefined): Promise<World> {
     },
     async close() {
       await Promise.all(hosts.map((h) => h.destroy().catch(() => undefined)));
+      await rest?.proxy.destroy().catch(() => undefined);
       await discord.close();
       await emu.close();
       await place.remove();
@@ -120,6 +137,8 @@ interface HostsRun {
   ceiling: Awaited<ReturnType<typeof ceiling>>;
   /** Not measured for six hosts (the same lease as three; the run stays within its budget). */
   failoverMs: number | undefined;
+  /** 429s from Discord's stand-in over the whole run. */
+  discordTooMany: number;
 }
 
 /** The runs side by side: one host with every shard, then three and six hosts sharing them. */
@@ -267,7 +286,13 @@ export async function hostsScenario(): Promise<ScenarioResult> {
       const failoverMs = name === 'six' ? undefined : await failover(w, ranges !== undefined);
       const requests = waited.count - waitedBefore.count;
       const limiterWaitMs = requests > 0 ? ((waited.sum - waitedBefore.sum) * 1_000) / requests : Number.NaN;
-      results[name] = { latency, limiterWaitMs, ceiling: ceil, failoverMs };
+      results[name] = {
+        latency,
+        limiterWaitMs,
+        ceiling: ceil,
+        failoverMs,
+        discordTooMany: w.discordTooMany(),
+      };
     } finally {
       await w.close();
     }
@@ -353,6 +378,10 @@ export async function hostsScenario(): Promise<ScenarioResult> {
       target: '0',
       verdict: atMost(six.ceiling.tooMany, 0),
     },
+    discordTooManyRow(SCENARIO, three.discordTooMany + six.discordTooMany, {
+      which: ', three and six hosts',
+      baseline: one.discordTooMany,
+    }),
     {
       scenario: SCENARIO,
       metric: 'stats leader killed → next post (three hosts; one host: restarted)',

@@ -11,7 +11,7 @@ import { makeGuilds } from '../../test/discord/index.js';
 import { startBotRig, type UpRecord } from '../lib/bot.js';
 import { size } from '../lib/env.js';
 import { serverPosts } from '../lib/records.js';
-import { atLeast, atMost, type Row, type ScenarioResult } from '../lib/report.js';
+import { atLeast, atMost, discordTooManyRow, type Row, type ScenarioResult } from '../lib/report.js';
 import { sleep, summarize } from '../lib/stats.js';
 
 const SCENARIO = '3. Rate-limit ceiling';
@@ -56,6 +56,7 @@ export async function rateLimitScenario(): Promise<ScenarioResult> {
   const pending: Array<Promise<UpRecord>> = [];
   const started = performance.now();
   let wallMs = 0;
+  let discordTooMany = Number.NaN;
   try {
     for (let i = 0; i < total; i++) {
       const due = started + (i * 1_000) / offeredPerSecond;
@@ -66,6 +67,7 @@ export async function rateLimitScenario(): Promise<ScenarioResult> {
     }
     await Promise.all(pending);
     wallMs = performance.now() - started;
+    discordTooMany = rig.discord.globalRateLimited();
   } finally {
     loop.disable();
     clearInterval(sampler);
@@ -193,6 +195,7 @@ export async function rateLimitScenario(): Promise<ScenarioResult> {
       verdict: 'info',
       note: 'the wait in the queue behind the ceiling',
     },
+    discordTooManyRow(SCENARIO, discordTooMany),
   ];
   return {
     rows,

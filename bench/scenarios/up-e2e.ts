@@ -12,7 +12,7 @@ import { DISCORD_REST_CONNECTIONS } from '../../src/discord/rest-agent.js';
 import { makeGuilds } from '../../test/discord/index.js';
 import { pooled, startIsolatedBotRig, type UpRecord } from '../lib/bot.js';
 import { size } from '../lib/env.js';
-import { atMost, type Row, type ScenarioResult } from '../lib/report.js';
+import { atMost, discordTooManyRow, type Row, type ScenarioResult } from '../lib/report.js';
 import { median, type Summary, sleep, summarize } from '../lib/stats.js';
 
 const SCENARIO = '2. /up end to end';
@@ -62,6 +62,7 @@ export async function upEndToEndScenario(): Promise<ScenarioResult> {
   let warmUp: UpRecord[] = [];
   const passes: Pass[] = [];
   let connections = 0;
+  let discordTooMany = Number.NaN;
   let posts = { posts: 0, withoutStats: 0 };
   let cpu = { user: 0, system: 0 };
   try {
@@ -86,6 +87,7 @@ export async function upEndToEndScenario(): Promise<ScenarioResult> {
     }
     cpu = process.cpuUsage(cpuFrom);
     connections = (await rig.restConnections()) - connectionsBefore;
+    discordTooMany = await rig.discordTooMany();
     posts = await rig.serverPosts(measuredFrom);
   } finally {
     loop.disable();
@@ -209,6 +211,7 @@ export async function upEndToEndScenario(): Promise<ScenarioResult> {
       ours: (measuredUps / wallMs) * 1_000,
       verdict: 'info',
     },
+    discordTooManyRow(SCENARIO, discordTooMany),
   ];
   return {
     rows,
@@ -231,6 +234,7 @@ export async function upEndToEndScenario(): Promise<ScenarioResult> {
       outcomes,
       serverPosts: posts,
       connectionsToDiscordRest: connections,
+      discordTooMany,
       withoutDeferral: noDeferral,
       withoutFinalAnswer: noFinal,
     },

@@ -4,6 +4,7 @@
  * the deferral and to the final answer is taken on its own clock, as in-process.
  */
 import {
+  DISCORD_GLOBAL_LIMIT,
   type DiscordStandIn,
   type GuildFixture,
   type InteractionHandle,
@@ -35,7 +36,8 @@ function running(): DiscordStandIn {
 
 serveRpc({
   async start(guilds: GuildFixture[]): Promise<StandInStarted> {
-    standIn = await startDiscordStandIn({ guilds });
+    // Discord's global limit on, as Discord has it: a 429 the bot provokes is counted (tooMany).
+    standIn = await startDiscordStandIn({ guilds, globalRateLimit: DISCORD_GLOBAL_LIMIT });
     // The bot's REST goes through the relay: the deferrals are timed as they reach it.
     relay = await startCallbackRelay(standIn.restUrl);
     return { restUrl: relay.url, token: standIn.token };
@@ -76,6 +78,10 @@ serveRpc({
   },
   restConnections(): number {
     return running().restConnections();
+  },
+  /** Global 429s answered so far (interaction callbacks and webhooks are not counted, as on Discord). */
+  tooMany(): number {
+    return running().globalRateLimited();
   },
   async close(): Promise<void> {
     await relay?.close();

@@ -13,6 +13,9 @@ export interface GlobalRateLimit {
   windowMs: number;
 }
 
+/** Discord's own: 50 requests a second per bot token. */
+export const DISCORD_GLOBAL_LIMIT: GlobalRateLimit = { max: 50, windowMs: 1_000 };
+
 /** Headers of a 429: Retry-After in seconds, and which limit it is. */
 export function rateLimitedHeaders(retryAfter: number, global: boolean): Record<string, string> {
   return {

@@ -7,8 +7,9 @@
 import type { StatsBody } from '../../src/tasks/stats-poster.js';
 import { type GuildFixture, makeGuild, makeGuilds } from '../discord/index.js';
 import type { Emulator, RecordedRequest } from '../emulator/index.js';
-import type { BotProcess } from '../support/bot-process.js';
+import { BotProcess } from '../support/bot-process.js';
 import { httpGet } from '../support/http.js';
+import { LOCALHOST } from '../support/local.js';
 import { eventually, START_BOUND_MS } from '../support/wait.js';
 
 export { discordLikeToken } from '../discord/index.js';
@@ -128,6 +129,38 @@ export function bodyOf(r: RecordedRequest): StatsBody {
 }
 
 // ---- several hosts -----------------------------------------------------------------------------
+
+/**
+ * The REST proxy (`node dist/src/app/rest-proxy.js`, as the deploy files run it) in front of
+ * Discord's stand-in, once it listens; `env` points a host at it (DISCORD_REST_PROXY_URL). The
+ * caller stops the process.
+ */
+export async function startRestProxy(discordRestUrl: string): Promise<{
+  proxy: BotProcess;
+  env: { DISCORD_REST_PROXY_URL: string };
+}> {
+  const proxy = new BotProcess(
+    'rest-proxy.js',
+    {
+      DISCORD_API_URL: discordRestUrl,
+      DISCORD_REST_PROXY_PORT: '0',
+      DISCORD_REST_PROXY_HOST: LOCALHOST,
+      LOG_LEVEL: 'info',
+    },
+    'rest-proxy',
+  );
+  try {
+    const line = await proxy.waitForLine(
+      (e) => e.msg === 'REST proxy listening',
+      START_BOUND_MS,
+      'the proxy',
+    );
+    return { proxy, env: { DISCORD_REST_PROXY_URL: `http://${LOCALHOST}:${String(line.entry?.port)}` } };
+  } catch (err) {
+    await proxy.destroy().catch(() => undefined);
+    throw err;
+  }
+}
 
 /**
  * The environment of one bot host of several (`npm start` with SHARD_IDS) between the stand-ins:

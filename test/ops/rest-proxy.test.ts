@@ -20,11 +20,10 @@ import {
   eventually,
   guildSet,
   hostEnv,
-  LOCALHOST,
   leaksIn,
-  START_BOUND_MS,
   sleep,
   startedReady,
+  startRestProxy,
 } from './helpers.js';
 
 const SHARD_COUNT = 6;
@@ -81,23 +80,9 @@ async function remindersAtOnce(
 
   let proxyEnv: Record<string, string> = {};
   if (throughProxy) {
-    const proxy = new BotProcess(
-      'rest-proxy.js',
-      {
-        DISCORD_API_URL: discord.restUrl,
-        DISCORD_REST_PROXY_PORT: '0',
-        DISCORD_REST_PROXY_HOST: LOCALHOST,
-        LOG_LEVEL: 'info',
-      },
-      'rest-proxy',
-    );
-    processes.push(proxy);
-    const line = await proxy.waitForLine(
-      (e) => e.msg === 'REST proxy listening',
-      START_BOUND_MS,
-      'the proxy',
-    );
-    proxyEnv = { DISCORD_REST_PROXY_URL: `http://${LOCALHOST}:${String(line.entry?.port)}` };
+    const started = await startRestProxy(discord.restUrl);
+    processes.push(started.proxy);
+    proxyEnv = started.env;
   }
   const bots = RANGES.map(
     (range, i) =>
