@@ -296,6 +296,7 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
   interactions.onDeferral = (id, deferral, done) => acknowledger.track(id, deferral, done);
   interactions.onInteraction = (data) => router.acknowledge(data);
   interactions.onError = (err, event) => logger.error({ err, event }, 'discord.js failed on a gateway event');
+  if (metrics) interactions.onSessionStartLimit = (limit) => metrics.sessionStartLimit(limit);
   interactions.onThreadLost = (err) => {
     logger.fatal({ err }, 'the gateway thread stopped: the bot no longer hears Discord');
     options.onFatal?.('the gateway thread stopped');
@@ -314,7 +315,12 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
     );
   });
   watchGuilds({ client, channels, discord: deps.discord, reporter, settings, logger });
-  watchShards(client, logger, options.onFatal);
+  watchShards(
+    client,
+    logger,
+    options.onFatal,
+    metrics ? (shardId, kind) => metrics.gatewaySession(shardId, kind) : undefined,
+  );
 
   let receiver: WebhookReceiver | undefined;
   let stopping: Promise<void> | undefined;

@@ -98,6 +98,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
     dataDir: config.dataDir,
     lockWaitMs: config.sqliteLockWaitMs,
     logger,
+    onQuery: metrics ? (event) => metrics.storeQuery(event) : undefined,
   });
   logger.info({ engine: store.engine, location: store.location }, 'store open');
   let host: Host | undefined;

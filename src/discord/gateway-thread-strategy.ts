@@ -28,7 +28,12 @@ import {
   type WorkerSendPayload,
   WorkerSendPayloadOp,
 } from '@discordjs/ws';
-import { GatewayDispatchEvents, type GatewaySendPayload } from 'discord-api-types/v10';
+import {
+  type APIGatewayBotInfo,
+  type APIGatewaySessionStartLimit,
+  GatewayDispatchEvents,
+  type GatewaySendPayload,
+} from 'discord-api-types/v10';
 import { threadScript } from '../threads/script.js';
 import { doneWithin } from '../time/bounded.js';
 import { AcknowledgeError } from './acknowledge.js';
@@ -48,6 +53,11 @@ export interface InteractionTap {
   onInteraction?: (packet: unknown) => void;
   /** discord.js threw on an event, or the thread reported an error. */
   onError?: (err: unknown, event: string) => void;
+  /**
+   * Discord's identify budget (`session_start_limit` of GET /gateway/bot) each time @discordjs/ws
+   * fetched it afresh before starting the shards.
+   */
+  onSessionStartLimit?: (limit: APIGatewaySessionStartLimit) => void;
   /** The thread ended without being asked to: the shards are gone with it. */
   onThreadLost?: (err: Error) => void;
   /** Set by the strategy: the thread defers nothing more (the bot is shutting down). */
@@ -87,8 +97,10 @@ export class GatewayThreadStrategy implements IShardingStrategy {
 
   async spawn(shardIds: number[]): Promise<void> {
     const deferrals = this.#tap.deferrals ?? { rules: { commands: {} }, acknowledger: undefined };
+    const options = await managerToFetchingStrategyOptions(this.#manager);
+    this.#tellSessionStartLimit(options.gatewayInformation);
     const data: GatewayThreadData = {
-      ...(await managerToFetchingStrategyOptions(this.#manager)),
+      ...options,
       shardIds,
       rules: deferrals.rules,
       acknowledger: deferrals.acknowledger,
@@ -121,6 +133,14 @@ export class GatewayThreadStrategy implements IShardingStrategy {
       this.#worker = undefined;
       this.#tap.onThreadLost?.(new Error(`the gateway thread exited (${code}) while its shards were up`));
     });
+  }
+
+  /** @discordjs/ws keeps what it fetched until the budget resets: the same object is not news. */
+  #toldGatewayInformation: APIGatewayBotInfo | undefined;
+  #tellSessionStartLimit(info: APIGatewayBotInfo): void {
+    if (info === this.#toldGatewayInformation) return;
+    this.#toldGatewayInformation = info;
+    this.#tap.onSessionStartLimit?.(info.session_start_limit);
   }
 
   async connect(): Promise<void> {

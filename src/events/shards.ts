@@ -1,6 +1,8 @@
 /**
  * The gateway connection's state changes, each one log line; a close after which discord.js will
  * not reconnect is fatal and told to `onFatal` (the process should end: the operator must act).
+ * Each session begun (a shard ready after identifying, or resumed) is told to `onSession` (the
+ * metrics count identifies against Discord's daily budget).
  */
 import { type Client, Events } from 'discord.js';
 import type { Logger } from '../log/logger.js';
@@ -14,7 +16,13 @@ export const FATAL_CLOSE_CODES: Record<number, string> = {
   4014: 'Discord refused the intents as not allowed (gateway close 4014)',
 };
 
-export function watchShards(client: Client, logger: Logger, onFatal?: (reason: string) => void): void {
+export function watchShards(
+  client: Client,
+  logger: Logger,
+  onFatal?: (reason: string) => void,
+  onSession?: (shardId: number, kind: 'identified' | 'resumed') => void,
+): void {
+  client.on(Events.ShardReady, (shardId) => onSession?.(shardId, 'identified'));
   client.on(Events.ShardDisconnect, (event, shardId) => {
     const fatal = FATAL_CLOSE_CODES[event.code];
     if (fatal) {
@@ -24,7 +32,10 @@ export function watchShards(client: Client, logger: Logger, onFatal?: (reason: s
       logger.warn({ shardId, code: event.code }, 'shard disconnected');
     }
   });
-  client.on(Events.ShardResume, (shardId, replayed) => logger.info({ shardId, replayed }, 'shard resumed'));
+  client.on(Events.ShardResume, (shardId, replayed) => {
+    logger.info({ shardId, replayed }, 'shard resumed');
+    onSession?.(shardId, 'resumed');
+  });
   client.on(Events.ShardReconnecting, (shardId) => logger.info({ shardId }, 'shard reconnecting'));
   client.on(Events.Warn, (message) => logger.warn({ source: 'discord.js' }, message));
   client.on(Events.Error, (err) => logger.error({ err }, 'discord.js error'));

@@ -16,6 +16,13 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import type { GrantInfo, RequestEvent } from '../directory/index.js';
 import { errorLine } from '../log/error-line.js';
 import type { Logger } from '../log/logger.js';
+import {
+  type GatewaySessionKind,
+  type GatewayStoreMetrics,
+  gatewayStoreMetrics,
+  type SessionStartLimit,
+  type StoreQueryEvent,
+} from './gateway-store-metrics.js';
 
 /** One interaction handled (the router reports each once, after its answer). */
 export interface InteractionEvent {
@@ -66,7 +73,7 @@ export interface MetricsOptions {
   now?: () => number;
 }
 
-export interface Metrics {
+export interface Metrics extends GatewayStoreMetrics {
   readonly registry: Registry;
   directoryRequest(event: RequestEvent): void;
   rateLimitGrant(info: GrantInfo): void;
@@ -315,6 +322,8 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     },
   });
 
+  const gatewayStore = gatewayStoreMetrics(registers, now);
+
   if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
 
   /** A hook that throws would break the caller (the limiter's pump, the client): never. */
@@ -380,6 +389,13 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
         if (event.outcome.kind === 'sent' && s !== undefined) webhookLatency.observe(s);
       },
     ),
+    gatewaySession: safe('gatewaySession', (shardId: number, kind: GatewaySessionKind) =>
+      gatewayStore.gatewaySession(shardId, kind),
+    ),
+    sessionStartLimit: safe('sessionStartLimit', (limit: SessionStartLimit) =>
+      gatewayStore.sessionStartLimit(limit),
+    ),
+    storeQuery: safe('storeQuery', (event: StoreQueryEvent) => gatewayStore.storeQuery(event)),
     setDiscordSource(next: DiscordSource | undefined): void {
       source = next;
       snapshot = undefined;

@@ -20,6 +20,7 @@ export {
   type UpJournal,
 } from './journal.js';
 export { DEFAULT_LOCK_WAIT_MS, openStore, SQLITE_FILE_NAME, type StoreOptions } from './open.js';
+export type { StoreQueryEvent, StoreQueryListener } from './query-timing.js';
 export { PostgresRateLimitLedger } from './rate-limit-ledger.js';
 export {
   type Claim,

@@ -6,6 +6,7 @@
  */
 import { join } from 'node:path';
 import { openPostgresStore } from './postgres.js';
+import type { StoreQueryListener } from './query-timing.js';
 import { openSqliteStore } from './sqlite.js';
 import type { Store, StoreLogger } from './store.js';
 
@@ -36,6 +37,8 @@ export interface StoreOptions {
   /** PostgreSQL: connections kept open at most (default 10). */
   poolSize?: number;
   logger?: StoreLogger;
+  /** Told how long each statement took, by engine and kind (the metrics' store_query_duration_seconds). */
+  onQuery?: StoreQueryListener | undefined;
 }
 
 export function openStore(options: StoreOptions): Promise<Store> {
@@ -46,6 +49,7 @@ export function openStore(options: StoreOptions): Promise<Store> {
       connectTimeoutMs: options.connectTimeoutMs ?? 5_000,
       poolSize: options.poolSize ?? 10,
       logger: options.logger,
+      onQuery: options.onQuery,
     });
   }
   return openSqliteStore({
@@ -53,5 +57,6 @@ export function openStore(options: StoreOptions): Promise<Store> {
     lockWaitMs: options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS,
     openTimeoutMs: options.openTimeoutMs ?? 30_000,
     logger: options.logger,
+    onQuery: options.onQuery,
   });
 }

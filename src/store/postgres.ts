@@ -9,6 +9,7 @@ import { reason, StoreError } from './errors.js';
 import { Kysely, PostgresDialect, sql } from './kysely.js';
 import { migrateToLatest } from './migrate.js';
 import { SchemaPostgresIntrospector } from './pg-introspector.js';
+import { queryTiming, type StoreQueryListener } from './query-timing.js';
 import type { Database } from './schema.js';
 import { Store, type StoreLogger } from './store.js';
 
@@ -31,6 +32,8 @@ export interface PostgresStoreOptions {
   connectTimeoutMs: number;
   poolSize: number;
   logger: StoreLogger | undefined;
+  /** Told how long each statement took (the metrics). */
+  onQuery?: StoreQueryListener | undefined;
 }
 
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<Store> {
@@ -61,7 +64,9 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   // The same errors again, for idle connections, as the pool sees them: logged above.
   pool.on('error', () => undefined);
   const { schema } = options;
+  const log = queryTiming('postgres', options.onQuery);
   const db = new Kysely<Database>({
+    ...(log ? { log } : {}),
     dialect: new StorePostgresDialect({
       pool,
       ...(schema === undefined

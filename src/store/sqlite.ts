@@ -20,6 +20,7 @@ import { reason, StoreError } from './errors.js';
 import { FileHealth } from './health.js';
 import { Kysely, SqliteDialect } from './kysely.js';
 import { migrateToLatest } from './migrate.js';
+import { queryTiming, type StoreQueryListener } from './query-timing.js';
 import type { Database } from './schema.js';
 import { keepingStatements, PatientSqliteDriver, whenNotBusy } from './sqlite-driver.js';
 import { codeOf, isBusy } from './sqlite-errors.js';
@@ -36,6 +37,8 @@ export interface SqliteStoreOptions {
   openTimeoutMs: number;
   /** Where a read-only, damaged, full or failing file is told. */
   logger?: StoreLogger | undefined;
+  /** Told how long each statement took (the metrics). */
+  onQuery?: StoreQueryListener | undefined;
 }
 
 export async function openSqliteStore({
@@ -43,6 +46,7 @@ export async function openSqliteStore({
   lockWaitMs,
   openTimeoutMs,
   logger,
+  onQuery,
 }: SqliteStoreOptions): Promise<Store> {
   const startedAt = Date.now();
   const deadline = startedAt + openTimeoutMs;
@@ -102,7 +106,8 @@ export async function openSqliteStore({
     onFailure: (err) => health.failed(err),
     onWritten: () => health.written(),
   });
-  const db = new Kysely<Database>({ dialect: patientDialect(driver) });
+  const log = queryTiming('sqlite', onQuery);
+  const db = new Kysely<Database>({ dialect: patientDialect(driver), ...(log ? { log } : {}) });
   return new Store('sqlite', file, db, health);
 }
 

@@ -37,6 +37,13 @@ import {
   statsRequests,
   withTimeout,
 } from './helpers.js';
+import {
+  alertRules,
+  dashboardExpressions,
+  exposedSeries,
+  PROMETHEUS_OWN,
+  selectedMetrics,
+} from './monitoring.js';
 
 const SHARDS = 4;
 const GUILDS = 300;
@@ -193,5 +200,34 @@ describe('operations endpoint in process', () => {
       .at(-1);
     expect(JSON.parse(last?.body ?? '{}')).toEqual({ servers: GUILDS, shards: SHARDS, users });
     expect(sink.count((e) => (e.level ?? 0) >= LEVEL.error)).toBe(0);
+  }, 15_000);
+
+  it('/metrics has every metric the dashboard and the alert rules use; sessions, identify budget and store filled', async () => {
+    const text = (await httpGet(ops.port, '/metrics')).body;
+    const { expressions, variableMetrics } = dashboardExpressions();
+    const used = new Set([
+      ...variableMetrics,
+      ...[...expressions, ...alertRules()].flatMap(({ expr }) => selectedMetrics(expr).metrics),
+    ]);
+    const exposed = exposedSeries(text);
+    expect([...used].filter((name) => !exposed.has(name) && !PROMETHEUS_OWN.has(name))).toEqual([]);
+
+    // Each shard identified at the start, shard 1 again after 4007; shard 2 resumed after 4000 and
+    // 1006 (the tests above). The stand-in counts the identifies against its budget of 1,000.
+    const sessions = (shard: number, kind: string) =>
+      sample(text, 'discord_gateway_sessions_total', { shard: String(shard), kind }) ?? 0;
+    expect([0, 1, 2, 3].map((shard) => sessions(shard, 'identified'))).toEqual([1, 2, 1, 1]);
+    expect([0, 1, 2, 3].map((shard) => sessions(shard, 'resumed'))).toEqual([0, 0, 2, 0]);
+    expect(sample(text, 'discord_identify_budget_total')).toBe(1_000);
+    expect(sample(text, 'discord_identify_budget_remaining')).toBe(1_000 - SHARDS - 1);
+    // The store's statements, by kind: the settings read at the least.
+    expect(
+      sample(text, 'store_query_duration_seconds_count', {
+        engine: 'sqlite',
+        statement: 'select',
+        outcome: 'ok',
+      }),
+    ).toBeGreaterThan(0);
+    expect(text).not.toMatch(/store_query_duration_seconds_count\{[^}]*outcome="error"/);
   }, 15_000);
 });
