@@ -16,6 +16,7 @@ import { CommandMentions } from '../discord/command-mentions.js';
 import { rulesOf } from '../discord/deferral-rules.js';
 import { guildFactsLookup } from '../discord/guild-posts.js';
 import { GuildStatsSource } from '../discord/guild-stats.js';
+import { identifyBudgetRefusal } from '../discord/identify-budget.js';
 import { discordLookups } from '../discord/lookups.js';
 import { createDiscordRestAgent } from '../discord/rest-agent.js';
 import { exposeShardStates, localShards } from '../discord/shard-stats.js';
@@ -297,6 +298,8 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
   interactions.onInteraction = (data) => router.acknowledge(data);
   interactions.onError = (err, event) => logger.error({ err, event }, 'discord.js failed on a gateway event');
   if (metrics) interactions.onSessionStartLimit = (limit) => metrics.sessionStartLimit(limit);
+  interactions.identifyBudgetRefusal = (limit, shards) =>
+    identifyBudgetRefusal(limit, shards, config.discord.identifyFloor);
   interactions.onThreadLost = (err) => {
     logger.fatal({ err }, 'the gateway thread stopped: the bot no longer hears Discord');
     options.onFatal?.('the gateway thread stopped');

@@ -5,6 +5,7 @@
  */
 import { registry } from '../../commands/index.js';
 import { secretsOf } from '../config/env.js';
+import { IdentifyBudgetError } from '../discord/identify-budget.js';
 import { WebhookListenError } from '../features/webhooks/receiver.js';
 import { createLogger } from '../log/logger.js';
 import { createMetrics } from '../ops/metrics.js';
@@ -71,7 +72,7 @@ try {
   const message =
     code === 'TokenInvalid'
       ? 'Discord rejected DISCORD_TOKEN: check the token in the Discord developer portal'
-      : err instanceof WebhookListenError
+      : err instanceof WebhookListenError || err instanceof IdentifyBudgetError
         ? err.message
         : `could not connect to Discord: ${err instanceof Error ? err.message : String(err)}`;
   logger.fatal({ err }, message);

@@ -124,6 +124,7 @@ export const SCHEMA = z
     SQLITE_LOCK_WAIT: duration(30_000),
     DATABASE_URL: databaseUrl(),
     SHUTDOWN_TIMEOUT_MS: integer(500, 9_000, 6_000, ' (milliseconds)'),
+    IDENTIFY_BUDGET_FLOOR: integer(0, 1_000_000, 20),
     REMINDER_CLAIM_MS: integer(1_000, 600_000, 30_000, ' (milliseconds)'),
     // Set by discord.js's ShardingManager in the processes it spawns; not for operators.
     SHARDING_MANAGER: flag(),
@@ -173,6 +174,11 @@ export interface Config {
      */
     restProxyUrl: string | undefined;
     devGuildId: string | undefined;
+    /**
+     * IDENTIFY_BUDGET_FLOOR: the start is refused when identifying this process's shards would
+     * leave fewer of Discord's daily identifies than this (src/discord/identify-budget.ts); 0: no check.
+     */
+    identifyFloor: number;
   };
   stats: {
     intervalMs: number;
@@ -281,6 +287,7 @@ export function loadConfig(env: Environment): Config {
       apiUrl: e.DISCORD_API_URL,
       restProxyUrl: e.DISCORD_REST_PROXY_URL,
       devGuildId: e.DEV_GUILD_ID,
+      identifyFloor: e.IDENTIFY_BUDGET_FLOOR,
     },
     stats: {
       intervalMs: e.STATS_INTERVAL,

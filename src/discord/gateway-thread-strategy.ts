@@ -39,6 +39,7 @@ import { doneWithin } from '../time/bounded.js';
 import { AcknowledgeError } from './acknowledge.js';
 import type { Deferral, DeferralRules } from './deferral-rules.js';
 import type { FromGatewayThread, GatewayThreadData } from './gateway-thread-protocol.js';
+import { IdentifyBudgetError } from './identify-budget.js';
 
 /** What the bot hooks into the gateway. Set before login; the strategy is built at login. */
 export interface InteractionTap {
@@ -58,6 +59,11 @@ export interface InteractionTap {
    * fetched it afresh before starting the shards.
    */
   onSessionStartLimit?: (limit: APIGatewaySessionStartLimit) => void;
+  /**
+   * Asked before the shards start, with the budget as Discord gave it and how many shards would
+   * identify: a reason not to start (an IdentifyBudgetError then fails the login), or undefined.
+   */
+  identifyBudgetRefusal?: (limit: APIGatewaySessionStartLimit, shards: number) => string | undefined;
   /** The thread ended without being asked to: the shards are gone with it. */
   onThreadLost?: (err: Error) => void;
   /** Set by the strategy: the thread defers nothing more (the bot is shutting down). */
@@ -99,6 +105,11 @@ export class GatewayThreadStrategy implements IShardingStrategy {
     const deferrals = this.#tap.deferrals ?? { rules: { commands: {} }, acknowledger: undefined };
     const options = await managerToFetchingStrategyOptions(this.#manager);
     this.#tellSessionStartLimit(options.gatewayInformation);
+    const refusal = this.#tap.identifyBudgetRefusal?.(
+      options.gatewayInformation.session_start_limit,
+      shardIds.length,
+    );
+    if (refusal !== undefined) throw new IdentifyBudgetError(refusal);
     const data: GatewayThreadData = {
       ...options,
       shardIds,
