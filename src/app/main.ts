@@ -10,7 +10,7 @@ import { WebhookListenError } from '../features/webhooks/receiver.js';
 import { createLogger } from '../log/logger.js';
 import { createMetrics } from '../ops/metrics.js';
 import { createBot } from './bot.js';
-import { installShutdown } from './shutdown.js';
+import { installShutdown, SHUTDOWN_HARD_LIMIT_MS } from './shutdown.js';
 import { loadOrExit, openOrExit, startOpsOrExit } from './startup.js';
 
 const config = loadOrExit(['discordToken']);
@@ -51,7 +51,7 @@ const ops =
 
 const shutdown = installShutdown({
   logger,
-  hardLimitMs: 9_500,
+  hardLimitMs: SHUTDOWN_HARD_LIMIT_MS,
   steps: [() => bot.stop(), async () => ops?.close()],
 });
 

@@ -10,7 +10,7 @@
 import { secretsOf } from '../config/env.js';
 import { RestProxyListenError, startRestProxy } from '../discord/rest-proxy.js';
 import { createLogger } from '../log/logger.js';
-import { installShutdown } from './shutdown.js';
+import { installShutdown, SHUTDOWN_HARD_LIMIT_MS } from './shutdown.js';
 import { loadOrExit } from './startup.js';
 
 const config = loadOrExit(['restProxyPort']);
@@ -30,4 +30,4 @@ const proxy = await startRestProxy({
   process.exit(1);
 });
 
-installShutdown({ logger, hardLimitMs: 9_500, steps: [() => proxy.close()] });
+installShutdown({ logger, hardLimitMs: SHUTDOWN_HARD_LIMIT_MS, steps: [() => proxy.close()] });

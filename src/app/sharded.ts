@@ -21,7 +21,7 @@ import { createMetrics } from '../ops/metrics.js';
 import { WebhookRepository } from '../store/index.js';
 import { type BackgroundTask, startTasks, stopTasks } from '../tasks/tasks.js';
 import { createServices } from './services.js';
-import { installShutdown } from './shutdown.js';
+import { installShutdown, SHUTDOWN_HARD_LIMIT_MS } from './shutdown.js';
 import { loadOrExit, openOrExit, startOpsOrExit } from './startup.js';
 
 const config = loadOrExit(['discordToken', 'databaseUrl']);
@@ -136,7 +136,7 @@ const tasks: BackgroundTask[] = [...services.tasks, shards.refresh];
 
 const shutdown = installShutdown({
   logger,
-  hardLimitMs: 9_500,
+  hardLimitMs: SHUTDOWN_HARD_LIMIT_MS,
   steps: [
     async () => {
       await receiver?.close();

@@ -6,6 +6,13 @@
  */
 import type { Logger } from '../log/logger.js';
 
+/**
+ * The longest a process of the bot takes from SIGTERM to its exit, whatever hangs: Docker's 10 s
+ * less a margin. The deploy files give the container more than this before they kill it
+ * (test/unit/deploy.test.ts checks them against it).
+ */
+export const SHUTDOWN_HARD_LIMIT_MS = 9_500;
+
 export interface ShutdownOptions {
   logger: Logger;
   steps: ReadonlyArray<() => Promise<unknown>>;

@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments, parseDocument } from 'yaml';
+import { SHUTDOWN_HARD_LIMIT_MS } from '../../src/app/shutdown.js';
 import {
   type Config,
   ConfigError,
@@ -575,7 +576,7 @@ describe(COMPOSE_FILE, () => {
       }
       expect(service.restart).toBe('unless-stopped');
       const grace = parseDuration(scalar(service.stop_grace_period ?? '10s', `${name}.stop_grace_period`));
-      expect(grace).toBeGreaterThanOrEqual(10_000);
+      expect(grace).toBeGreaterThan(SHUTDOWN_HARD_LIMIT_MS);
     }
   });
 
@@ -732,7 +733,28 @@ describe(STATEFULSET_FILE, () => {
     expect(probe('readinessProbe')).toEqual({ path: '/readyz', port });
     if (container.startupProbe !== undefined)
       expect(probe('startupProbe')).toEqual({ path: '/healthz', port });
-    expect(Number(podSpec.terminationGracePeriodSeconds)).toBeGreaterThanOrEqual(10);
+    // More than the bot's own bound, so that its shutdown is never cut; not much more, so that a
+    // pod that hangs past it is not waited for long.
+    const grace = Number(podSpec.terminationGracePeriodSeconds) * 1_000;
+    expect(grace).toBeGreaterThan(SHUTDOWN_HARD_LIMIT_MS);
+    expect(grace).toBeLessThanOrEqual(SHUTDOWN_HARD_LIMIT_MS + 5_000);
+  });
+
+  it('rolls one pod at a time, with a partition for a canary, and lets disruptions take one pod at a time', () => {
+    const statefulSet = only(manifests, 'StatefulSet');
+    const { spec, labels } = podTemplate(statefulSet);
+    const strategy = mapping(spec.updateStrategy, 'updateStrategy');
+    expect(strategy.type).toBe('RollingUpdate');
+    const partition = Number(mapping(strategy.rollingUpdate, 'rollingUpdate').partition);
+    expect(partition).toBe(0);
+    const budget = only(manifests, 'PodDisruptionBudget');
+    expect(budget.apiVersion).toBe('policy/v1');
+    const budgetSpec = mapping(budget.spec, 'PodDisruptionBudget.spec');
+    expect(budgetSpec.maxUnavailable).toBe(1);
+    expect(budgetSpec.minAvailable).toBeUndefined();
+    expect(labels).toMatchObject(
+      mapping(mapping(budgetSpec.selector, 'selector').matchLabels, 'matchLabels'),
+    );
   });
 
   it('has a headless Service for the StatefulSet, selecting its pods', () => {
