@@ -31,6 +31,23 @@ function describe(key: string): { description: string; description_localizations
 
 const GUILD_INSTALL = [ApplicationIntegrationType.GuildInstall];
 
+/**
+ * The look-ups, anywhere: installed by a server or by a user (who can then use them in any
+ * server, in the bot's DM and in DMs and group DMs between users). Where only the user installed
+ * the app the bot is not in the server: the look-ups need nothing of it but its id.
+ */
+const ANYWHERE: {
+  contexts: InteractionContextType[];
+  integration_types: ApplicationIntegrationType[];
+} = {
+  contexts: [
+    InteractionContextType.Guild,
+    InteractionContextType.BotDM,
+    InteractionContextType.PrivateChannel,
+  ],
+  integration_types: [ApplicationIntegrationType.GuildInstall, ApplicationIntegrationType.UserInstall],
+};
+
 /** The `ref` option of /bot and /server: an ID, short code, mention or page link. */
 function refOption<const Required extends boolean>(descriptionKey: string, required: Required) {
   return {
@@ -54,8 +71,7 @@ export const botCommand = {
   type: ApplicationCommandType.ChatInput,
   ...named('bot', 'commands.bot.name'),
   ...describe('commands.bot.description'),
-  contexts: [InteractionContextType.Guild, InteractionContextType.BotDM],
-  integration_types: GUILD_INSTALL,
+  ...ANYWHERE,
   options: [refOption('commands.bot.ref', true)],
 } as const satisfies RESTPostAPIChatInputApplicationCommandsJSONBody;
 
@@ -63,8 +79,7 @@ export const serverCommand = {
   type: ApplicationCommandType.ChatInput,
   ...named('server', 'commands.server.name'),
   ...describe('commands.server.description'),
-  contexts: [InteractionContextType.Guild, InteractionContextType.BotDM],
-  integration_types: GUILD_INSTALL,
+  ...ANYWHERE,
   options: [refOption('commands.server.ref', false)],
 } as const satisfies RESTPostAPIChatInputApplicationCommandsJSONBody;
 
@@ -72,8 +87,7 @@ export const profileCommand = {
   type: ApplicationCommandType.ChatInput,
   ...named('profile', 'commands.profile.name'),
   ...describe('commands.profile.description'),
-  contexts: [InteractionContextType.Guild, InteractionContextType.BotDM],
-  integration_types: GUILD_INSTALL,
+  ...ANYWHERE,
   options: [
     {
       type: ApplicationCommandOptionType.User,

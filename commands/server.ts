@@ -1,7 +1,7 @@
 /** /server [ref]: a server card; without a reference, the current guild. */
 import { parseReference } from '../src/directory/index.js';
 import { thisServerChart } from '../src/features/history/chart.js';
-import { GuildOnlyError, UserInputError } from '../src/interactions/error-message.js';
+import { ServerNeededError, UserInputError } from '../src/interactions/error-message.js';
 import type { SlashCommand } from '../src/interactions/types.js';
 import { renderServerCard } from '../src/render/cards.js';
 import { COLORS } from '../src/render/colors.js';
@@ -14,7 +14,7 @@ export const server: SlashCommand = {
     const given = interaction.options.getString('ref');
     let ref: string | null;
     if (given === null) {
-      if (!interaction.guildId) throw new GuildOnlyError();
+      if (!interaction.guildId) throw new ServerNeededError();
       ref = interaction.guildId;
     } else {
       ref = parseReference(given, 'server');

@@ -32,6 +32,14 @@ export class UserInputError extends Error {
   }
 }
 
+/** /server without a reference outside a server: there is no "this server" to show. */
+export class ServerNeededError extends Error {
+  constructor() {
+    super('no server to show');
+    this.name = 'ServerNeededError';
+  }
+}
+
 /** The command needs a guild and was used elsewhere. */
 export class GuildOnlyError extends Error {
   constructor() {
@@ -59,6 +67,9 @@ export function describeError(
     return { text: t(`errors.invalidArgument.${err.subject}`), level: 'info', code: 'InvalidInput' };
   }
   if (err instanceof GuildOnlyError) return { text: t('errors.guildOnly'), level: 'info', code: 'GuildOnly' };
+  if (err instanceof ServerNeededError) {
+    return { text: t('errors.serverNeeded'), level: 'info', code: 'ServerNeeded' };
+  }
   // The database is away for now (PostgreSQL lost): nothing was written, the same request may work soon.
   if (err instanceof StoreUnavailableError) {
     return { text: t('errors.storeUnavailable'), level: 'warn', code: 'StoreUnavailable' };

@@ -711,10 +711,68 @@ export interface InteractionBaseInput {
   permissions?: bigint | string;
   /** `app_permissions`. Default: the bot member's permissions in the channel, computed likewise. */
   appPermissions?: bigint | string;
+  /**
+   * The app installed by the user too (`authorizing_integration_owners` names the user beside the
+   * server). A server the bot is not in is `externalGuild`; outside a server the user's install is
+   * the only one.
+   */
+  userInstalled?: boolean;
+  /** A server the bot is not in (user-installed): only what Discord sends of it. */
+  externalGuild?: { id: string; locale: string };
+  /** Outside a server: a private channel between users (context 2), not the bot's DM (1). */
+  privateChannel?: boolean;
+}
+
+/** INTERACTION_CONTEXT_TYPE: a server, the bot's DM, a DM or group DM between users. */
+const Context = { Guild: 0, BotDM: 1, PrivateChannel: 2 } as const;
+
+/**
+ * An interaction of a user-installed app in a server the bot is not in: the server is its id and
+ * locale, the channel a partial one with the member's permissions, the member as Discord sends it,
+ * and the app's permissions those of an external app (Discord computes them; here the default DM set).
+ */
+function externalGuildInteraction(
+  input: InteractionBaseInput,
+  external: { id: string; locale: string },
+  type: number,
+  data: Record<string, unknown>,
+): InteractionPayload {
+  const { user } = input;
+  const permissions =
+    input.permissions !== undefined ? permissionString(input.permissions) : DEFAULT_EVERYONE_PERMISSIONS;
+  return {
+    id: input.id ?? snowflake(),
+    application_id: input.applicationId,
+    type,
+    token: input.token ?? `aW50ZXJhY3Rpb246${randomToken(120)}`,
+    version: 1,
+    guild_id: external.id,
+    guild: { id: external.id, locale: external.locale, features: [] },
+    guild_locale: external.locale,
+    channel_id: input.channel.id,
+    channel: {
+      id: input.channel.id,
+      type: input.channel.type,
+      name: input.channel.name,
+      guild_id: external.id,
+      flags: 0,
+      permissions,
+    },
+    member: { ...makeMember(user, { roles: input.roles ?? [] }), permissions },
+    locale: input.locale ?? 'en-US',
+    app_permissions:
+      input.appPermissions !== undefined ? permissionString(input.appPermissions) : DEFAULT_BOT_PERMISSIONS,
+    entitlements: [],
+    authorizing_integration_owners: { '1': user.id },
+    context: Context.Guild,
+    attachment_size_limit: 10_485_760,
+    data,
+  };
 }
 
 function interactionBase(input: InteractionBaseInput, type: number, data: Record<string, unknown>) {
   const { guild, user } = input;
+  if (input.externalGuild) return externalGuildInteraction(input, input.externalGuild, type, data);
   const payload: InteractionPayload = {
     id: input.id ?? snowflake(),
     application_id: input.applicationId,
@@ -731,8 +789,13 @@ function interactionBase(input: InteractionBaseInput, type: number, data: Record
           ? appPermissions(guild, input.channel, input.botId)
           : DEFAULT_BOT_PERMISSIONS,
     entitlements: [],
-    authorizing_integration_owners: guild ? { '0': guild.id } : { '1': user.id },
-    context: guild ? 0 : 1,
+    // Installed by the server, the user, or both (the server's key is the guild's id).
+    authorizing_integration_owners: !guild
+      ? { '1': user.id }
+      : input.userInstalled
+        ? { '0': guild.id, '1': user.id }
+        : { '0': guild.id },
+    context: guild ? Context.Guild : input.privateChannel ? Context.PrivateChannel : Context.BotDM,
     attachment_size_limit: 10_485_760,
     data,
   };

@@ -364,10 +364,31 @@ export async function startDiscordStandIn(options: StandInOptions = {}): Promise
     ...('appPermissions' in opts && opts.appPermissions !== undefined
       ? { appPermissions: opts.appPermissions }
       : {}),
+    ...('externalGuild' in opts && opts.externalGuild
+      ? {
+          externalGuild: { id: opts.externalGuild.id, locale: opts.externalGuild.locale ?? 'en-US' },
+          userInstalled: true,
+        }
+      : {}),
+    ...('privateChannel' in opts && opts.privateChannel ? { privateChannel: true } : {}),
+  });
+
+  /** A server the bot is not in (a user-installed command there): a text channel of it, its shard. */
+  const externalTarget = (guildId: string, channelId: string | undefined) => ({
+    guild: undefined,
+    channel: makeTextChannel({ id: channelId ?? snowflake() }),
+    shardId: shardForGuild(guildId, shardCount),
   });
 
   const buildCommand = (opts: SendCommandOptions): InteractionRecord => {
-    const target = resolveTarget(opts);
+    if (opts.externalGuild && opts.guildId !== undefined) {
+      throw new Error(
+        'Discord stand-in: a command is in a guild of the stand-in or an external one, not both',
+      );
+    }
+    const target = opts.externalGuild
+      ? externalTarget(opts.externalGuild.id, opts.channelId)
+      : resolveTarget(opts);
     const { guild, shardId } = target;
     const user = resolveUser(opts.user);
     const commandType = opts.type ?? 1;

@@ -116,6 +116,14 @@ export interface SendCommandOptions {
   resolved?: Record<string, unknown>;
   /** Application command type (1 chat input, 2 user, 3 message). */
   type?: number;
+  /**
+   * A server the bot is not in, where the user installed the app (`guildId` is left out): the
+   * interaction names the server by id and locale only, the user as the installer, and comes on
+   * the shard the id maps to.
+   */
+  externalGuild?: { id: string; locale?: string };
+  /** Without a guild: a DM or group DM between users (context 2), not the bot's DM (1). */
+  privateChannel?: boolean;
 }
 
 export interface SendButtonOptions {

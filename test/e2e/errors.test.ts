@@ -118,8 +118,11 @@ describe('bad input', () => {
     const { embed } = expectPrivate(upInDm);
     expect(embed.title).toBe('❌ Could not raise the server');
     expect(embed.description).toBe('This command works only in a server.');
+    // /server works in a DM with a reference; without one it says which is missing (anywhere.test.ts).
     const serverInDm = await h.run({ name: 'server' });
-    expect(expectPrivate(serverInDm).embed.description).toBe('❌ This command works only in a server.');
+    expect(expectPrivate(serverInDm).embed.description).toBe(
+      '❌ Outside a server, say which server: give its ID, short code or directory page link.',
+    );
     expect(h.emu.requests).toEqual([]);
   });
 });

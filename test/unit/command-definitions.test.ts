@@ -35,8 +35,8 @@ const DEPLOYED = [
     description_localizations: {
       ru: 'Найти бота в каталоге',
     },
-    contexts: [0, 1],
-    integration_types: [0],
+    contexts: [0, 1, 2],
+    integration_types: [0, 1],
     options: [
       {
         type: 3,
@@ -63,8 +63,8 @@ const DEPLOYED = [
     description_localizations: {
       ru: 'Найти сервер в каталоге',
     },
-    contexts: [0, 1],
-    integration_types: [0],
+    contexts: [0, 1, 2],
+    integration_types: [0, 1],
     options: [
       {
         type: 3,
@@ -91,8 +91,8 @@ const DEPLOYED = [
     description_localizations: {
       ru: 'Профиль пользователя в каталоге',
     },
-    contexts: [0, 1],
-    integration_types: [0],
+    contexts: [0, 1, 2],
+    integration_types: [0, 1],
     options: [
       {
         type: 6,
