@@ -63,8 +63,10 @@ describe('/bot, /server and /profile where only the user installed the app', () 
     const answer = await h.run({ externalGuild: { id: IDS.serverCooldown }, name: 'server' });
     expect(answer.outcome).toBe('shown');
     expect(directoryPaths()).toEqual([`GET /v2/server/${IDS.serverCooldown}`]);
-    const { embed } = expectPublic(answer);
+    const { message, embed } = expectPublic(answer);
     expect(embed.title).toBe('Server Пиксельная Таверна');
+    // No ups of it in the history (the bot is not there): the card without the chart.
+    expect(message.embeds).toHaveLength(1);
     expect(guildRequests(IDS.serverCooldown)).toEqual([]);
   });
 
