@@ -9,6 +9,7 @@ import {
   InteractionContextType,
   PermissionFlagsBits,
   type RESTPostAPIChatInputApplicationCommandsJSONBody,
+  type RESTPostAPIContextMenuApplicationCommandsJSONBody,
 } from 'discord.js';
 import { POSTED_IN_CHANNEL_TYPES } from '../src/discord/messages.js';
 import { localizations } from '../src/i18n/index.js';
@@ -234,3 +235,23 @@ export const commandDefinitions: readonly RESTPostAPIChatInputApplicationCommand
   settingsCommand,
   leaderboardCommand,
 ];
+
+/**
+ * "Directory card" in the context menu on a member (Apps › Directory card): the bot's card for a
+ * bot, the profile for a person. A user command has a name (up to 32 characters, spaces and
+ * capitals allowed, shown as it is) and no description. Anywhere, as the look-ups.
+ */
+export const directoryCardCommand = {
+  type: ApplicationCommandType.User,
+  ...named('Directory card', 'commands.directoryCard.name'),
+  ...ANYWHERE,
+} as const satisfies RESTPostAPIContextMenuApplicationCommandsJSONBody;
+
+export const userCommandDefinitions: readonly RESTPostAPIContextMenuApplicationCommandsJSONBody[] = [
+  directoryCardCommand,
+];
+
+/** What `npm run deploy-commands` sends: the slash commands, then the context menu's. */
+export const deployedCommands: ReadonlyArray<
+  RESTPostAPIChatInputApplicationCommandsJSONBody | RESTPostAPIContextMenuApplicationCommandsJSONBody
+> = [...commandDefinitions, ...userCommandDefinitions];

@@ -2,6 +2,7 @@
 import type { Registry } from '../src/interactions/types.js';
 import { bot } from './bot.js';
 import { comments } from './comments.js';
+import { directoryCard } from './directory-card.js';
 import { leaderboard } from './leaderboard.js';
 import { profile } from './profile.js';
 import { remind } from './remind.js';
@@ -11,5 +12,6 @@ import { up } from './up.js';
 
 export const registry: Registry = {
   commands: [up, bot, server, profile, settings, leaderboard],
+  userCommands: [directoryCard],
   buttons: [comments, remind],
 };

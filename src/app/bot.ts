@@ -291,7 +291,7 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
   // router takes it from the acknowledger as if sent here. A button's is sent here, from its
   // packet, before discord.js builds the interaction.
   interactions.deferrals = {
-    rules: rulesOf(options.registry.commands),
+    rules: rulesOf(options.registry.commands, options.registry.userCommands),
     acknowledger: { api: directApi, version: rest.version, userAgent },
   };
   interactions.onDeferral = (id, deferral, done) => acknowledger.track(id, deferral, done);

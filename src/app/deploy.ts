@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 /**
- * `npm run deploy-commands`: bulk-overwrites the slash commands, to DEV_GUILD_ID when it is set
- * (instant, for development), globally otherwise. Loads only the command definitions.
+ * `npm run deploy-commands`: bulk-overwrites the commands (the slash commands and the context
+ * menu's on a member), to DEV_GUILD_ID when it is set (instant, for development), globally
+ * otherwise. Loads only the command definitions.
  */
 import { REST } from '@discordjs/rest';
-import { Routes } from 'discord.js';
-import { commandDefinitions } from '../../commands/definitions.js';
+import { ApplicationCommandType, Routes } from 'discord.js';
+import { deployedCommands } from '../../commands/definitions.js';
 import { loadOrExit } from './startup.js';
 
 const config = loadOrExit(['discordToken', 'applicationId']);
@@ -15,10 +16,10 @@ const route = devGuildId
   ? Routes.applicationGuildCommands(applicationId!, devGuildId)
   : Routes.applicationCommands(applicationId!);
 try {
-  const result = (await rest.put(route, { body: commandDefinitions })) as unknown[];
+  const result = (await rest.put(route, { body: deployedCommands })) as unknown[];
   process.stdout.write(
-    `Deployed ${result.length} commands ${devGuildId ? `to guild ${devGuildId}` : 'globally'}: ${commandDefinitions
-      .map((c) => `/${c.name}`)
+    `Deployed ${result.length} commands ${devGuildId ? `to guild ${devGuildId}` : 'globally'}: ${deployedCommands
+      .map((c) => (c.type === ApplicationCommandType.User ? `"${c.name}" (on a member)` : `/${c.name}`))
       .join(', ')}\n`,
   );
 } catch (err) {

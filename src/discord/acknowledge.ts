@@ -29,7 +29,11 @@
 
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
-import type { ButtonInteraction, ChatInputCommandInteraction } from 'discord.js';
+import type {
+  ButtonInteraction,
+  ChatInputCommandInteraction,
+  UserContextMenuCommandInteraction,
+} from 'discord.js';
 // The values from discord-api-types, not discord.js: the gateway's thread (gateway-thread.ts)
 // loads this file, and discord.js would cost it some 10 MB of heap for two enums.
 import { InteractionResponseType, MessageFlags } from 'discord-api-types/v10';
@@ -363,7 +367,7 @@ function retryAfterMs(bodySeconds: number | undefined, headers: IncomingHttpHead
  * editReply and followUp check these fields.
  */
 export function markDeferred(
-  interaction: ChatInputCommandInteraction | ButtonInteraction,
+  interaction: ChatInputCommandInteraction | UserContextMenuCommandInteraction | ButtonInteraction,
   deferral: Deferral,
 ): void {
   interaction.deferred = true;

@@ -1,6 +1,7 @@
 /**
- * Which deferral a slash command's INTERACTION_CREATE packet gets, decided from the packet alone
- * and a table made once from the registry: the router (main thread) and the gateway's thread
+ * Which deferral a command's INTERACTION_CREATE packet gets (a slash command, or a user command of
+ * the context menu on a member), decided from the packet alone and a table made once from the
+ * registry: the router (main thread) and the gateway's thread
  * (gateway-thread.ts, which has no registry) take the same decision from the same table.
  *
  * Buttons are not in the table: a button's deferral is its handler's reading of the custom_id
@@ -14,9 +15,13 @@ export type Deferral =
   | { type: InteractionResponseType.DeferredChannelMessageWithSource; ephemeral: boolean }
   | { type: InteractionResponseType.DeferredMessageUpdate };
 
-/** Slash command name → whether its answer is private. Plain data: it crosses to the gateway's thread. */
+/**
+ * Command name → whether its answer is private, for slash commands and user commands (a context
+ * menu on a member) apart. Plain data: it crosses to the gateway's thread.
+ */
 export interface DeferralRules {
   commands: Record<string, boolean>;
+  userCommands: Record<string, boolean>;
 }
 
 /** The subset of an INTERACTION_CREATE packet read before discord.js has built the interaction. */
@@ -27,23 +32,36 @@ export interface InteractionPacket {
   data?: { name?: unknown; type?: unknown; custom_id?: unknown; component_type?: unknown };
 }
 
-export function rulesOf(
-  commands: ReadonlyArray<{ data: { name: string }; ephemeral?: boolean }>,
-): DeferralRules {
-  return { commands: Object.fromEntries(commands.map((c) => [c.data.name, c.ephemeral === true])) };
+type Named = ReadonlyArray<{ data: { name: string }; ephemeral?: boolean }>;
+
+/** The table of a registry: its slash commands, and its user commands (every one private). */
+export function rulesOf(commands: Named, userCommands: Named = []): DeferralRules {
+  const table = (list: Named, privately: (c: Named[number]) => boolean) =>
+    Object.fromEntries(list.map((c) => [c.data.name, privately(c)]));
+  return {
+    commands: table(commands, (c) => c.ephemeral === true),
+    userCommands: table(userCommands, () => true),
+  };
 }
 
 export function commandDeferral(ephemeral: boolean): Deferral {
   return { type: InteractionResponseType.DeferredChannelMessageWithSource, ephemeral };
 }
 
-/** The deferral of a slash command in the table; undefined for anything else. */
-export function slashCommandDeferral(packet: InteractionPacket, rules: DeferralRules): Deferral | undefined {
+/** The deferral of a slash command or a user command in the table; undefined for anything else. */
+export function applicationCommandDeferral(
+  packet: InteractionPacket,
+  rules: DeferralRules,
+): Deferral | undefined {
   const data = packet.data;
-  if (packet.type !== InteractionType.ApplicationCommand || data?.type !== ApplicationCommandType.ChatInput) {
-    return undefined;
-  }
-  const name = data.name;
-  if (typeof name !== 'string' || !Object.hasOwn(rules.commands, name)) return undefined;
-  return commandDeferral(rules.commands[name] === true);
+  if (packet.type !== InteractionType.ApplicationCommand) return undefined;
+  const table =
+    data?.type === ApplicationCommandType.ChatInput
+      ? rules.commands
+      : data?.type === ApplicationCommandType.User
+        ? rules.userCommands
+        : undefined;
+  const name = data?.name;
+  if (!table || typeof name !== 'string' || !Object.hasOwn(table, name)) return undefined;
+  return commandDeferral(table[name] === true);
 }

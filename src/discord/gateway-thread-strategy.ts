@@ -102,7 +102,10 @@ export class GatewayThreadStrategy implements IShardingStrategy {
   }
 
   async spawn(shardIds: number[]): Promise<void> {
-    const deferrals = this.#tap.deferrals ?? { rules: { commands: {} }, acknowledger: undefined };
+    const deferrals = this.#tap.deferrals ?? {
+      rules: { commands: {}, userCommands: {} },
+      acknowledger: undefined,
+    };
     const options = await managerToFetchingStrategyOptions(this.#manager);
     this.#tellSessionStartLimit(options.gatewayInformation);
     const refusal = this.#tap.identifyBudgetRefusal?.(

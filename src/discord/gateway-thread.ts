@@ -29,7 +29,7 @@ import {
 } from '@discordjs/ws';
 import { GatewayDispatchEvents } from 'discord-api-types/v10';
 import { AcknowledgeError, InteractionAcknowledger } from './acknowledge.js';
-import { type InteractionPacket, slashCommandDeferral } from './deferral-rules.js';
+import { applicationCommandDeferral, type InteractionPacket } from './deferral-rules.js';
 import type { FromGatewayThread, GatewayThreadData } from './gateway-thread-protocol.js';
 
 function mainThread(): MessagePort {
@@ -66,7 +66,7 @@ function defer(packet: InteractionPacket): void {
   if (!acknowledger || Atomics.load(data.stopped, 0) === 1) return;
   const { id, token } = packet;
   if (typeof id !== 'string' || typeof token !== 'string') return;
-  const deferral = slashCommandDeferral(packet, data.rules);
+  const deferral = applicationCommandDeferral(packet, data.rules);
   if (!deferral) return;
   acknowledger.send(id, token, deferral);
   const sent = acknowledger.take(id);

@@ -3,12 +3,18 @@
  * does too): a directory record can name @everyone, and no reply of ours may ping.
  */
 import type { REST } from '@discordjs/rest';
-import { type ButtonInteraction, type ChatInputCommandInteraction, MessageFlags, Routes } from 'discord.js';
+import {
+  type ButtonInteraction,
+  type ChatInputCommandInteraction,
+  MessageFlags,
+  Routes,
+  type UserContextMenuCommandInteraction,
+} from 'discord.js';
 import { NO_MENTIONS, NO_MENTIONS_API } from '../discord/mentions.js';
 import type { RenderedMessage } from '../render/message.js';
 import type { Responder } from './types.js';
 
-type Deferrable = ChatInputCommandInteraction | ButtonInteraction;
+type Deferrable = ChatInputCommandInteraction | UserContextMenuCommandInteraction | ButtonInteraction;
 
 /**
  * For a reply deferred publicly: `private` removes the public "thinking…" placeholder and sends

@@ -14,14 +14,15 @@ import {
   InteractionResponseType,
   InteractionType,
   MessageFlags,
+  type UserContextMenuCommandInteraction,
 } from 'discord.js';
 import { type InteractionAcknowledger, markDeferred } from '../discord/acknowledge.js';
 import {
+  applicationCommandDeferral,
   commandDeferral,
   type Deferral,
   type InteractionPacket,
   rulesOf,
-  slashCommandDeferral,
 } from '../discord/deferral-rules.js';
 import { NO_MENTIONS } from '../discord/mentions.js';
 import { resolveLocale, translator } from '../i18n/index.js';
@@ -34,10 +35,12 @@ import type {
   BotDeps,
   ButtonHandler,
   CommandContext,
+  HandledInteractionKind,
   HandlerContext,
   Registry,
   Responder,
   SlashCommand,
+  UserCommand,
 } from './types.js';
 
 /**
@@ -89,7 +92,10 @@ export function createRouter(
   acknowledger?: Acknowledger,
 ): Router {
   const commands = new Map<string, SlashCommand>(registry.commands.map((c) => [c.data.name, c]));
-  const rules = rulesOf(registry.commands);
+  const userCommands = new Map<string, UserCommand>(
+    (registry.userCommands ?? []).map((c) => [c.data.name, c]),
+  );
+  const rules = rulesOf(registry.commands, registry.userCommands);
   let inFlight = 0;
   let closed = false;
 
@@ -104,7 +110,7 @@ export function createRouter(
   /** What the packet will need as its deferral, or undefined when the router answers it otherwise. */
   function packetDeferral(packet: InteractionPacket): Deferral | undefined {
     const data = packet.data;
-    if (packet.type === InteractionType.ApplicationCommand) return slashCommandDeferral(packet, rules);
+    if (packet.type === InteractionType.ApplicationCommand) return applicationCommandDeferral(packet, rules);
     if (packet.type === InteractionType.MessageComponent && data?.component_type === ComponentType.Button) {
       const customId = data.custom_id;
       const handler = typeof customId === 'string' ? findButton(customId) : undefined;
@@ -127,7 +133,7 @@ export function createRouter(
   }
 
   /** The deferral sent from the packet, once it has gone through; else discord.js's. */
-  async function defer(interaction: ChatInputCommandInteraction | ButtonInteraction, deferral: Deferral) {
+  async function defer(interaction: HandledInteractionKind, deferral: Deferral) {
     const sent = acknowledger?.take(interaction.id);
     if (sent) {
       await sent.done;
@@ -171,6 +177,30 @@ export function createRouter(
     return { name, outcome };
   }
 
+  /** A command of the context menu on a member: always answered privately. */
+  async function runUserCommand(
+    interaction: UserContextMenuCommandInteraction,
+  ): Promise<{ name: string; outcome: string }> {
+    const name = interaction.commandName;
+    const command = userCommands.get(name);
+    if (!command) {
+      await interaction.reply({
+        content: translator(interaction.locale)('errors.unknownCommand'),
+        flags: MessageFlags.Ephemeral,
+        allowedMentions: NO_MENTIONS,
+      });
+      return { name, outcome: 'unknown' };
+    }
+    await defer(interaction, commandDeferral(true));
+    const outcome = await run(interaction, responderFor(interaction, true), command.execute, {
+      kind: 'command',
+      name,
+      wording: command,
+      answer: (message, reply) => reply.private(message),
+    });
+    return { name, outcome };
+  }
+
   async function runButton(interaction: ButtonInteraction): Promise<{ name: string; outcome: string }> {
     const handler = findButton(interaction.customId);
     if (!handler) {
@@ -201,14 +231,14 @@ export function createRouter(
    * Runs a deferred interaction's handler. An error becomes one log line and one localized
    * private answer; the outcome is the handler's, or `error:<code>`.
    */
-  async function run<I extends ChatInputCommandInteraction | ButtonInteraction>(
+  async function run<I extends HandledInteractionKind>(
     interaction: I,
     reply: Responder,
     execute: (context: HandlerContext<I>) => Promise<string>,
     failure: {
       kind: 'command' | 'button';
       name: string;
-      wording: Pick<SlashCommand | ButtonHandler, 'subject' | 'describeFailure'>;
+      wording: Pick<SlashCommand | UserCommand | ButtonHandler, 'subject' | 'describeFailure'>;
       answer: (message: RenderedMessage, reply: Responder) => Promise<unknown>;
     },
   ): Promise<string> {
@@ -243,7 +273,7 @@ export function createRouter(
 
   const drained: Array<() => void> = [];
 
-  async function refuse(interaction: ChatInputCommandInteraction | ButtonInteraction): Promise<void> {
+  async function refuse(interaction: HandledInteractionKind): Promise<void> {
     const t = translator(interaction.locale);
     const message = { content: t('errors.restarting'), allowedMentions: NO_MENTIONS };
     try {
@@ -262,22 +292,28 @@ export function createRouter(
   }
 
   async function handle(interaction: Interaction): Promise<void> {
-    if (!interaction.isChatInputCommand() && !interaction.isButton()) return;
+    if (
+      !interaction.isChatInputCommand() &&
+      !interaction.isUserContextMenuCommand() &&
+      !interaction.isButton()
+    ) {
+      return;
+    }
     if (closed) {
       await refuse(interaction);
       return;
     }
     const started = deps.now();
-    const kind = interaction.isChatInputCommand() ? 'command' : 'button';
+    const kind = interaction.isButton() ? 'button' : 'command';
     inFlight++;
-    let name = interaction.isChatInputCommand()
-      ? interaction.commandName
-      : customIdPrefix(interaction.customId);
+    let name = interaction.isButton() ? customIdPrefix(interaction.customId) : interaction.commandName;
     let outcome = 'failed';
     try {
       const result = interaction.isChatInputCommand()
         ? await runCommand(interaction)
-        : await runButton(interaction);
+        : interaction.isUserContextMenuCommand()
+          ? await runUserCommand(interaction)
+          : await runButton(interaction);
       name = result.name;
       outcome = result.outcome;
     } catch (err) {

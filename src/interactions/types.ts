@@ -7,6 +7,8 @@ import type {
   ChatInputCommandInteraction,
   REST,
   RESTPostAPIChatInputApplicationCommandsJSONBody,
+  RESTPostAPIContextMenuApplicationCommandsJSONBody,
+  UserContextMenuCommandInteraction,
 } from 'discord.js';
 import type { DirectoryClient } from '../directory/index.js';
 import type { CommandMentions } from '../discord/command-mentions.js';
@@ -71,7 +73,13 @@ export interface Responder {
 }
 
 /** What a handler gets: the interaction, deferred already, and everything to answer it. */
-export interface HandlerContext<I extends ChatInputCommandInteraction | ButtonInteraction> {
+/** What the router hands to a handler. */
+export type HandledInteractionKind =
+  | ChatInputCommandInteraction
+  | UserContextMenuCommandInteraction
+  | ButtonInteraction;
+
+export interface HandlerContext<I extends HandledInteractionKind> {
   interaction: I;
   deps: BotDeps;
   t: Translate;
@@ -82,6 +90,7 @@ export interface HandlerContext<I extends ChatInputCommandInteraction | ButtonIn
 }
 
 export type CommandContext = HandlerContext<ChatInputCommandInteraction>;
+export type UserCommandContext = HandlerContext<UserContextMenuCommandInteraction>;
 export type ButtonContext = HandlerContext<ButtonInteraction>;
 
 /** How the router tells a handler's failure to the user. */
@@ -105,6 +114,12 @@ export interface SlashCommand extends FailureWording {
   execute(ctx: CommandContext): Promise<string>;
 }
 
+/** A command of the context menu on a member (Apps › …). Its answers are private. */
+export interface UserCommand extends FailureWording {
+  data: RESTPostAPIContextMenuApplicationCommandsJSONBody;
+  execute(ctx: UserCommandContext): Promise<string>;
+}
+
 export interface ButtonHandler extends FailureWording {
   name: string;
   matches(customId: string): boolean;
@@ -115,5 +130,7 @@ export interface ButtonHandler extends FailureWording {
 
 export interface Registry {
   commands: readonly SlashCommand[];
+  /** The context menu's commands on a member; none when left out. */
+  userCommands?: readonly UserCommand[];
   buttons: readonly ButtonHandler[];
 }

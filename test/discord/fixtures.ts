@@ -860,6 +860,8 @@ export interface CommandInteractionInput extends InteractionBaseInput {
   commandGuildId?: string;
   /** Users the stand-in knows, for user and mentionable options (default: only `user`). */
   lookupUser?: (id: string) => UserFixture | undefined;
+  /** A user context menu command's target (`data.target_id`), resolved as a user option is. */
+  targetId?: string;
 }
 
 export function makeCommandInteraction(input: CommandInteractionInput): InteractionPayload {
@@ -869,7 +871,11 @@ export function makeCommandInteraction(input: CommandInteractionInput): Interact
     type: input.commandType ?? 1,
   };
   if (input.options) data.options = input.options;
-  const resolved = resolveOptions(input, input.options ?? [], input.resolved);
+  if (input.targetId !== undefined) data.target_id = input.targetId;
+  // The target is resolved as a user option naming it would be.
+  const target: CommandOption[] =
+    input.targetId === undefined ? [] : [{ type: 6, name: 'target', value: input.targetId }];
+  const resolved = resolveOptions(input, [...(input.options ?? []), ...target], input.resolved);
   if (resolved) data.resolved = resolved;
   if (input.commandGuildId) data.guild_id = input.commandGuildId;
   return interactionBase(input, InteractionKind.ApplicationCommand, data);

@@ -401,6 +401,7 @@ export async function startDiscordStandIn(options: StandInOptions = {}): Promise
       ...(registered ? { commandId: registered } : {}),
       ...(opts.options ? { options: opts.options } : {}),
       ...(opts.resolved ? { resolved: opts.resolved } : {}),
+      ...(opts.targetId !== undefined ? { targetId: opts.targetId } : {}),
       ...(guild && commands.get(guild.id)?.has(registered ?? '') ? { commandGuildId: guild.id } : {}),
     });
     return newInteractionRecord(payload, user, shardId);

@@ -116,6 +116,8 @@ export interface SendCommandOptions {
   resolved?: Record<string, unknown>;
   /** Application command type (1 chat input, 2 user, 3 message). */
   type?: number;
+  /** A user command's target (`data.target_id`): a user the stand-in knows. */
+  targetId?: string;
   /**
    * A server the bot is not in, where the user installed the app (`guildId` is left out): the
    * interaction names the server by id and locale only, the user as the installer, and comes on

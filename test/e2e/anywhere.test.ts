@@ -8,18 +8,21 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makeGuild, makeUser } from '../discord/index.js';
 import { IDS } from '../emulator/index.js';
-import { expectPrivate, expectPublic } from './expectations.js';
+import { expectPrivate, expectPrivatelyDeferred, expectPublic, itLeavesNoTrace } from './expectations.js';
 import { fieldValue, type Harness, optionString, startHarness } from './harness.js';
 
 /** The server the bot is in; the other servers of these tests only the user installed the app in. */
 const home = makeGuild({ id: IDS.serverFresh, name: 'BotiCord Community', memberCount: 438 });
 const kerdoku = makeUser({ id: IDS.plainBot, username: 'kerdoku', global_name: 'Kerdoku', bot: true });
 const cipherka = makeUser({ id: IDS.profileUser, username: 'cipherka', global_name: 'Cipherka' });
+/** Neither in the directory. */
+const nobody = makeUser({ id: '180000000000000009', username: 'nobody_here' });
+const strangerBot = makeUser({ id: '180000000000000010', username: 'stranger_bot', bot: true });
 
 let h: Harness;
 
 beforeAll(async () => {
-  h = await startHarness({ guilds: [home], users: [kerdoku, cipherka] });
+  h = await startHarness({ guilds: [home], users: [kerdoku, cipherka, nobody, strangerBot] });
 });
 afterAll(async () => {
   await h?.close();
@@ -97,4 +100,44 @@ describe('/bot, /server and /profile where only the user installed the app', () 
     expect(answer.outcome).toBe('error:ServerNeeded');
     expect(expectPrivate(answer).embed.description).toBe(`❌ ${text}`);
   });
+});
+
+describe('"Directory card" in the context menu on a member', () => {
+  const card = (
+    targetId: string,
+    where: { guildId?: string; externalGuild?: { id: string } },
+    locale = 'en-US',
+  ) => h.run({ type: 2, name: 'Directory card', targetId, locale, ...where });
+
+  it("on a bot shows the bot's card, privately", async () => {
+    const answer = await card(IDS.plainBot, { guildId: home.id });
+    expect(answer.outcome).toBe('bot');
+    expect(directoryPaths()).toEqual([`GET /v2/bot/${IDS.plainBot}`]);
+    const { embed } = expectPrivatelyDeferred(answer);
+    expect(embed.title).toBe('Bot Kerdoku');
+  });
+
+  it('on a person shows the profile and their bots, also where only the user installed the app', async () => {
+    const answer = await card(IDS.profileUser, { externalGuild: { id: '970000000000000002' } });
+    expect(answer.outcome).toBe('profile');
+    expect(directoryPaths()).toEqual([
+      `GET /v2/profile/${IDS.profileUser}`,
+      `GET /v2/bots/${IDS.profileUser}`,
+    ]);
+    expect(expectPrivatelyDeferred(answer).embed.title).toContain('Cipherka');
+  });
+
+  it.each([
+    ['en-US', 'a person', nobody.id, '❌ This user has no profile in the directory.'],
+    ['ru', 'a person', nobody.id, '❌ У этого пользователя нет профиля в каталоге.'],
+    ['en-US', 'a bot', strangerBot.id, '❌ This bot is not in the directory.'],
+  ])('(%s) on %s the directory does not know says so, privately', async (locale, _what, id, text) => {
+    const answer = await card(id, { guildId: home.id }, locale);
+    expect(answer.outcome).toBe('not-found');
+    expect(expectPrivatelyDeferred(answer).embed.description).toBe(text);
+  });
+});
+
+describe('the look-ups anywhere', () => {
+  itLeavesNoTrace(() => h);
 });

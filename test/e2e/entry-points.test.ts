@@ -127,7 +127,8 @@ describe('npm run deploy-commands', () => {
     const result = await run('deploy.js', { ...env(), DEV_GUILD_ID: '722424773233213460' });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(
-      'Deployed 6 commands to guild 722424773233213460: /up, /bot, /server, /profile, /settings, /leaderboard',
+      'Deployed 7 commands to guild 722424773233213460: /up, /bot, /server, /profile, /settings, /leaderboard, ' +
+        '"Directory card" (on a member)',
     );
     const commands = discord.commands('722424773233213460') as Array<{
       name: string;
@@ -135,6 +136,7 @@ describe('npm run deploy-commands', () => {
       default_member_permissions?: string | null;
     }>;
     expect(commands.map((c) => c.name).sort()).toEqual([
+      'Directory card',
       'bot',
       'leaderboard',
       'profile',
@@ -143,6 +145,12 @@ describe('npm run deploy-commands', () => {
       'up',
     ]);
     expect(commands.find((c) => c.name === 'up')?.name_localizations?.ru).toBe('ап');
+    expect(commands.find((c) => c.name === 'Directory card')).toMatchObject({
+      type: 2,
+      name_localizations: { ru: 'Карточка в каталоге' },
+      integration_types: [0, 1],
+      contexts: [0, 1, 2],
+    });
     // Manage Server (1 << 5) by default; admins can grant it further in Server Settings > Integrations.
     expect(commands.find((c) => c.name === 'settings')?.default_member_permissions).toBe('32');
     expect(commands.find((c) => c.name === 'up')?.default_member_permissions).toBeNull();
@@ -154,7 +162,7 @@ describe('npm run deploy-commands', () => {
     const result = await run('deploy.js', env());
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('globally');
-    expect((discord.commands() as unknown[]).length).toBe(6);
+    expect((discord.commands() as unknown[]).length).toBe(7);
   });
 
   it('needs DISCORD_APPLICATION_ID', async () => {

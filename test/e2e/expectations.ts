@@ -56,6 +56,17 @@ export function expectPrivate(answer: Answer): { message: ViewedMessage; embed: 
   return { message, embed: embedOf(message) };
 }
 
+/** A command deferred privately (its every answer private): the private deferral edited in place. */
+export function expectPrivatelyDeferred(answer: Answer): { message: ViewedMessage; embed: APIEmbed } {
+  const callback = callbackOf(answer);
+  expect(callback.type).toBe(5);
+  expect((callback.data?.flags ?? 0) & EPHEMERAL).toBe(EPHEMERAL);
+  expect(answer.view.followUps).toEqual([]);
+  const message = privateMessage(answer);
+  expect(message.id).toBe(answer.view.original?.id);
+  return { message, embed: embedOf(message) };
+}
+
 /**
  * The last test of every file: no token in any log line or any body sent to Discord, no
  * unhandled rejection, and every message the bot sent can ping nobody.

@@ -6,7 +6,13 @@
 
 import { ApplicationIntegrationType, InteractionContextType, PermissionFlagsBits } from 'discord.js';
 import { describe, expect, it } from 'vitest';
-import { commandDefinitions, settingsCommand } from '../../commands/definitions.js';
+import {
+  commandDefinitions,
+  deployedCommands,
+  directoryCardCommand,
+  settingsCommand,
+  userCommandDefinitions,
+} from '../../commands/definitions.js';
 import { isPlausibleKey, MAX_KEY_LENGTH, MIN_KEY_LENGTH } from '../../src/features/webhooks/settings.js';
 import { localizations } from '../../src/i18n/index.js';
 
@@ -378,6 +384,25 @@ describe('command definitions', () => {
     for (const command of commandDefinitions.filter((c) => c.name !== 'settings')) {
       expect(command.default_member_permissions, command.name).toBeUndefined();
     }
+  });
+
+  it('put "Directory card" in the context menu on a member, anywhere, named in both languages', () => {
+    expect(userCommandDefinitions).toEqual([directoryCardCommand]);
+    expect(deployedCommands).toEqual([...commandDefinitions, directoryCardCommand]);
+    expect(JSON.parse(JSON.stringify(directoryCardCommand))).toEqual({
+      type: 2,
+      name: 'Directory card',
+      name_localizations: { ru: 'Карточка в каталоге' },
+      contexts: [0, 1, 2],
+      integration_types: [0, 1],
+    });
+    expect(localizations('commands.directoryCard.name')['en-US']).toBe(directoryCardCommand.name);
+    // A user command's name: 1 to 32 characters, spaces and capitals allowed; no description.
+    for (const name of [directoryCardCommand.name, directoryCardCommand.name_localizations.ru]) {
+      expect(name.length).toBeGreaterThan(0);
+      expect(name.length).toBeLessThanOrEqual(32);
+    }
+    expect('description' in directoryCardCommand).toBe(false);
   });
 
   it("make Discord's client refuse a webhook key the server would refuse for its length", () => {

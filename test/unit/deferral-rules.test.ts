@@ -5,9 +5,9 @@
 import { ApplicationCommandType, InteractionResponseType, InteractionType } from 'discord-api-types/v10';
 import { describe, expect, it } from 'vitest';
 import { registry } from '../../commands/index.js';
-import { rulesOf, slashCommandDeferral } from '../../src/discord/deferral-rules.js';
+import { applicationCommandDeferral, rulesOf } from '../../src/discord/deferral-rules.js';
 
-const rules = rulesOf(registry.commands);
+const rules = rulesOf(registry.commands, registry.userCommands);
 const packet = (name: unknown, type = ApplicationCommandType.ChatInput) => ({
   id: '1',
   token: 't',
@@ -22,25 +22,40 @@ describe('deferral rules', () => {
 
   it('defers every command of the registry, privately exactly where its handler answers privately', () => {
     for (const command of registry.commands) {
-      expect(slashCommandDeferral(packet(command.data.name), rules)).toEqual({
+      expect(applicationCommandDeferral(packet(command.data.name), rules)).toEqual({
         type: InteractionResponseType.DeferredChannelMessageWithSource,
         ephemeral: command.ephemeral === true,
       });
     }
-    expect(slashCommandDeferral(packet('up'), rules)).toMatchObject({ ephemeral: false });
-    expect(slashCommandDeferral(packet('settings'), rules)).toMatchObject({ ephemeral: true });
+    expect(applicationCommandDeferral(packet('up'), rules)).toMatchObject({ ephemeral: false });
+    expect(applicationCommandDeferral(packet('settings'), rules)).toMatchObject({ ephemeral: true });
+  });
+
+  it("defers the context menu's user commands privately, by name and type", () => {
+    expect(registry.userCommands?.map((c) => c.data.name)).toEqual(['Directory card']);
+    expect(applicationCommandDeferral(packet('Directory card', ApplicationCommandType.User), rules)).toEqual({
+      type: InteractionResponseType.DeferredChannelMessageWithSource,
+      ephemeral: true,
+    });
+    expect(applicationCommandDeferral(packet('Directory card'), rules)).toBeUndefined();
+    expect(
+      applicationCommandDeferral(packet('Directory card', ApplicationCommandType.Message), rules),
+    ).toBeUndefined();
   });
 
   it('leaves alone what is not a slash command of the registry', () => {
-    expect(slashCommandDeferral(packet('nope'), rules)).toBeUndefined();
-    expect(slashCommandDeferral(packet('toString'), rules)).toBeUndefined();
-    expect(slashCommandDeferral(packet(42), rules)).toBeUndefined();
-    expect(slashCommandDeferral(packet('up', ApplicationCommandType.User), rules)).toBeUndefined();
+    expect(applicationCommandDeferral(packet('nope'), rules)).toBeUndefined();
+    expect(applicationCommandDeferral(packet('toString'), rules)).toBeUndefined();
+    expect(applicationCommandDeferral(packet(42), rules)).toBeUndefined();
+    expect(applicationCommandDeferral(packet('up', ApplicationCommandType.User), rules)).toBeUndefined();
     expect(
-      slashCommandDeferral({ ...packet('up'), type: InteractionType.ApplicationCommandAutocomplete }, rules),
+      applicationCommandDeferral(
+        { ...packet('up'), type: InteractionType.ApplicationCommandAutocomplete },
+        rules,
+      ),
     ).toBeUndefined();
     expect(
-      slashCommandDeferral(
+      applicationCommandDeferral(
         { id: '1', token: 't', type: InteractionType.MessageComponent, data: { custom_id: 'up' } },
         rules,
       ),
