@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { type APIGatewayBotInfo, type Client, DefaultUserAgent, Events, Routes } from 'discord.js';
+import { type Client, DefaultUserAgent, Events } from 'discord.js';
 import type { Config } from '../config/env.js';
 import type { DirectoryClient } from '../directory/index.js';
 import { InteractionAcknowledger } from '../discord/acknowledge.js';
@@ -32,7 +32,7 @@ import { DirectoryEventHandler } from '../features/webhooks/handle.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../features/webhooks/receiver.js';
 import { ADOPT_EVERY_MS, adoptOrphanedUps } from '../hosts/adopt.js';
 import { PostgresIdentifyLedger } from '../hosts/identify-ledger.js';
-import { hostIdentifyThrottler, sessionBudgetProblem } from '../hosts/identify-throttle.js';
+import { hostIdentifyThrottler } from '../hosts/identify-throttle.js';
 import { ShardOwnership } from '../hosts/ownership.js';
 import { createRouter, type Router, type RouterHooks } from '../interactions/router.js';
 import type { BotDeps, Registry } from '../interactions/types.js';
@@ -354,13 +354,7 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
           ...(metrics ? { onDelivery: (outcome, seconds) => metrics.webhookDelivery(outcome, seconds) } : {}),
         });
       }
-      if (sharding.hostShards) {
-        // One host of several: refuse to start rather than use up the day's gateway sessions.
-        client.rest.setToken(config.discord.token);
-        const info = (await client.rest.get(Routes.gatewayBot())) as APIGatewayBotInfo;
-        const problem = sessionBudgetProblem(info, sharding.hostShards.length);
-        if (problem) throw new Error(problem);
-      }
+      // The day's identify budget is checked as the shards start (IDENTIFY_BUDGET_FLOOR, every mode).
       await client.login(config.discord.token);
     },
     stop(drainMs = config.shutdownTimeoutMs) {

@@ -23,20 +23,22 @@ function humanDuration(ms: number): string {
 }
 
 /**
- * Why starting `shards` shards now would spend the budget below `floor`, or undefined when it
- * would not (or the floor is 0: no check).
+ * Why starting `shards` shards now would spend the budget below `floor` (or need more than is
+ * left: then some shards could not connect at all, whatever the floor), or undefined to start.
  */
 export function identifyBudgetRefusal(
   limit: Pick<APIGatewaySessionStartLimit, 'remaining' | 'total' | 'reset_after'>,
   shards: number,
   floor: number,
 ): string | undefined {
-  if (floor <= 0) return undefined;
   const left = limit.remaining - shards;
-  if (left >= floor) return undefined;
-  return (
+  if (left >= Math.max(0, floor)) return undefined;
+  const budget =
     `Discord allows ${limit.remaining} more gateway identifies of ${limit.total} until its budget resets in ` +
-    `${humanDuration(limit.reset_after)}; identifying ${shards} shard(s) would leave ${Math.max(0, left)}, ` +
-    `under ${IDENTIFY_FLOOR_VARIABLE}=${floor}: not starting (lower it to start anyway)`
+    `${humanDuration(limit.reset_after)}`;
+  if (left < 0) return `${budget}; this process needs ${shards} to start its shards: not starting`;
+  return (
+    `${budget}; identifying ${shards} shard(s) would leave ${left}, under ${IDENTIFY_FLOOR_VARIABLE}=${floor}: ` +
+    'not starting (lower it to start anyway)'
   );
 }

@@ -88,22 +88,3 @@ export function hostIdentifyThrottler(
     });
   };
 }
-
-/**
- * The day's session budget (GET /gateway/bot's session_start_limit): a host that would use it up
- * starting its shards refuses to start, saying so. Discord resets the budget once a day; a bot
- * out of it cannot connect at all until then, and a token that keeps trying may be reset.
- */
-export function sessionBudgetProblem(
-  info: { session_start_limit: { remaining: number; total: number; reset_after: number } },
-  shardsToStart: number,
-): string | undefined {
-  const { remaining, total, reset_after: resetAfterMs } = info.session_start_limit;
-  if (remaining >= shardsToStart) return undefined;
-  const minutes = Math.ceil(resetAfterMs / 60_000);
-  const when = `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
-  return (
-    `Discord allows ${remaining} more gateway session(s) today (of ${total}; resets in ${when}); ` +
-    `this host needs ${shardsToStart} to start its shards: not starting`
-  );
-}

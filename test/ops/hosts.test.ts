@@ -384,8 +384,8 @@ describe('three hosts on one PostgreSQL (SHARD_IDS)', () => {
       const exit = await withTimeout(bot.exited, 25_000, 'the host to exit');
       expect(exit.code).toBe(1);
       expect(bot.stderr.trim()).toBe(
-        'could not connect to Discord: Discord allows 1 more gateway session(s) today (of 1; resets in 24 h 0 min); ' +
-          'this host needs 2 to start its shards: not starting',
+        'Discord allows 1 more gateway identifies of 1 until its budget resets in 24 h; ' +
+          'this process needs 2 to start its shards: not starting',
       );
       expect(discord.gatewayLog.filter((e) => e.kind === 'identify')).toEqual([]);
     } finally {

@@ -5,11 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { PostgresIdentifyLedger } from '../../src/hosts/identify-ledger.js';
-import {
-  type IdentifyLedger,
-  SharedIdentifyThrottler,
-  sessionBudgetProblem,
-} from '../../src/hosts/identify-throttle.js';
+import { type IdentifyLedger, SharedIdentifyThrottler } from '../../src/hosts/identify-throttle.js';
 import { openStore, StoreError } from '../../src/store/index.js';
 import { type Place, perTest } from './places.js';
 
@@ -127,24 +123,5 @@ describe('IDENTIFY turns shared by several hosts (PostgreSQL)', () => {
     const store = await openStore(where.options);
     undo(() => store.close());
     expect(() => new PostgresIdentifyLedger(store)).toThrow(StoreError);
-  });
-});
-
-describe("the day's session budget", () => {
-  const info = (remaining: number) => ({
-    session_start_limit: {
-      remaining,
-      total: 1_000,
-      reset_after: 3 * 3_600_000 + 25 * 60_000,
-      max_concurrency: 1,
-    },
-  });
-
-  it('lets a host start when enough sessions are left, and says why not otherwise', () => {
-    expect(sessionBudgetProblem(info(2), 2)).toBeUndefined();
-    expect(sessionBudgetProblem(info(1), 2)).toBe(
-      'Discord allows 1 more gateway session(s) today (of 1000; resets in 3 h 25 min); ' +
-        'this host needs 2 to start its shards: not starting',
-    );
   });
 });
