@@ -1,6 +1,7 @@
 /** /bot ref: a bot card (ID, short code, mention or directory page URL). */
 import { parseReference } from '../src/directory/index.js';
 import { UserInputError } from '../src/interactions/error-message.js';
+import { placeOf } from '../src/features/lookups/suggestions.js';
 import type { SlashCommand } from '../src/interactions/types.js';
 import { renderBotCard } from '../src/render/cards.js';
 import { botCommand } from './definitions.js';
@@ -15,6 +16,16 @@ export const bot: SlashCommand = {
     // The directory has no name or avatar for a bot: Discord does.
     const identity = await deps.discord.identity(record.id);
     await reply.public(renderBotCard(record, t, locale, identity));
+    const value = record.shortCode ?? record.id;
+    deps.suggestions.lookedUp(placeOf(interaction), 'bot', identity ? `${identity.name} (${value})` : value, value);
     return 'shown';
+  },
+  autocomplete({ interaction, deps }) {
+    return deps.suggestions.choices({
+      kind: 'bot',
+      place: placeOf(interaction),
+      userId: interaction.user.id,
+      typed: String(interaction.options.getFocused()),
+    });
   },
 };

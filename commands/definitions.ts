@@ -49,7 +49,10 @@ const ANYWHERE: {
   integration_types: [ApplicationIntegrationType.GuildInstall, ApplicationIntegrationType.UserInstall],
 };
 
-/** The `ref` option of /bot and /server: an ID, short code, mention or page link. */
+/**
+ * The `ref` option of /bot and /server: an ID, short code, mention or page link, with suggestions
+ * as the user types (features/lookups/suggestions.ts).
+ */
 function refOption<const Required extends boolean>(descriptionKey: string, required: Required) {
   return {
     type: ApplicationCommandOptionType.String,
@@ -57,6 +60,7 @@ function refOption<const Required extends boolean>(descriptionKey: string, requi
     ...describe(descriptionKey),
     required,
     max_length: 200,
+    autocomplete: true,
   } as const;
 }
 

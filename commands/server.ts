@@ -2,6 +2,7 @@
 import { parseReference } from '../src/directory/index.js';
 import { thisServerChart } from '../src/features/history/chart.js';
 import { ServerNeededError, UserInputError } from '../src/interactions/error-message.js';
+import { placeOf } from '../src/features/lookups/suggestions.js';
 import type { SlashCommand } from '../src/interactions/types.js';
 import { renderServerCard } from '../src/render/cards.js';
 import { COLORS } from '../src/render/colors.js';
@@ -48,6 +49,20 @@ export const server: SlashCommand = {
       }
     }
     await reply.public(message);
+    deps.suggestions.lookedUp(placeOf(interaction), 'server', record.name, record.shortCode ?? record.id);
     return 'shown';
+  },
+  autocomplete({ interaction, deps, t }) {
+    // This server first: its name when the bot is in it, else "This server".
+    const here = interaction.guildId
+      ? { name: interaction.guild?.name ?? t('suggestions.thisServer'), value: interaction.guildId }
+      : undefined;
+    return deps.suggestions.choices({
+      kind: 'server',
+      place: placeOf(interaction),
+      userId: interaction.user.id,
+      typed: String(interaction.options.getFocused()),
+      first: here,
+    });
   },
 };

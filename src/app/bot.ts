@@ -27,6 +27,7 @@ import { ReminderRoles } from '../features/reminders/roles.js';
 import { ReminderScheduler } from '../features/reminders/scheduler.js';
 import { DiscordReminderSender } from '../features/reminders/send.js';
 import { recoverPendingUps } from '../features/up/recover.js';
+import { LookupSuggestions } from '../features/lookups/suggestions.js';
 import { WebhookAnnouncer } from '../features/webhooks/announcer.js';
 import { DirectoryEventHandler } from '../features/webhooks/handle.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../features/webhooks/receiver.js';
@@ -238,6 +239,12 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
     rest: client.rest,
     webhooks,
     webhookReceiver: { listening: config.webhook.port !== undefined, publicUrl: config.webhook.publicUrl },
+    suggestions: new LookupSuggestions({
+      // The lowest priority: an /up never waits behind a suggestion.
+      ownBots: (userId) => directory.getDeveloperBots(userId, { priority: 'background' }),
+      now,
+      logger,
+    }),
   };
   /** Answers ups from before a restart, or a gone host's (features/up/recover.ts). */
   const recover = (entries?: PendingUp[]) =>

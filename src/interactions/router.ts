@@ -7,6 +7,7 @@
  * ends in a log line, not in an unhandled rejection.
  */
 import {
+  type AutocompleteInteraction,
   type ButtonInteraction,
   type ChatInputCommandInteraction,
   ComponentType,
@@ -51,7 +52,7 @@ export const INTERACTION_DEADLINE_MS = 14 * 60_000;
 
 /** One interaction handled: what the router logs and hands to its hook. */
 export interface HandledInteraction {
-  kind: 'command' | 'button';
+  kind: 'command' | 'button' | 'autocomplete';
   name: string;
   outcome: string;
   durationMs: number;
@@ -291,7 +292,42 @@ export function createRouter(
     }
   }
 
+  /**
+   * The user typing an option: the command's choices from memory, answered at once (no deferral
+   * exists for it); nothing to answer when there are none or the bot is stopping. One debug line:
+   * there is one of these per keystroke or so.
+   */
+  async function suggest(interaction: AutocompleteInteraction): Promise<void> {
+    const started = deps.now();
+    const name = interaction.commandName;
+    const command = commands.get(name);
+    let outcome = 'none';
+    let choices: ReturnType<NonNullable<SlashCommand['autocomplete']>> = [];
+    try {
+      if (command?.autocomplete && !closed) {
+        choices = command.autocomplete({ interaction, deps, t: translator(interaction.locale) });
+        outcome = 'suggested';
+      }
+    } catch (err) {
+      deps.logger.warn({ err, command: name }, 'autocomplete failed');
+      outcome = 'failed';
+    }
+    try {
+      await interaction.respond(choices);
+    } catch (err) {
+      deps.logger.debug({ err, command: name }, 'could not answer an autocomplete');
+      outcome = 'unanswered';
+    }
+    const durationMs = deps.now() - started;
+    deps.logger.debug({ name, choices: choices.length, outcome, durationMs }, 'autocomplete answered');
+    hooks.onHandled?.({ kind: 'autocomplete', name: command ? name : 'unknown', outcome, durationMs });
+  }
+
   async function handle(interaction: Interaction): Promise<void> {
+    if (interaction.isAutocomplete()) {
+      await suggest(interaction);
+      return;
+    }
     if (
       !interaction.isChatInputCommand() &&
       !interaction.isUserContextMenuCommand() &&

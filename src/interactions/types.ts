@@ -3,6 +3,7 @@
  * gets to run. Handlers reach the outside only through `deps`.
  */
 import type {
+  AutocompleteInteraction,
   ButtonInteraction,
   ChatInputCommandInteraction,
   REST,
@@ -11,6 +12,7 @@ import type {
   UserContextMenuCommandInteraction,
 } from 'discord.js';
 import type { DirectoryClient } from '../directory/index.js';
+import type { LookupSuggestions, Suggestion } from '../features/lookups/suggestions.js';
 import type { CommandMentions } from '../discord/command-mentions.js';
 import type { DiscordLookups } from '../discord/lookups.js';
 import type { SupportedLocale, Translate } from '../i18n/index.js';
@@ -64,6 +66,15 @@ export interface BotDeps {
   webhooks: WebhookRepository;
   /** Whether the bot receives webhooks (WEBHOOK_PORT), and at which public address (PUBLIC_URL). */
   webhookReceiver: { listening: boolean; publicUrl: string | undefined };
+  /** What /bot and /server suggest as the user types (features/lookups/suggestions.ts). */
+  suggestions: LookupSuggestions;
+}
+
+/** An autocomplete interaction (the user typing an option): answered from memory, never deferred. */
+export interface AutocompleteContext {
+  interaction: AutocompleteInteraction;
+  deps: BotDeps;
+  t: Translate;
 }
 
 /** Sends the outcome: public (edit the deferred reply) or private (only the user sees it). */
@@ -112,6 +123,8 @@ export interface SlashCommand extends FailureWording {
   guildOnly?: boolean;
   /** Returns the outcome for the log line (e.g. 'success', 'cooldown', 'shown'). */
   execute(ctx: CommandContext): Promise<string>;
+  /** The choices for the option being typed (at most 25); from memory, at once. */
+  autocomplete?(ctx: AutocompleteContext): Suggestion[];
 }
 
 /** A command of the context menu on a member (Apps › …). Its answers are private. */

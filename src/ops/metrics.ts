@@ -26,7 +26,7 @@ import {
 
 /** One interaction handled (the router reports each once, after its answer). */
 export interface InteractionEvent {
-  kind: 'command' | 'button';
+  kind: 'command' | 'button' | 'autocomplete';
   /** The command's or button's name, from the registry: a bounded label. */
   name: string;
   outcome: string;

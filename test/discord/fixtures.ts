@@ -862,6 +862,8 @@ export interface CommandInteractionInput extends InteractionBaseInput {
   lookupUser?: (id: string) => UserFixture | undefined;
   /** A user context menu command's target (`data.target_id`), resolved as a user option is. */
   targetId?: string;
+  /** An autocomplete interaction (type 4): the user typing the option marked `focused`. */
+  autocomplete?: boolean;
 }
 
 export function makeCommandInteraction(input: CommandInteractionInput): InteractionPayload {
@@ -878,7 +880,11 @@ export function makeCommandInteraction(input: CommandInteractionInput): Interact
   const resolved = resolveOptions(input, [...(input.options ?? []), ...target], input.resolved);
   if (resolved) data.resolved = resolved;
   if (input.commandGuildId) data.guild_id = input.commandGuildId;
-  return interactionBase(input, InteractionKind.ApplicationCommand, data);
+  return interactionBase(
+    input,
+    input.autocomplete ? InteractionKind.Autocomplete : InteractionKind.ApplicationCommand,
+    data,
+  );
 }
 
 export interface ComponentInteractionInput extends InteractionBaseInput {

@@ -444,6 +444,11 @@ export class InteractionStore {
       });
     }
 
+    if (type === CallbackType.AutocompleteResult) {
+      const invalid = validateChoices(data?.choices);
+      if (invalid) return invalid;
+    }
+
     if (type === CallbackType.ChannelMessageWithSource || type === CallbackType.UpdateMessage) {
       if (!data && type === CallbackType.ChannelMessageWithSource) return errors.emptyMessage();
       if (data) {
@@ -757,4 +762,33 @@ function applyEdit(
   if (!wasLoading) next.edited_timestamp = new Date().toISOString();
   Object.assign(message, next);
   return null;
+}
+
+/**
+ * An autocomplete answer's choices as Discord checks them: at most 25, each a name of 1 to 100
+ * characters and a value (a string of at most 100 characters, or a number).
+ */
+function validateChoices(choices: unknown): RouteResult | undefined {
+  // Discord's error tree nests by path: { data: { choices: { 0: { name: { _errors } } } } }.
+  const problem = (path: string, code: string, message: string): RouteResult =>
+    errors.invalidForm(
+      path
+        .split('.')
+        .reduceRight<Record<string, unknown>>((tree, key) => ({ [key]: tree }), { _errors: [{ code, message }] }),
+    );
+  if (!Array.isArray(choices)) return problem('data.choices', 'BASE_TYPE_REQUIRED', 'This field is required');
+  if (choices.length > 25) {
+    return problem('data.choices', 'BASE_TYPE_MAX_LENGTH', 'Must be 25 or fewer in length.');
+  }
+  for (const [i, entry] of choices.entries()) {
+    const name = isRecord(entry) ? entry.name : undefined;
+    const value = isRecord(entry) ? entry.value : undefined;
+    if (typeof name !== 'string' || name.length < 1 || name.length > 100) {
+      return problem(`data.choices.${i}.name`, 'BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 100 in length.');
+    }
+    if (typeof value === 'string' ? value.length > 100 : typeof value !== 'number') {
+      return problem(`data.choices.${i}.value`, 'BASE_TYPE_BAD_LENGTH', 'Must be 100 or fewer in length.');
+    }
+  }
+  return undefined;
 }

@@ -402,6 +402,7 @@ export async function startDiscordStandIn(options: StandInOptions = {}): Promise
       ...(opts.options ? { options: opts.options } : {}),
       ...(opts.resolved ? { resolved: opts.resolved } : {}),
       ...(opts.targetId !== undefined ? { targetId: opts.targetId } : {}),
+      ...(opts.autocomplete ? { autocomplete: true } : {}),
       ...(guild && commands.get(guild.id)?.has(registered ?? '') ? { commandGuildId: guild.id } : {}),
     });
     return newInteractionRecord(payload, user, shardId);

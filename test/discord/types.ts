@@ -119,6 +119,11 @@ export interface SendCommandOptions {
   /** A user command's target (`data.target_id`): a user the stand-in knows. */
   targetId?: string;
   /**
+   * Sent as the user typing (an autocomplete interaction, type 4): one of `options` carries
+   * `focused: true`; the answer is callback type 8 with at most 25 choices.
+   */
+  autocomplete?: boolean;
+  /**
    * A server the bot is not in, where the user installed the app (`guildId` is left out): the
    * interaction names the server by id and locale only, the user as the installer, and comes on
    * the shard the id maps to.
