@@ -1,7 +1,7 @@
 /** /bot ref: a bot card (ID, short code, mention or directory page URL). */
 import { parseReference } from '../src/directory/index.js';
-import { UserInputError } from '../src/interactions/error-message.js';
 import { placeOf } from '../src/features/lookups/suggestions.js';
+import { UserInputError } from '../src/interactions/error-message.js';
 import type { SlashCommand } from '../src/interactions/types.js';
 import { renderBotCard } from '../src/render/cards.js';
 import { botCommand } from './definitions.js';
@@ -17,7 +17,12 @@ export const bot: SlashCommand = {
     const identity = await deps.discord.identity(record.id);
     await reply.public(renderBotCard(record, t, locale, identity));
     const value = record.shortCode ?? record.id;
-    deps.suggestions.lookedUp(placeOf(interaction), 'bot', identity ? `${identity.name} (${value})` : value, value);
+    deps.suggestions.lookedUp(
+      placeOf(interaction),
+      'bot',
+      identity ? `${identity.name} (${value})` : value,
+      value,
+    );
     return 'shown';
   },
   autocomplete({ interaction, deps }) {

@@ -12,9 +12,9 @@ import type {
   UserContextMenuCommandInteraction,
 } from 'discord.js';
 import type { DirectoryClient } from '../directory/index.js';
-import type { LookupSuggestions, Suggestion } from '../features/lookups/suggestions.js';
 import type { CommandMentions } from '../discord/command-mentions.js';
 import type { DiscordLookups } from '../discord/lookups.js';
+import type { LookupSuggestions, Suggestion } from '../features/lookups/suggestions.js';
 import type { SupportedLocale, Translate } from '../i18n/index.js';
 import type { Logger } from '../log/logger.js';
 import type { ChartRenderer } from '../render/charts.js';

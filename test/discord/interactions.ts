@@ -774,7 +774,9 @@ function validateChoices(choices: unknown): RouteResult | undefined {
     errors.invalidForm(
       path
         .split('.')
-        .reduceRight<Record<string, unknown>>((tree, key) => ({ [key]: tree }), { _errors: [{ code, message }] }),
+        .reduceRight<Record<string, unknown>>((tree, key) => ({ [key]: tree }), {
+          _errors: [{ code, message }],
+        }),
     );
   if (!Array.isArray(choices)) return problem('data.choices', 'BASE_TYPE_REQUIRED', 'This field is required');
   if (choices.length > 25) {
@@ -784,7 +786,11 @@ function validateChoices(choices: unknown): RouteResult | undefined {
     const name = isRecord(entry) ? entry.name : undefined;
     const value = isRecord(entry) ? entry.value : undefined;
     if (typeof name !== 'string' || name.length < 1 || name.length > 100) {
-      return problem(`data.choices.${i}.name`, 'BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 100 in length.');
+      return problem(
+        `data.choices.${i}.name`,
+        'BASE_TYPE_BAD_LENGTH',
+        'Must be between 1 and 100 in length.',
+      );
     }
     if (typeof value === 'string' ? value.length > 100 : typeof value !== 'number') {
       return problem(`data.choices.${i}.value`, 'BASE_TYPE_BAD_LENGTH', 'Must be 100 or fewer in length.');

@@ -99,7 +99,8 @@ export class LookupSuggestions {
     const out: Suggestion[] = [];
     for (const s of all) {
       if (seen.has(s.value)) continue;
-      if (wanted && !s.name.toLowerCase().includes(wanted) && !s.value.toLowerCase().includes(wanted)) continue;
+      if (wanted && !s.name.toLowerCase().includes(wanted) && !s.value.toLowerCase().includes(wanted))
+        continue;
       seen.add(s.value);
       out.push(s);
       if (out.length === MAX_CHOICES) break;
