@@ -772,11 +772,9 @@ function validateChoices(choices: unknown): RouteResult | undefined {
   // Discord's error tree nests by path: { data: { choices: { 0: { name: { _errors } } } } }.
   const problem = (path: string, code: string, message: string): RouteResult =>
     errors.invalidForm(
-      path
-        .split('.')
-        .reduceRight<Record<string, unknown>>((tree, key) => ({ [key]: tree }), {
-          _errors: [{ code, message }],
-        }),
+      path.split('.').reduceRight<Record<string, unknown>>((tree, key) => ({ [key]: tree }), {
+        _errors: [{ code, message }],
+      }),
     );
   if (!Array.isArray(choices)) return problem('data.choices', 'BASE_TYPE_REQUIRED', 'This field is required');
   if (choices.length > 25) {
