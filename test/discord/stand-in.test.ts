@@ -228,6 +228,36 @@ describe('Discord stand-in with an unmodified discord.js client', () => {
     expect(failures).toEqual([]);
   });
 
+  it("takes an autocomplete's answer only as choices within Discord's limits, and nothing else", async () => {
+    const [guild] = makeGuilds(1);
+    const si = await start({ guilds: [guild!] });
+    const typing = () =>
+      si.sendCommand({
+        guildId: guild!.id,
+        name: 'bot',
+        autocomplete: true,
+        options: [{ type: 3, name: 'ref', value: 'ke', focused: true } as never],
+      });
+    const post = (h: { id: string; token: string }, body: unknown) =>
+      fetch(`${si.restUrl}/v10/interactions/${h.id}/${h.token}/callback`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const choices = (n: number, name = 'kerdoku') =>
+      Array.from({ length: n }, (_, i) => ({ name, value: `v${i}` }));
+    const first = typing();
+    expect(first.payload.type).toBe(4);
+    expect((await post(first, { type: 5 })).status).toBe(400);
+    expect((await post(first, { type: 8, data: { choices: choices(26) } })).status).toBe(400);
+    expect((await post(first, { type: 8, data: { choices: choices(1, 'x'.repeat(101)) } })).status).toBe(400);
+    expect(
+      (await post(first, { type: 8, data: { choices: [{ name: 'a', value: 'v'.repeat(101) }] } })).status,
+    ).toBe(400);
+    expect((await post(first, { type: 8, data: { choices: choices(25) } })).status).toBe(204);
+    expect((await first.firstResponse(1_000)).type).toBe(8);
+  });
+
   it('answers like Discord to a second callback, an unknown interaction and an empty message', async () => {
     const [guild] = makeGuilds(1);
     const si = await start({ guilds: [guild!] });
