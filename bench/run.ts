@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Budget, isQuick, machineFacts, resultsDir } from './lib/env.js';
 import { markdownTable, notes, type Row, type ScenarioResult, textTable } from './lib/report.js';
+import { autocompleteScenario } from './scenarios/autocomplete.js';
 import { chartsScenario } from './scenarios/charts.js';
 import { clientOverheadScenario } from './scenarios/client-overhead.js';
 import { hostsScenario } from './scenarios/hosts.js';
@@ -55,6 +56,7 @@ const SCENARIOS: Scenario[] = [
   { id: 8, name: '8. Charts', run: () => chartsScenario() },
   { id: 9, name: '9. Webhook receiver', run: () => webhooksScenario() },
   { id: 10, name: '10. Three hosts', run: () => hostsScenario() },
+  { id: 11, name: '11. Autocomplete', run: () => autocompleteScenario() },
 ];
 
 function selected(): Scenario[] {

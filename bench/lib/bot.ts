@@ -27,7 +27,7 @@ import {
   startRigBot,
   startStandIns,
 } from '../../test/support/rig.js';
-import type { StandInStarted, UpCommand } from '../workers/discord-stand-in.js';
+import type { Keystroke, StandInStarted, UpCommand } from '../workers/discord-stand-in.js';
 import type { EmulatorChildOptions } from '../workers/emulator.js';
 import { forkRpc } from './ipc.js';
 import { type UpTimings, upTimings } from './records.js';
@@ -172,14 +172,25 @@ export interface IsolatedBotRig {
    * loop reach the stand-in together and are dispatched in one go.
    */
   up(guildId: string, waitMs: number): Promise<{ userId: string; outcome: string }>;
+  /** Sends /bot `ref` from a guild, as up() does /up. */
+  lookUp(guildId: string, ref: string, waitMs: number): Promise<{ userId: string; outcome: string }>;
   /** The times of these ups, from the stand-in, in one call. */
   records(ups: ReadonlyArray<{ userId: string; outcome: string }>): Promise<UpRecord[]>;
+  /**
+   * One keystroke for each of these users at once (autocomplete of /bot's `ref`); resolves when
+   * every one is answered; `timings(keys)` gives their times after.
+   */
+  type(keystrokes: Keystroke[]): Promise<void>;
+  /** The times of these interactions (by `userId` for ups, by `key` for keystrokes). */
+  timings(keys: readonly string[]): Promise<UpTimings[]>;
   /** Connections the Discord stand-in has accepted for REST so far. */
   restConnections(): Promise<number>;
   /** 429s the Discord stand-in has answered so far (Discord's global limit, 50 a second). */
   discordTooMany(): Promise<number>;
   /** Requests the directory has received so far (a mark for serverPosts). */
   directoryRequests(): Promise<number>;
+  /** `METHOD /path` of the directory's requests from the `from`th on. */
+  directoryRequestPaths(from: number): Promise<string[]>;
   serverPosts(from: number): Promise<{ posts: number; withoutStats: number }>;
   close(): Promise<void>;
 }
@@ -244,6 +255,12 @@ export async function startIsolatedBotRig(options: {
       await send({ guildId, userId });
       return { userId, outcome: await outcome };
     },
+    async lookUp(guildId, ref, waitMs) {
+      const userId = snowflake();
+      const outcome = botUnderTest.outcome(userId, waitMs);
+      await send({ guildId, userId, bot: ref });
+      return { userId, outcome: await outcome };
+    },
     async records(ups) {
       const timings = await discord.call<UpTimings[]>(
         'timings',
@@ -257,9 +274,12 @@ export async function startIsolatedBotRig(options: {
         ...timings[i],
       }));
     },
+    type: (keystrokes) => discord.call<void>('type', keystrokes),
+    timings: (keys) => discord.call<UpTimings[]>('timings', [...keys]),
     restConnections: () => discord.call<number>('restConnections'),
     discordTooMany: () => discord.call<number>('tooMany'),
     directoryRequests: () => directory.call<number>('requestCount'),
+    directoryRequestPaths: (from) => directory.call<string[]>('requestPaths', from),
     serverPosts: (from) => directory.call<{ posts: number; withoutStats: number }>('serverPosts', from),
     async close() {
       try {

@@ -19,10 +19,23 @@ export interface StandInStarted {
   token: string;
 }
 
+/**
+ * One keystroke of a user typing /bot's `ref` (an autocomplete interaction); `key` names it for
+ * `timings`, the user stays the same from one keystroke to the next.
+ */
+export interface Keystroke {
+  key: string;
+  guildId: string;
+  userId: string;
+  text: string;
+}
+
 /** One /up to dispatch; `userId` names it (a user of its own, as the bench sends them). */
 export interface UpCommand {
   guildId: string;
   userId: string;
+  /** Another command than /up: /bot with its `ref` (scenario 11's look-ups before the typing). */
+  bot?: string;
 }
 
 let standIn: DiscordStandIn | undefined;
@@ -48,16 +61,39 @@ serveRpc({
    */
   send(commands: UpCommand[]): void {
     const sent = running().sendCommands(
-      commands.map(({ guildId, userId }) => ({
+      commands.map(({ guildId, userId, bot }) => ({
         guildId,
-        name: 'up',
         user: { id: userId, username: `bench_${userId}` },
+        ...(bot === undefined
+          ? { name: 'up' }
+          : { name: 'bot', options: [{ type: 3, name: 'ref', value: bot } as never] }),
       })),
     );
     commands.forEach(({ userId }, i) => {
       const handle = sent[i];
       if (handle) handles.set(userId, handle);
     });
+  },
+  /**
+   * Keystrokes, all in one go (a burst of users typing at once); resolves once each has its
+   * answer (or has waited 10 s), so that the next keystroke of a user follows the answer to the
+   * one before, as a client sends them.
+   */
+  async type(keystrokes: Keystroke[]): Promise<void> {
+    const sent = running().sendCommands(
+      keystrokes.map(({ guildId, userId, text }) => ({
+        guildId,
+        name: 'bot',
+        user: { id: userId, username: `typist_${userId}` },
+        autocomplete: true,
+        options: [{ type: 3, name: 'ref', value: text, focused: true } as never],
+      })),
+    );
+    keystrokes.forEach(({ key }, i) => {
+      const handle = sent[i];
+      if (handle) handles.set(key, handle);
+    });
+    await Promise.all(sent.map((handle) => handle.firstResponse(10_000).catch(() => undefined)));
   },
   /**
    * Once the bot has answered: the times of these interactions. Then the stand-in lets go of them

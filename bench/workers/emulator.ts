@@ -25,6 +25,12 @@ serveRpc({
   requestCount(): number {
     return running().requests.length;
   },
+  /** `METHOD /path` of each request from the `from`th on. */
+  requestPaths(from: number): string[] {
+    return running()
+      .requests.slice(from)
+      .map((r) => `${r.method} ${r.path}`);
+  },
   serverPosts(from: number): { posts: number; withoutStats: number } {
     return serverPosts(running().requests, from);
   },
