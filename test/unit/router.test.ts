@@ -40,6 +40,8 @@ function interaction(commandName: string, locale = 'en-US') {
     user: { id: '525366699969478676' },
     createdTimestamp: Date.now(),
     isChatInputCommand: () => true,
+    isUserContextMenuCommand: () => false,
+    isAutocomplete: () => false,
     isButton: () => false,
     inGuild: () => true,
     deferReply: async () => undefined,
@@ -128,5 +130,85 @@ describe('drain', () => {
     expect(await draining).toBe(true);
     await handled;
     expect(router.inFlight).toBe(0);
+  });
+});
+
+describe('autocomplete', () => {
+  /** An autocomplete interaction as far as the router goes; records what it answered. */
+  function typing(commandName: string, respond: (choices: unknown[]) => Promise<void>) {
+    return {
+      id: '900000000000000200',
+      commandName,
+      locale: 'en-US',
+      guildId: '722424773233213460',
+      user: { id: '525366699969478676' },
+      isAutocomplete: () => true,
+      respond,
+    } as unknown as Interaction;
+  }
+  const choices = [{ name: 'Kerdoku (kerdoku)', value: 'kerdoku' }];
+
+  it("answers with the command's choices, and with none when it has none, fails or is unknown", async () => {
+    const warned: unknown[] = [];
+    const logger = createLogger({ level: 'silent' });
+    const deps = {
+      logger: { ...logger, warn: (fields: unknown) => warned.push(fields), debug: () => undefined },
+      now: Date.now,
+    } as unknown as BotDeps;
+    const events: string[] = [];
+    const router = createRouter(
+      {
+        commands: [
+          { ...command('bot', {}), autocomplete: () => choices },
+          {
+            ...command('server', {}),
+            autocomplete: () => {
+              throw new Error('broken memory');
+            },
+          },
+          command('up', {}),
+        ],
+        buttons: [],
+      },
+      deps,
+      { onHandled: (e) => events.push(`${e.kind}:${e.name}:${e.outcome}`) },
+    );
+    const answered: unknown[][] = [];
+    const respond = async (c: unknown[]) => void answered.push(c);
+    for (const name of ['bot', 'server', 'up', 'nope']) await router.handle(typing(name, respond));
+    expect(answered).toEqual([choices, [], [], []]);
+    expect(events).toEqual([
+      'autocomplete:bot:suggested',
+      'autocomplete:server:failed',
+      'autocomplete:up:none',
+      'autocomplete:unknown:none',
+    ]);
+    expect(warned).toHaveLength(1);
+  });
+
+  it('an answer Discord refuses (the 3 s are over) ends in a debug line, not a rejection', async () => {
+    const deps = { logger: createLogger({ level: 'silent' }), now: Date.now } as unknown as BotDeps;
+    const events: string[] = [];
+    const router = createRouter(
+      { commands: [{ ...command('bot', {}), autocomplete: () => choices }], buttons: [] },
+      deps,
+      { onHandled: (e) => events.push(e.outcome) },
+    );
+    await expect(
+      router.handle(typing('bot', () => Promise.reject(new Error('Unknown interaction')))),
+    ).resolves.toBeUndefined();
+    expect(events).toEqual(['unanswered']);
+  });
+
+  it('answers nothing once the bot is stopping', async () => {
+    const deps = { logger: createLogger({ level: 'silent' }), now: Date.now } as unknown as BotDeps;
+    const router = createRouter(
+      { commands: [{ ...command('bot', {}), autocomplete: () => choices }], buttons: [] },
+      deps,
+    );
+    router.close();
+    const answered: unknown[][] = [];
+    await router.handle(typing('bot', async (c) => void answered.push(c)));
+    expect(answered).toEqual([[]]);
   });
 });

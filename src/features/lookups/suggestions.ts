@@ -133,6 +133,10 @@ export class LookupSuggestions {
           this.#ownBots.set(userId, { bots: this.#ownBots.get(userId)?.bots ?? [], at: this.#options.now() });
         },
       )
+      // Nothing above should throw; if it does, it is said, never an unhandled rejection.
+      .catch((err: unknown) =>
+        this.#options.logger.warn({ err }, "the suggestions could not keep a user's bots"),
+      )
       .finally(() => this.#asking.delete(userId));
   }
 }
