@@ -7,6 +7,8 @@ interface FaultMatch {
   path?: RegExp;
   /** How many requests the rule applies to; default Infinity. */
   times?: number;
+  /** Only requests whose body holds this text (one user's /up among the bot's other posts). */
+  bodyIncludes?: string;
 }
 
 export type FaultRule = FaultMatch &
@@ -45,7 +47,7 @@ export class Faults {
   }
 
   /** The first rule matching the request; counts its `times` down. */
-  take(method: string, path: string): FaultRule | undefined {
+  take(method: string, path: string, body = ''): FaultRule | undefined {
     for (const active of this.#rules) {
       if (active.remaining <= 0) continue;
       const { rule } = active;
@@ -54,6 +56,7 @@ export class Faults {
         rule.path.lastIndex = 0;
         if (!rule.path.test(path)) continue;
       }
+      if (rule.bodyIncludes !== undefined && !body.includes(rule.bodyIncludes)) continue;
       active.remaining -= 1;
       return rule;
     }

@@ -292,7 +292,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
       return;
     }
     record.body = body;
-    const rule = faults.take(record.method, faultPath(record.path));
+    const rule = faults.take(record.method, faultPath(record.path), body);
     if (rule !== undefined && (await applyFault(rule, req, res, record))) return;
     if (closed) return;
     const forceNotUpdated = rule?.kind === 'not-updated' ? (rule.message ?? NOT_UPDATED_FAULT_MESSAGE) : null;
