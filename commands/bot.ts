@@ -1,7 +1,7 @@
 /** /bot ref: a bot card (ID, short code, mention or directory page URL). */
 import { parseReference } from '../src/directory/index.js';
-import { placeOf } from '../src/features/lookups/suggestions.js';
 import { UserInputError } from '../src/interactions/error-message.js';
+import { placeOf } from '../src/interactions/suggestions.js';
 import type { SlashCommand } from '../src/interactions/types.js';
 import { renderBotCard } from '../src/render/cards.js';
 import { botCommand } from './definitions.js';

@@ -51,7 +51,7 @@ const ANYWHERE: {
 
 /**
  * The `ref` option of /bot and /server: an ID, short code, mention or page link, with suggestions
- * as the user types (features/lookups/suggestions.ts).
+ * as the user types (interactions/suggestions.ts).
  */
 function refOption<const Required extends boolean>(descriptionKey: string, required: Required) {
   return {

@@ -1,8 +1,8 @@
 /** /server [ref]: a server card; without a reference, the current guild. */
 import { parseReference } from '../src/directory/index.js';
 import { thisServerChart } from '../src/features/history/chart.js';
-import { placeOf } from '../src/features/lookups/suggestions.js';
 import { ServerNeededError, UserInputError } from '../src/interactions/error-message.js';
+import { placeOf } from '../src/interactions/suggestions.js';
 import type { SlashCommand } from '../src/interactions/types.js';
 import { renderServerCard } from '../src/render/cards.js';
 import { COLORS } from '../src/render/colors.js';

@@ -149,19 +149,24 @@ export function createRouter(
     }
   }
 
+  /** A command no longer in the registry (deployed before, or by another version): said privately at once. */
+  async function unknownCommand(
+    interaction: ChatInputCommandInteraction | UserContextMenuCommandInteraction,
+  ): Promise<{ name: string; outcome: string }> {
+    await interaction.reply({
+      content: translator(interaction.locale)('errors.unknownCommand'),
+      flags: MessageFlags.Ephemeral,
+      allowedMentions: NO_MENTIONS,
+    });
+    return { name: interaction.commandName, outcome: 'unknown' };
+  }
+
   async function runCommand(
     interaction: ChatInputCommandInteraction,
   ): Promise<{ name: string; outcome: string }> {
     const name = interaction.commandName;
     const command = commands.get(name);
-    if (!command) {
-      await interaction.reply({
-        content: translator(interaction.locale)('errors.unknownCommand'),
-        flags: MessageFlags.Ephemeral,
-        allowedMentions: NO_MENTIONS,
-      });
-      return { name, outcome: 'unknown' };
-    }
+    if (!command) return unknownCommand(interaction);
     const privately = command.ephemeral === true;
     // Nothing before the deferral that can wait: under a burst, work done first delays it.
     await defer(interaction, commandDeferral(command.ephemeral === true));
@@ -184,14 +189,7 @@ export function createRouter(
   ): Promise<{ name: string; outcome: string }> {
     const name = interaction.commandName;
     const command = userCommands.get(name);
-    if (!command) {
-      await interaction.reply({
-        content: translator(interaction.locale)('errors.unknownCommand'),
-        flags: MessageFlags.Ephemeral,
-        allowedMentions: NO_MENTIONS,
-      });
-      return { name, outcome: 'unknown' };
-    }
+    if (!command) return unknownCommand(interaction);
     await defer(interaction, commandDeferral(true));
     const outcome = await run(interaction, responderFor(interaction, true), command.execute, {
       kind: 'command',

@@ -14,7 +14,6 @@ import type {
 import type { DirectoryClient } from '../directory/index.js';
 import type { CommandMentions } from '../discord/command-mentions.js';
 import type { DiscordLookups } from '../discord/lookups.js';
-import type { LookupSuggestions, Suggestion } from '../features/lookups/suggestions.js';
 import type { SupportedLocale, Translate } from '../i18n/index.js';
 import type { Logger } from '../log/logger.js';
 import type { ChartRenderer } from '../render/charts.js';
@@ -25,6 +24,7 @@ import type { ReminderRepository } from '../store/reminders.js';
 import type { SettingsRepository } from '../store/settings.js';
 import type { WebhookRepository } from '../store/webhooks.js';
 import type { DescribeFailure, Subject } from './error-message.js';
+import type { LookupSuggestions, Suggestion } from './suggestions.js';
 
 export type { Subject };
 
@@ -66,7 +66,7 @@ export interface BotDeps {
   webhooks: WebhookRepository;
   /** Whether the bot receives webhooks (WEBHOOK_PORT), and at which public address (PUBLIC_URL). */
   webhookReceiver: { listening: boolean; publicUrl: string | undefined };
-  /** What /bot and /server suggest as the user types (features/lookups/suggestions.ts). */
+  /** What /bot and /server suggest as the user types (interactions/suggestions.ts). */
   suggestions: LookupSuggestions;
 }
 

@@ -1,5 +1,5 @@
 /**
- * What /bot and /server suggest as the user types (src/features/lookups/suggestions.ts): from
+ * What /bot and /server suggest as the user types (src/interactions/suggestions.ts): from
  * memory only, the user's bots asked once per 10 minutes in the background, every choice within
  * Discord's limits, and what one place looked up never shown in another.
  */
@@ -11,7 +11,7 @@ import {
   MAX_CHOICES,
   OWN_BOTS_TTL_MS,
   placeOf,
-} from '../../src/features/lookups/suggestions.js';
+} from '../../src/interactions/suggestions.js';
 import { createLogger } from '../../src/log/logger.js';
 
 function suggestions(ownBots: (userId: string) => Promise<readonly BotReference[]>) {

@@ -10,10 +10,10 @@
  *
  * Everything here is bounded: MAX_PLACES places of PER_PLACE look-ups each, MAX_USERS users' bots.
  */
-import { Recent } from '../../cache/recent.js';
-import type { BotReference } from '../../directory/index.js';
-import type { Logger } from '../../log/logger.js';
-import { removeControls } from '../../text/controls.js';
+import { Recent } from '../cache/recent.js';
+import type { BotReference } from '../directory/index.js';
+import type { Logger } from '../log/logger.js';
+import { removeControls } from '../text/controls.js';
 
 export type LookupKind = 'bot' | 'server';
 
