@@ -151,7 +151,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
 
   const interactions = new Counter({
     name: 'bot_interactions_total',
-    help: 'Interactions handled, by kind (command or button), name and outcome.',
+    help: 'Interactions handled, by kind (command, button or autocomplete), name and outcome.',
     labelNames: ['kind', 'name', 'outcome'] as const,
     registers,
   });

@@ -243,7 +243,7 @@ async function handle(host: RestHost, req: IncomingMessage, res: ServerResponse)
   if (limited) {
     interaction = findInteraction(host, path);
     result = limited;
-  } else if (fault) {
+  } else if (fault?.status !== undefined) {
     interaction = findInteraction(host, path);
     result = { status: fault.status };
     if (fault.body !== undefined) result.body = fault.body;
@@ -259,6 +259,7 @@ async function handle(host: RestHost, req: IncomingMessage, res: ServerResponse)
   }
 
   if (host.restLatencyMs > 0) await new Promise((resolve) => setTimeout(resolve, host.restLatencyMs));
+  if (fault?.delayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
 
   record.status = result.status;
   if (result.body !== undefined) record.response = result.body;

@@ -85,7 +85,10 @@ export interface RestFaultRule {
   method?: string;
   /** Tested against RecordedRestRequest.path. */
   path: RegExp;
-  status: number;
+  /** The answer instead of the route's; without it, the route answers (after `delayMs`). */
+  status?: number;
+  /** The answer comes this much later. */
+  delayMs?: number;
   body?: unknown;
   headers?: Record<string, string>;
   /** How many matching requests get the fault (default 1; Infinity for all). */
