@@ -3,7 +3,7 @@ import { parseReference } from '../src/directory/index.js';
 import { UserInputError } from '../src/interactions/error-message.js';
 import { placeOf } from '../src/interactions/suggestions.js';
 import type { SlashCommand } from '../src/interactions/types.js';
-import { renderBotCard } from '../src/render/cards.js';
+import { botCard } from './cards.js';
 import { botCommand } from './definitions.js';
 
 export const bot: SlashCommand = {
@@ -12,10 +12,8 @@ export const bot: SlashCommand = {
   async execute({ interaction, deps, t, locale, reply, deadline }) {
     const ref = parseReference(interaction.options.getString('ref', true), 'bot');
     if (!ref) throw new UserInputError('bot');
-    const record = await deps.directory.getBot(ref, { priority: 'interactive', deadline });
-    // The directory has no name or avatar for a bot: Discord does.
-    const identity = await deps.discord.identity(record.id);
-    await reply.public(renderBotCard(record, t, locale, identity));
+    const { record, identity, message } = await botCard(deps, t, locale, ref, deadline);
+    await reply.public(message);
     const value = record.shortCode ?? record.id;
     deps.suggestions.lookedUp(
       placeOf(interaction),

@@ -13,7 +13,7 @@
 import { Recent } from '../cache/recent.js';
 import type { BotReference } from '../directory/index.js';
 import type { Logger } from '../log/logger.js';
-import { removeControls } from '../text/controls.js';
+import { plainLabel } from '../render/text.js';
 
 export type LookupKind = 'bot' | 'server';
 
@@ -44,14 +44,9 @@ interface OwnBots {
   at: number;
 }
 
-/** A choice's text as Discord takes it: no control characters, one line, cut to 100. */
-export function choiceText(text: string): string {
-  const line = removeControls(text).replace(/\s+/g, ' ').trim();
-  return line.length <= MAX_CHOICE_LENGTH ? line : `${line.slice(0, MAX_CHOICE_LENGTH - 1)}…`;
-}
-
+/** A choice's text, where Discord renders no markdown: one line, no control characters, cut to 100. */
 function choice(name: string, value: string): Suggestion | undefined {
-  const shown = choiceText(name);
+  const shown = plainLabel(name, MAX_CHOICE_LENGTH);
   if (shown === '' || value === '' || value.length > MAX_CHOICE_LENGTH) return undefined;
   return { name: shown, value };
 }

@@ -16,13 +16,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import type { GrantInfo, RequestEvent } from '../directory/index.js';
 import { errorLine } from '../log/error-line.js';
 import type { Logger } from '../log/logger.js';
-import {
-  type GatewaySessionKind,
-  type GatewayStoreMetrics,
-  gatewayStoreMetrics,
-  type SessionStartLimit,
-  type StoreQueryEvent,
-} from './gateway-store-metrics.js';
+import { type GatewayStoreMetrics, gatewayStoreMetrics } from './gateway-store-metrics.js';
 
 /** One interaction handled (the router reports each once, after its answer). */
 export interface InteractionEvent {
@@ -389,13 +383,10 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
         if (event.outcome.kind === 'sent' && s !== undefined) webhookLatency.observe(s);
       },
     ),
-    gatewaySession: safe('gatewaySession', (shardId: number, kind: GatewaySessionKind) =>
-      gatewayStore.gatewaySession(shardId, kind),
-    ),
-    sessionStartLimit: safe('sessionStartLimit', (limit: SessionStartLimit) =>
-      gatewayStore.sessionStartLimit(limit),
-    ),
-    storeQuery: safe('storeQuery', (event: StoreQueryEvent) => gatewayStore.storeQuery(event)),
+    // Their methods use no `this`: handed over as they are, each behind `safe`.
+    gatewaySession: safe('gatewaySession', gatewayStore.gatewaySession),
+    sessionStartLimit: safe('sessionStartLimit', gatewayStore.sessionStartLimit),
+    storeQuery: safe('storeQuery', gatewayStore.storeQuery),
     setDiscordSource(next: DiscordSource | undefined): void {
       source = next;
       snapshot = undefined;

@@ -727,52 +727,32 @@ export interface InteractionBaseInput {
 const Context = { Guild: 0, BotDM: 1, PrivateChannel: 2 } as const;
 
 /**
- * An interaction of a user-installed app in a server the bot is not in: the server is its id and
- * locale, the channel a partial one with the member's permissions, the member as Discord sends it,
- * and the app's permissions those of an external app (Discord computes them; here the default DM set).
+ * An interaction of a user-installed app in a server the bot is not in: the user's install alone
+ * (as outside a server), and of the server only what Discord sends: its id and locale, a partial
+ * channel with the member's permissions, the member. The app's permissions are those of an
+ * external app (Discord computes them; here the default set).
  */
-function externalGuildInteraction(
+function inExternalGuild(
+  payload: InteractionPayload,
   input: InteractionBaseInput,
   external: { id: string; locale: string },
-  type: number,
-  data: Record<string, unknown>,
 ): InteractionPayload {
-  const { user } = input;
   const permissions =
     input.permissions !== undefined ? permissionString(input.permissions) : DEFAULT_EVERYONE_PERMISSIONS;
+  const { id, type, name } = input.channel;
   return {
-    id: input.id ?? snowflake(),
-    application_id: input.applicationId,
-    type,
-    token: input.token ?? `aW50ZXJhY3Rpb246${randomToken(120)}`,
-    version: 1,
+    ...payload,
     guild_id: external.id,
     guild: { id: external.id, locale: external.locale, features: [] },
     guild_locale: external.locale,
-    channel_id: input.channel.id,
-    channel: {
-      id: input.channel.id,
-      type: input.channel.type,
-      name: input.channel.name,
-      guild_id: external.id,
-      flags: 0,
-      permissions,
-    },
-    member: { ...makeMember(user, { roles: input.roles ?? [] }), permissions },
-    locale: input.locale ?? 'en-US',
-    app_permissions:
-      input.appPermissions !== undefined ? permissionString(input.appPermissions) : DEFAULT_BOT_PERMISSIONS,
-    entitlements: [],
-    authorizing_integration_owners: { '1': user.id },
+    channel: { id, type, name, guild_id: external.id, flags: 0, permissions },
+    member: { ...makeMember(input.user, { roles: input.roles ?? [] }), permissions },
     context: Context.Guild,
-    attachment_size_limit: 10_485_760,
-    data,
   };
 }
 
 function interactionBase(input: InteractionBaseInput, type: number, data: Record<string, unknown>) {
   const { guild, user } = input;
-  if (input.externalGuild) return externalGuildInteraction(input, input.externalGuild, type, data);
   const payload: InteractionPayload = {
     id: input.id ?? snowflake(),
     application_id: input.applicationId,
@@ -799,6 +779,7 @@ function interactionBase(input: InteractionBaseInput, type: number, data: Record
     attachment_size_limit: 10_485_760,
     data,
   };
+  if (input.externalGuild) return inExternalGuild(payload, input, input.externalGuild);
   if (guild) {
     const roles = input.roles ?? [];
     const member: MemberFixture = {

@@ -6,7 +6,6 @@
 import { describe, expect, it } from 'vitest';
 import type { BotReference } from '../../src/directory/index.js';
 import {
-  choiceText,
   LookupSuggestions,
   MAX_CHOICES,
   OWN_BOTS_TTL_MS,
@@ -114,11 +113,15 @@ describe('lookup suggestions', () => {
   });
 
   it("makes a choice's text one line without control characters, cut to Discord's 100", () => {
-    expect(choiceText('Evil\u202e name\n\twith  spaces\u0007')).toBe('Evil name with spaces');
-    const long = choiceText('x'.repeat(150));
-    expect(long).toHaveLength(100);
-    expect(long.endsWith('…')).toBe(true);
     const { s } = suggestions(async () => []);
+    s.lookedUp('g0', 'server', 'Evil\u202e name\n\twith  spaces\u0007', 'evil');
+    s.lookedUp('g0', 'server', 'x'.repeat(150), 'long');
+    const [long, evil] = s
+      .choices({ kind: 'server', place: 'g0', userId: 'u', typed: '' })
+      .map((c) => c.name);
+    expect(evil).toBe('Evil name with spaces');
+    expect(long).toHaveLength(100);
+    expect(long?.endsWith('…')).toBe(true);
     s.lookedUp('g1', 'server', '\u0000\u0007', 'gone');
     s.lookedUp('g1', 'server', 'A name', 'v'.repeat(101));
     expect(s.choices({ kind: 'server', place: 'g1', userId: 'u', typed: '' })).toEqual([]);
