@@ -189,7 +189,7 @@ export class ChannelMessages {
     }
 
     const body = isRecord(rawBody) ? rawBody : {};
-    const invalid = validateCreate(body);
+    const invalid = validateCreate(body, ctx.files);
     if (invalid) return invalid;
     const embeds = Array.isArray(body.embeds) ? body.embeds : [];
     if (bits !== undefined) {
@@ -297,8 +297,8 @@ export class ChannelMessages {
 }
 
 /** A Create Message body's limits: the message's (validateMessage), then the nonce's. */
-function validateCreate(body: Record<string, unknown>): RouteResult | null {
-  const invalid = validateMessage(body, []);
+function validateCreate(body: Record<string, unknown>, files: FileInfo[]): RouteResult | null {
+  const invalid = validateMessage(body, [], { files });
   const tree: ErrorTree = invalid && isRecord(invalid.body) ? (invalid.body.errors as ErrorTree) : {};
   const { nonce } = body;
   if (typeof nonce === 'string') {

@@ -3,6 +3,12 @@
 
 import { performance } from 'node:perf_hooks';
 import {
+  deferredFlagsError,
+  isComponentsV2,
+  type MessageContext,
+  validateComponentsV2Message,
+} from './components-v2.js';
+import {
   type InteractionPayload,
   type MessagePayload,
   makeMessage,
@@ -169,19 +175,19 @@ function validateEmbeds(tree: ErrorTree, prefix: string[], embeds: unknown): voi
   }
 }
 
-function validateComponents(tree: ErrorTree, prefix: string[], components: unknown, flags: number): void {
+/** Components without IS_COMPONENTS_V2: action rows only, at most 5 (the V2 rules: components-v2.ts). */
+function validateComponents(tree: ErrorTree, prefix: string[], components: unknown): void {
   if (components === undefined || components === null) return;
   if (!Array.isArray(components)) {
     fieldError(tree, [...prefix, 'components'], 'BASE_TYPE_LIST', 'Must be a list.');
     return;
   }
-  const v2 = (flags & MessageFlag.IsComponentsV2) !== 0;
-  if (!v2 && components.length > 5) {
+  if (components.length > 5) {
     fieldError(tree, [...prefix, 'components'], 'BASE_TYPE_MAX_LENGTH', 'Must be 5 or fewer in length.');
   }
   components.forEach((row, i) => {
     if (!isRecord(row)) return;
-    if (!v2 && row.type !== 1) {
+    if (row.type !== 1) {
       fieldError(
         tree,
         [...prefix, 'components', i],
@@ -191,7 +197,7 @@ function validateComponents(tree: ErrorTree, prefix: string[], components: unkno
       return;
     }
     if (Array.isArray(row.components)) {
-      if (row.type === 1 && row.components.length > 5) {
+      if (row.components.length > 5) {
         fieldError(
           tree,
           [...prefix, 'components', i, 'components'],
@@ -208,24 +214,21 @@ function validateComponents(tree: ErrorTree, prefix: string[], components: unkno
 }
 
 /**
- * Validates a message body. `prefix` is ['data'] for interaction callbacks. `partial` for edits:
- * absent fields are kept, so emptiness is judged on the merged result by the caller.
+ * Validates a message body. `prefix` is ['data'] for interaction callbacks. `context.existing` for
+ * edits: absent fields are kept, so emptiness is judged on the merged result by the caller; the
+ * V2 rules see the message's flag and its attachments. `context.files`: the request's uploads.
  */
-export function validateMessage(body: Record<string, unknown>, prefix: string[]): RouteResult | null {
+export function validateMessage(
+  body: Record<string, unknown>,
+  prefix: string[],
+  context: MessageContext = {},
+): RouteResult | null {
   const tree: ErrorTree = {};
   checkLength(tree, [...prefix, 'content'], body.content, 2000);
   validateAllowedMentions(tree, [...prefix, 'allowed_mentions'], body.allowed_mentions);
-  const flags = typeof body.flags === 'number' ? body.flags : 0;
   validateEmbeds(tree, prefix, body.embeds);
-  validateComponents(tree, prefix, body.components, flags);
-  if (flags & MessageFlag.IsComponentsV2 && typeof body.content === 'string' && body.content.length > 0) {
-    fieldError(
-      tree,
-      [...prefix, 'content'],
-      'MESSAGE_CANNOT_USE_LEGACY_FIELDS_WITH_COMPONENTS_V2',
-      'Cannot use content with components V2',
-    );
-  }
+  if (isComponentsV2(body, context.existing)) validateComponentsV2Message(tree, prefix, body, context);
+  else validateComponents(tree, prefix, body.components);
   if (Object.keys(tree).length === 0) return null;
   return errors.invalidForm(tree);
 }
@@ -452,9 +455,17 @@ export class InteractionStore {
     if (type === CallbackType.ChannelMessageWithSource || type === CallbackType.UpdateMessage) {
       if (!data && type === CallbackType.ChannelMessageWithSource) return errors.emptyMessage();
       if (data) {
-        const invalid = validateMessage(data, ['data']);
+        const edited =
+          type === CallbackType.UpdateMessage && record.componentMessageId !== undefined
+            ? this.messages.get(record.componentMessageId)?.message
+            : undefined;
+        const invalid = validateMessage(data, ['data'], edited ? { files, existing: edited } : { files });
         if (invalid) return invalid;
       }
+    }
+    if (type === CallbackType.DeferredChannelMessageWithSource) {
+      const invalid = deferredFlagsError(data);
+      if (invalid) return invalid;
     }
 
     switch (type) {
@@ -594,7 +605,7 @@ export class InteractionStore {
     const stored = id === undefined ? undefined : this.messages.get(id);
     if (!stored || stored.deleted) return errors.unknownMessage();
     const patch = isRecord(body) ? body : {};
-    const invalid = validateMessage(patch, []);
+    const invalid = validateMessage(patch, [], { files, existing: stored.message });
     if (invalid) return invalid;
     const result = applyEdit(stored.message, patch, attachmentsFor(files));
     if (result) return result;
@@ -612,7 +623,7 @@ export class InteractionStore {
   followUp(record: InteractionRecord, body: unknown, wait: boolean, files: FileInfo[]): RouteResult {
     if (!record.ack) return errors.unknownWebhook();
     const data = isRecord(body) ? body : {};
-    const invalid = validateMessage(data, []);
+    const invalid = validateMessage(data, [], { files });
     if (invalid) return invalid;
     const attachments = attachmentsFor(files);
     if (!hasVisibleContent({ ...data, attachments })) return errors.emptyMessage();
