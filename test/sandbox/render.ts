@@ -116,7 +116,13 @@ export interface RenderableMessage {
   content?: string | undefined;
   embeds?: unknown[] | undefined;
   components?: unknown[] | undefined;
+  /** Message flags: IS_COMPONENTS_V2 (1 << 15) lays the message out by its components. */
+  flags?: number | undefined;
+  /** A channel post as the stand-in records it: the message as stored (components, flags) is shown. */
+  message?: RenderableMessage | undefined;
 }
+
+const IS_COMPONENTS_V2 = 1 << 15;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -137,23 +143,32 @@ export interface ButtonInfo {
   disabled: boolean;
 }
 
-/** The buttons of a message, row after row (components of other types are skipped). */
+function buttonInfo(component: Record<string, unknown>): ButtonInfo {
+  const button: ButtonInfo = {
+    label: text(component.label) ?? (isRecord(component.emoji) ? String(component.emoji.name) : '?'),
+    disabled: component.disabled === true,
+  };
+  const url = text(component.url);
+  const customId = text(component.custom_id);
+  if (url) button.url = url;
+  if (customId) button.customId = customId;
+  return button;
+}
+
+/**
+ * The buttons of a message in reading order: row after row, and in a Components V2 message also
+ * those inside containers and a section's button (components of other types are skipped).
+ */
 export function buttonsOf(message: RenderableMessage): ButtonInfo[] {
   const out: ButtonInfo[] = [];
-  for (const row of records(message.components)) {
-    for (const component of records(row.components)) {
-      if (component.type !== 2) continue;
-      const button: ButtonInfo = {
-        label: text(component.label) ?? (isRecord(component.emoji) ? String(component.emoji.name) : '?'),
-        disabled: component.disabled === true,
-      };
-      const url = text(component.url);
-      const customId = text(component.custom_id);
-      if (url) button.url = url;
-      if (customId) button.customId = customId;
-      out.push(button);
+  const visit = (components: unknown): void => {
+    for (const component of records(components)) {
+      if (component.type === 2) out.push(buttonInfo(component));
+      else if (component.type === 1 || component.type === 17) visit(component.components);
+      else if (component.type === 9 && isRecord(component.accessory)) visit([component.accessory]);
     }
-  }
+  };
+  visit(message.components);
   return out;
 }
 
@@ -223,21 +238,95 @@ export function renderButton(button: ButtonInfo, s: Style): string {
   return button.disabled ? `${shown} ${s.dim('(disabled)')}` : shown;
 }
 
-/** The message body: content, embeds, then the buttons (label → url, or [label] for actions). */
-export function renderMessage(message: RenderableMessage, ctx: RenderContext): string[] {
+/** Whether the message is laid out by Components V2: the flag, or a top-level component other than a row. */
+export function isComponentsV2(message: RenderableMessage): boolean {
+  if (typeof message.flags === 'number' && (message.flags & IS_COMPONENTS_V2) !== 0) return true;
+  return records(message.components).some((c) => c.type !== 1);
+}
+
+/** The file an unfurled media item shows: `attachment://name`'s name, or the URL's last segment. */
+function mediaName(media: unknown): string {
+  const url = isRecord(media) ? text(media.url) : undefined;
+  if (!url) return '?';
+  const attached = /^attachment:\/\/(.+)$/.exec(url);
+  if (attached) return attached[1]!;
+  const path = url.split(/[?#]/)[0]!;
+  return path.slice(path.lastIndexOf('/') + 1) || url;
+}
+
+function buttonLines(buttons: ButtonInfo[], s: Style): string[] {
+  return buttons.length === 0 ? [] : [s.dim('buttons:'), ...buttons.map((b) => `  ${renderButton(b, s)}`)];
+}
+
+/** One Components V2 component as lines (a container's children inside its bar). */
+function renderComponent(component: Record<string, unknown>, ctx: RenderContext): string[] {
+  const s = ctx.style;
+  switch (component.type) {
+    case 10:
+      return annotate(text(component.content) ?? '', ctx).split('\n');
+    case 9: {
+      const lines = records(component.components).flatMap((c) => renderComponent(c, ctx));
+      const accessory = isRecord(component.accessory) ? component.accessory : undefined;
+      if (accessory?.type === 11) {
+        const alt = text(accessory.description) ?? mediaName(accessory.media);
+        lines.push(s.dim(`[thumbnail: ${alt}]`));
+      } else if (accessory?.type === 2) {
+        lines.push(renderButton(buttonInfo(accessory), s));
+      }
+      return lines;
+    }
+    case 11:
+      return [s.dim(`[thumbnail: ${text(component.description) ?? mediaName(component.media)}]`)];
+    case 12:
+      return records(component.items).map((item) => {
+        const alt = text(item.description);
+        return s.dim(`[image: ${mediaName(item.media)}${alt ? ` — ${alt}` : ''}]`);
+      });
+    case 13:
+      return [s.dim(`[file: ${mediaName(component.file)}]`)];
+    case 14:
+      return [component.divider === false ? '' : s.dim('─'.repeat(24))];
+    case 1:
+      return buttonLines(buttonsOf({ components: [component] }), s);
+    case 17: {
+      const color = typeof component.accent_color === 'number' ? component.accent_color : undefined;
+      const bar = s.bar(color);
+      const inner = records(component.components).flatMap((c) => renderComponent(c, ctx));
+      return inner.map((line) => (line === '' ? bar : `${bar} ${line}`));
+    }
+    default:
+      return [s.dim(`(a component of type ${String(component.type)})`)];
+  }
+}
+
+/**
+ * The message body: content, embeds, then the buttons (label → url, or [label] for actions). A
+ * Components V2 message is its components in order: a container as a block with its accent colour
+ * as the bar (as an embed's), a section's thumbnail or button after its text, separators as a
+ * line, media as [image: name — alt text], rows as their buttons.
+ */
+export function renderMessage(renderable: RenderableMessage, ctx: RenderContext): string[] {
+  const message = renderable.message ?? renderable;
   const s = ctx.style;
   const indent = ctx.indent ?? '  ';
   const lines: string[] = [];
-  const content = text(message.content);
-  if (content) lines.push(...annotate(content, ctx).split('\n'));
-  for (const embed of records(message.embeds)) {
-    if (lines.length > 0) lines.push('');
-    lines.push(...renderEmbed(embed, ctx));
-  }
-  const buttons = buttonsOf(message);
-  if (buttons.length > 0) {
-    lines.push(s.dim('buttons:'));
-    for (const button of buttons) lines.push(`  ${renderButton(button, s)}`);
+  if (isComponentsV2(message)) {
+    for (const component of records(message.components)) {
+      // A container stands apart from what is around it, as an embed does.
+      const block = component.type === 17;
+      if (block && lines.length > 0 && lines.at(-1) !== '') lines.push('');
+      lines.push(...renderComponent(component, ctx));
+      if (block) lines.push('');
+    }
+    while (lines.at(-1) === '') lines.pop();
+  } else {
+    const content = text(message.content);
+    if (content) lines.push(...annotate(content, ctx).split('\n'));
+    for (const embed of records(message.embeds)) {
+      if (lines.length > 0) lines.push('');
+      lines.push(...renderEmbed(embed, ctx));
+    }
+    lines.push(...buttonLines(buttonsOf(message), s));
   }
   if (lines.length === 0) lines.push(s.dim('(an empty message)'));
   return lines.map((line) => (line === '' ? '' : `${indent}${line}`));

@@ -6,7 +6,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { DiscordStandIn } from '../discord/index.js';
 import { assertNoViolations } from '../discord/spec/conformance.js';
 import { IDS } from '../emulator/index.js';
-import { createStyle, humanizeTimestamps, relativeTime, renderMessage, wantsColor } from './render.js';
+import {
+  buttonsOf,
+  createStyle,
+  humanizeTimestamps,
+  relativeTime,
+  renderMessage,
+  wantsColor,
+} from './render.js';
 import { runSandbox, SCRIPT } from './session.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sandbox-test-'));
@@ -58,7 +65,8 @@ describe('runSandbox', () => {
     const kerdoku = stepText(transcript, 3);
     expect(kerdoku).toContain('/bot ref:kerdoku');
     expect(kerdoku).toContain('Bot Kerdoku');
-    expect(kerdoku).toContain('Prefix: `?`');
+    // An embed field (Prefix: `?`) or, in a Components V2 card, the text's markdown (**Prefix:** `?`).
+    expect(kerdoku).toMatch(/Prefix:(\*\*)? `\?`/);
     expect(kerdoku).toContain('Support server → https://discord.gg/5qXgJvr');
     expect(kerdoku).toContain('[Comments]');
 
@@ -183,6 +191,86 @@ describe('the terminal renderer', () => {
       '  Site → https://example.com/',
       '  [Next] (disabled)',
     ]);
+  });
+
+  it('renders a Components V2 message: container, section with thumbnail, separator, gallery, buttons', () => {
+    const message = {
+      flags: 1 << 15,
+      components: [
+        {
+          type: 17,
+          accent_color: 0x5865f2,
+          components: [
+            {
+              type: 9,
+              components: [
+                { type: 10, content: '## Kerdoku' },
+                { type: 10, content: 'by <@178404926869733376>' },
+              ],
+              accessory: {
+                type: 11,
+                media: { url: 'https://cdn.example/a.png' },
+                description: 'Kerdoku avatar',
+              },
+            },
+            { type: 14, divider: true, spacing: 1 },
+            {
+              type: 12,
+              items: [
+                { media: { url: 'attachment://chart.png' }, description: 'Votes per day' },
+                { media: { url: 'https://cdn.example/img/b.png?size=64' } },
+              ],
+            },
+            {
+              type: 1,
+              components: [
+                { type: 2, style: 2, label: 'Vote', custom_id: 'vote:1' },
+                { type: 2, style: 5, label: 'Site', url: 'https://example.com/' },
+              ],
+            },
+          ],
+        },
+        { type: 10, content: 'updated' },
+        {
+          type: 9,
+          components: [{ type: 10, content: 'More' }],
+          accessory: { type: 2, style: 1, label: 'Next', custom_id: 'next' },
+        },
+      ],
+    };
+    const lines = renderMessage(message, {
+      nowMs: now,
+      style: plain,
+      names: new Map([['178404926869733376', 'Cipherka']]),
+      indent: '',
+    });
+    expect(lines).toEqual([
+      '│ ## Kerdoku',
+      '│ by <@178404926869733376> [@Cipherka]',
+      '│ [thumbnail: Kerdoku avatar]',
+      `│ ${'─'.repeat(24)}`,
+      '│ [image: chart.png — Votes per day]',
+      '│ [image: b.png]',
+      '│ buttons:',
+      '│   [Vote]',
+      '│   Site → https://example.com/',
+      '',
+      'updated',
+      'More',
+      '[Next]',
+    ]);
+    // The container's bar in its accent colour, as an embed's.
+    const coloured = renderMessage(message, { nowMs: now, style: createStyle(true), indent: '' });
+    expect(coloured[0]).toContain('\u001b[38;2;88;101;242m│');
+    // The buttons the sandbox can click, wherever they sit.
+    expect(buttonsOf(message).map((b) => b.customId ?? b.url)).toEqual([
+      'vote:1',
+      'https://example.com/',
+      'next',
+    ]);
+    // Without the flag, components at the top level that are not rows still read as V2.
+    const { flags: _flags, ...unflagged } = message;
+    expect(renderMessage(unflagged, { nowMs: now, style: plain, indent: '' })[0]).toBe('│ ## Kerdoku');
   });
 
   it('colours only a terminal without NO_COLOR', () => {
