@@ -5,7 +5,6 @@ import { ServerNeededError, UserInputError } from '../src/interactions/error-mes
 import { placeOf } from '../src/interactions/suggestions.js';
 import type { SlashCommand } from '../src/interactions/types.js';
 import { renderServerCard } from '../src/render/cards.js';
-import { COLORS } from '../src/render/colors.js';
 import { serverCommand } from './definitions.js';
 
 export const server: SlashCommand = {
@@ -22,32 +21,36 @@ export const server: SlashCommand = {
       if (!ref) throw new UserInputError('server');
     }
     const record = await deps.directory.getServer(ref, { priority: 'interactive', deadline });
-    const message = renderServerCard(record, t, locale);
     // This server's own card: its ups in the last 30 days, drawn from the history.
-    if (ref === interaction.guildId) {
-      const chart = await thisServerChart(
-        {
-          history: deps.history,
-          charts: deps.charts,
-          name: async (userId) => (await deps.discord.identity(userId))?.name ?? null,
-        },
-        ref,
-        deps.now(),
-        t,
-      ).catch((err: unknown) => {
-        deps.logger.warn({ err, guildId: ref }, 'the server chart could not be drawn; answering without it');
-        return null;
-      });
-      if (chart) {
-        message.embeds.push({
-          title: t('upChart.title'),
-          color: COLORS.info,
-          fields: [{ name: t('leaderboard.barsTitle.day'), value: chart.text }],
-          image: { url: `attachment://${chart.file.name}` },
-        });
-        message.files = [chart.file];
-      }
-    }
+    const chart =
+      ref === interaction.guildId
+        ? await thisServerChart(
+            {
+              history: deps.history,
+              charts: deps.charts,
+              name: async (userId) => (await deps.discord.identity(userId))?.name ?? null,
+            },
+            ref,
+            deps.now(),
+            t,
+          ).catch((err: unknown) => {
+            deps.logger.warn(
+              { err, guildId: ref },
+              'the server chart could not be drawn; answering without it',
+            );
+            return null;
+          })
+        : null;
+    const message = renderServerCard(
+      record,
+      t,
+      locale,
+      chart && {
+        file: chart.file,
+        title: `${t('upChart.title')} · ${t('leaderboard.barsTitle.day')}`,
+        text: chart.text,
+      },
+    );
     await reply.public(message);
     deps.suggestions.lookedUp(placeOf(interaction), 'server', record.name, record.shortCode ?? record.id);
     return 'shown';

@@ -10,9 +10,11 @@ import {
   type APIChannel,
   type APIEmbed,
   type APIMessage,
+  type APIMessageTopLevelComponent,
   ChannelType,
   DiscordAPIError,
   HTTPError,
+  MessageFlags,
   type REST,
   type RESTPostAPIChannelMessageJSONBody,
   Routes,
@@ -37,9 +39,22 @@ export const DiscordCode = {
   MissingPermissions: 50013,
 } as const;
 
-export interface OutgoingMessage {
-  content?: string;
-  embeds?: APIEmbed[];
+/** Text and embeds, or a Components V2 layout: Discord refuses the two together. */
+export type OutgoingMessage = Delivery &
+  (
+    | { content?: string; embeds?: APIEmbed[]; layout?: never }
+    | {
+        /**
+         * A Components V2 layout (render/layout.ts), sent with the IS_COMPONENTS_V2 flag.
+         * Mentions in its texts ping by `allowedMentions` alone, as in `content`.
+         */
+        layout: APIMessageTopLevelComponent[];
+        content?: never;
+        embeds?: never;
+      }
+  );
+
+interface Delivery {
   /** Required: whom the message may ping, and no one else (an empty `parse` pings no one). */
   allowedMentions: APIAllowedMentions;
   /**
@@ -92,6 +107,9 @@ function body(message: OutgoingMessage): RESTPostAPIChannelMessageJSONBody {
   return {
     ...(message.content === undefined ? {} : { content: message.content }),
     ...(message.embeds === undefined ? {} : { embeds: message.embeds }),
+    ...(message.layout === undefined
+      ? {}
+      : { components: message.layout, flags: MessageFlags.IsComponentsV2 }),
     allowed_mentions: message.allowedMentions,
     ...(message.nonce === undefined ? {} : { nonce: message.nonce, enforce_nonce: true }),
   };

@@ -8,7 +8,7 @@ import { TimestampStyles } from 'discord.js';
 import { isDirectoryError } from '../directory/index.js';
 import type { Translate } from '../i18n/index.js';
 import { COLORS } from '../render/colors.js';
-import type { RenderedMessage } from '../render/message.js';
+import type { EmbedMessage } from '../render/message.js';
 import { safeText, timestamp } from '../render/text.js';
 import { StoreUnavailableError } from '../store/errors.js';
 
@@ -51,7 +51,7 @@ export class GuildOnlyError extends Error {
 /** How a failure is told: its log level and code, and the private answer the user sees. */
 export interface FailureAnswer {
   described: DescribedError;
-  message: RenderedMessage;
+  message: EmbedMessage;
 }
 
 /** A handler's own wording of its failures (SlashCommand.describeFailure). */

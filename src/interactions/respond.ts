@@ -11,7 +11,7 @@ import {
   type UserContextMenuCommandInteraction,
 } from 'discord.js';
 import { NO_MENTIONS, NO_MENTIONS_API } from '../discord/mentions.js';
-import type { RenderedMessage } from '../render/message.js';
+import { messageFields, type RenderedMessage } from '../render/message.js';
 import type { Responder } from './types.js';
 
 type Deferrable = ChatInputCommandInteraction | UserContextMenuCommandInteraction | ButtonInteraction;
@@ -23,7 +23,7 @@ type Deferrable = ChatInputCommandInteraction | UserContextMenuCommandInteractio
  */
 export function responderFor(interaction: Deferrable, deferredPrivately: boolean): Responder {
   const edit = async (message: RenderedMessage): Promise<void> => {
-    await interaction.editReply({ ...message, content: '', allowedMentions: NO_MENTIONS });
+    await interaction.editReply({ ...discordJsMessage(message), allowedMentions: NO_MENTIONS });
   };
   return {
     public: edit,
@@ -33,9 +33,26 @@ export function responderFor(interaction: Deferrable, deferredPrivately: boolean
         return;
       }
       await interaction.deleteReply().catch(() => undefined);
-      await interaction.followUp({ ...message, flags: MessageFlags.Ephemeral, allowedMentions: NO_MENTIONS });
+      await privateFollowUp(interaction, message);
     },
   };
+}
+
+/**
+ * A rendered message as discord.js's reply/edit options: its fields and files, the V2 flag on a
+ * layout (set by the edit or the follow-up that carries the layout, never on a deferral).
+ */
+export function discordJsMessage(message: RenderedMessage, extraFlags = 0) {
+  const { flags, ...fields } = messageFields(message);
+  return { ...fields, ...(message.files ? { files: message.files } : {}), flags: flags | extraFlags };
+}
+
+/** A message only the user sees, after the interaction was acknowledged. */
+export async function privateFollowUp(interaction: Deferrable, message: RenderedMessage): Promise<void> {
+  await interaction.followUp({
+    ...discordJsMessage(message, MessageFlags.Ephemeral),
+    allowedMentions: NO_MENTIONS,
+  });
 }
 
 /**
@@ -45,11 +62,10 @@ export function responderFor(interaction: Deferrable, deferredPrivately: boolean
 export function responderForToken(rest: REST, applicationId: string, token: string): Responder {
   const original = Routes.webhookMessage(applicationId, token, '@original');
   // JSON only: an answer sent this way carries no file (a chart is left out).
-  const body = ({ files: _files, ...message }: RenderedMessage) => ({
-    ...message,
-    content: '',
-    allowed_mentions: NO_MENTIONS_API,
-  });
+  const body = (message: RenderedMessage, extraFlags = 0) => {
+    const { flags, ...fields } = messageFields(message);
+    return { ...fields, flags: flags | extraFlags, allowed_mentions: NO_MENTIONS_API };
+  };
   return {
     public: async (message) => {
       await rest.patch(original, { body: body(message), auth: false });
@@ -58,7 +74,7 @@ export function responderForToken(rest: REST, applicationId: string, token: stri
       // The public "thinking…" placeholder goes; the answer is for the person only.
       await rest.delete(original, { auth: false }).catch(() => undefined);
       await rest.post(Routes.webhook(applicationId, token), {
-        body: { ...body(message), flags: MessageFlags.Ephemeral },
+        body: body(message, MessageFlags.Ephemeral),
         auth: false,
       });
     },

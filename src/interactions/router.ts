@@ -31,7 +31,7 @@ import { customIdPrefix } from '../render/custom-id.js';
 import type { RenderedMessage } from '../render/message.js';
 import { doneWithin } from '../time/bounded.js';
 import { describeFailure, GuildOnlyError } from './error-message.js';
-import { responderFor } from './respond.js';
+import { privateFollowUp, responderFor } from './respond.js';
 import type {
   BotDeps,
   ButtonHandler,
@@ -218,10 +218,7 @@ export function createRouter(
       name: handler.name,
       wording: handler,
       // The message the button is on stays as it was; the error comes as a private follow-up.
-      answer: (message, reply) =>
-        update
-          ? interaction.followUp({ ...message, flags: MessageFlags.Ephemeral, allowedMentions: NO_MENTIONS })
-          : reply.private(message),
+      answer: (message, reply) => (update ? privateFollowUp(interaction, message) : reply.private(message)),
     });
     return { name: handler.name, outcome };
   }

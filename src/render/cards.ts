@@ -1,32 +1,35 @@
 /**
  * Cards for bots, servers and profiles: pure functions from our directory types to Discord
- * JSON. Every directory string goes through safeText/safeLine/safeCode/plainText; every URL
- * through linkButton.
+ * JSON, as Components V2 layouts (render/layout.ts): a container coloured by status, the avatar
+ * beside the title, the descriptions, the facts, the links as buttons. Every directory string
+ * goes through safeText/safeLine/safeCode; every URL through linkButton or thumbnail.
  */
 import {
   type APIButtonComponentWithCustomId,
-  type APIEmbed,
-  type APIEmbedField,
+  type APIComponentInContainer,
   TimestampStyles,
 } from 'discord.js';
 import type { BotReference, DirectoryBot, DirectoryProfile, DirectoryServer } from '../directory/index.js';
 import { resolveLocale, type Translate } from '../i18n/index.js';
 import { timestampToDate } from '../time/range.js';
 import { COLORS } from './colors.js';
-import { actionButton, linkButton, rows } from './components.js';
+import { actionButton, linkButton } from './components.js';
 import { type CommentsKind, commentsCustomId } from './custom-id.js';
-import { fitEmbed, LIMITS } from './limits.js';
-import type { RenderedMessage } from './message.js';
 import {
-  httpUrl,
-  looksLikeUrl,
-  plainText,
-  safeCode,
-  safeLine,
-  safeText,
-  timestamp,
-  userMention,
-} from './text.js';
+  buttonRows,
+  container,
+  facts,
+  fitLayout,
+  gallery,
+  section,
+  separator,
+  subtext,
+  text,
+  thumbnail,
+} from './layout.js';
+import { LIMITS } from './limits.js';
+import type { LayoutMessage, MessageFile } from './message.js';
+import { httpUrl, looksLikeUrl, safeCode, safeLine, safeText, timestamp, userMention } from './text.js';
 
 export interface DiscordIdentity {
   name: string;
@@ -38,15 +41,6 @@ const DEVELOPER_LIMIT = 10;
 const BOT_LIMIT = 20;
 const SHORT_DESCRIPTION_LIMIT = 1024;
 const LONG_DESCRIPTION_LIMIT = 2500;
-
-function field(name: string, value: string | null | undefined, inline = true): APIEmbedField | null {
-  if (value === null || value === undefined || value.trim() === '') return null;
-  return { name, value, inline };
-}
-
-function present(fields: Array<APIEmbedField | null>): APIEmbedField[] {
-  return fields.filter((f): f is APIEmbedField => f !== null);
-}
 
 export function formatNumber(value: number, locale: string): string {
   return new Intl.NumberFormat(resolveLocale(locale) === 'ru' ? 'ru-RU' : 'en-US').format(value);
@@ -82,13 +76,6 @@ function tagList(tags: readonly string[], t: Translate): string | null {
 /** An open string (status, badge) as shown: SCREAMING_CASE stays recognisable, escaped. */
 function label(value: string | null): string | null {
   return value ? safeLine(value, 100) : null;
-}
-
-/** Short and long descriptions, each escaped and cut, without a leading gap when one is missing. */
-function descriptions(short: string | null, long: string | null): string {
-  return [safeText(short, SHORT_DESCRIPTION_LIMIT), safeText(long, LONG_DESCRIPTION_LIMIT)]
-    .filter((part) => part.trim() !== '')
-    .join('\n\n');
 }
 
 /** `information.added` is a time only when it looks like one (the real sample holds a count). */
@@ -136,62 +123,106 @@ function textLinks<K extends string>(
   return lines.length > 0 ? lines.join('\n') : null;
 }
 
+/**
+ * A card's accent colour by the record's status: green for an approved bot or a server taking
+ * members, red for one refused or banned, yellow while it waits; the usual blue otherwise (the
+ * directory's statuses are open strings: one not known here is not judged).
+ */
+export function statusColor(status: string | null): number {
+  if (status === null) return COLORS.info;
+  const s = status.toUpperCase();
+  if (/BAN|BLOCK|DECLIN|REJECT|DELETED|DENIED/.test(s)) return COLORS.error;
+  if (/PEND|WAIT|REVIEW|MODERAT|CHECK/.test(s)) return COLORS.cooldown;
+  if (/APPROVED|ACCEPT|VERIFIED|ACTIVE/.test(s)) return COLORS.success;
+  return COLORS.info;
+}
+
+/** A card's opening: the title as a heading and the first text, beside the avatar when there is one. */
+function heading(
+  title: string,
+  first: string | null,
+  avatar: string | null | undefined,
+  name: string,
+  t: Translate,
+): APIComponentInContainer[] {
+  return section(
+    [text(`### ${safeLine(title, LIMITS.title)}`), text(first)],
+    thumbnail(httpUrl(avatar), t('common.avatar', { name })),
+  );
+}
+
 export function renderBotCard(
   bot: DirectoryBot,
   t: Translate,
   locale: string,
   identity?: DiscordIdentity | null,
-): RenderedMessage {
+): LayoutMessage {
   const name = identity?.name ?? bot.shortCode ?? bot.id;
-  const embed: APIEmbed = {
-    color: COLORS.info,
-    title: safeLine(t('bot.title', { name }), LIMITS.title),
-    description: descriptions(bot.shortDescription, bot.longDescription),
-    fields: present([
-      field(t('bot.prefix'), safeCode(bot.prefix, 32)),
-      field(t('bot.library'), bot.library ? safeLine(bot.library, 100) : null),
-      field(t('bot.bumps'), formatNumber(bot.bumps, locale)),
-      field(
-        t('bot.stats'),
-        t('bot.statsValue', {
-          servers: t('plural.servers', { count: bot.stats.servers }),
-          shards: t('plural.shards', { count: bot.stats.shards }),
-          users: t('plural.users', { count: bot.stats.users }),
-        }),
+  const details = facts([
+    [t('bot.prefix'), safeCode(bot.prefix, 32)],
+    [t('bot.library'), bot.library ? safeLine(bot.library, 100) : null],
+    [t('bot.bumps'), formatNumber(bot.bumps, locale)],
+    [
+      t('bot.stats'),
+      t('bot.statsValue', {
+        servers: t('plural.servers', { count: bot.stats.servers }),
+        shards: t('plural.shards', { count: bot.stats.shards }),
+        users: t('plural.users', { count: bot.stats.users }),
+      }),
+    ],
+    [t('bot.status'), label(bot.status)],
+    [t('bot.badge'), label(bot.badge)],
+    [t('bot.added'), timestamp(addedAt(bot.added), TimestampStyles.LongDate)],
+    [
+      t('bot.developers'),
+      capped(
+        bot.developers.map((d) => userMention(d)).filter((d) => d !== ''),
+        DEVELOPER_LIMIT,
+        ', ',
+        t,
       ),
-      field(t('bot.status'), label(bot.status)),
-      field(t('bot.badge'), label(bot.badge)),
-      field(t('bot.added'), timestamp(addedAt(bot.added), TimestampStyles.LongDate)),
-      field(
-        t('bot.developers'),
-        capped(
-          bot.developers.map((d) => userMention(d)).filter((d) => d !== ''),
-          DEVELOPER_LIMIT,
-          ', ',
-          t,
-        ),
-      ),
-      field(t('bot.tags'), tagList(bot.tags, t), false),
-    ]),
-    footer: { text: plainText(bot.shortCode ? `${bot.id} · ${bot.shortCode}` : bot.id, LIMITS.footer) },
-  };
-  const avatar = httpUrl(identity?.avatarUrl);
-  if (avatar) embed.thumbnail = { url: avatar };
-  return {
-    embeds: [fitEmbed(embed)],
-    components: rows([
+    ],
+  ]);
+  const card = container(statusColor(bot.status), [
+    heading(
+      t('bot.title', { name }),
+      safeText(bot.shortDescription, SHORT_DESCRIPTION_LIMIT),
+      identity?.avatarUrl,
+      name,
+      t,
+    ),
+    text(safeText(bot.longDescription, LONG_DESCRIPTION_LIMIT)),
+    separator(),
+    text(details),
+    text(facts([[t('bot.tags'), tagList(bot.tags, t)]])),
+    separator({ divider: false }),
+    subtext(safeLine(bot.shortCode ? `${bot.id} · ${bot.shortCode}` : bot.id, LIMITS.footer)),
+    buttonRows([
       linkButton(t('bot.site'), bot.links.site),
       linkButton(t('bot.github'), bot.links.github),
       linkButton(t('bot.support'), inviteUrl(bot.links.discord)),
       linkButton(t('common.directoryPage'), pageUrl(bot.pageLinks)),
       commentsButton('bot', bot.id, t),
     ]),
-  };
+  ]);
+  return { layout: fitLayout([card]) };
 }
 
 const SERVER_LINKS = ['site', 'youtube', 'twitch', 'steam', 'vk'] as const;
 
-export function renderServerCard(server: DirectoryServer, t: Translate, locale: string): RenderedMessage {
+/** A chart under a card: the picture with its alt text, and its figures in words. */
+export interface CardChart {
+  file: MessageFile;
+  title: string;
+  text: string;
+}
+
+export function renderServerCard(
+  server: DirectoryServer,
+  t: Translate,
+  locale: string,
+  chart?: CardChart | null,
+): LayoutMessage {
   const { all, online } = server.members;
   const members =
     all === null
@@ -203,38 +234,43 @@ export function renderServerCard(server: DirectoryServer, t: Translate, locale: 
             online: formatNumber(online, locale),
           });
   const l = server.links;
-  const embed: APIEmbed = {
-    color: COLORS.info,
-    title: safeLine(t('server.title', { name: server.name }), LIMITS.title),
-    description: descriptions(server.shortDescription, server.longDescription),
-    fields: present([
-      field(t('server.members'), members),
-      field(t('server.owner'), server.owner ? userMention(server.owner) : null),
-      field(t('server.bumps'), formatNumber(server.bumps, locale)),
-      field(t('server.status'), label(server.status)),
-      field(t('server.badge'), label(server.badge)),
-      field(t('server.tags'), tagList(server.tags, t), false),
-      field(
-        t('server.links'),
-        textLinks(SERVER_LINKS, l, (k) => t(`server.${k}`)),
-        false,
-      ),
-    ]),
-    footer: {
-      text: plainText(server.shortCode ? `${server.id} · ${server.shortCode}` : server.id, LIMITS.footer),
-    },
-  };
-  const avatar = httpUrl(server.avatar);
-  if (avatar) embed.thumbnail = { url: avatar };
-  return {
-    embeds: [fitEmbed(embed)],
-    components: rows([
+  const details = facts([
+    [t('server.members'), members],
+    [t('server.owner'), server.owner ? userMention(server.owner) : null],
+    [t('server.bumps'), formatNumber(server.bumps, locale)],
+    [t('server.status'), label(server.status)],
+    [t('server.badge'), label(server.badge)],
+    [t('server.tags'), tagList(server.tags, t)],
+    [t('server.links'), textLinks(SERVER_LINKS, l, (k) => t(`server.${k}`))],
+  ]);
+  const card = container(statusColor(server.status), [
+    heading(
+      t('server.title', { name: server.name }),
+      safeText(server.shortDescription, SHORT_DESCRIPTION_LIMIT),
+      server.avatar,
+      server.name,
+      t,
+    ),
+    text(safeText(server.longDescription, LONG_DESCRIPTION_LIMIT)),
+    separator(),
+    text(details),
+    ...(chart
+      ? [
+          separator(),
+          text(`**${chart.title}**\n${chart.text}`),
+          gallery([{ url: `attachment://${chart.file.name}`, description: chart.file.description }]),
+        ]
+      : []),
+    separator({ divider: false }),
+    subtext(safeLine(server.shortCode ? `${server.id} · ${server.shortCode}` : server.id, LIMITS.footer)),
+    buttonRows([
       linkButton(t('server.invite'), inviteUrl(l.invite)),
       linkButton(t('common.directoryPage'), pageUrl(server.pageLinks)),
       ...SERVER_LINKS.map((k) => linkButton(t(`server.${k}`), l[k])),
       commentsButton('server', server.id, t),
     ]),
-  };
+  ]);
+  return { layout: fitLayout([card]), ...(chart ? { files: [chart.file] } : {}) };
 }
 
 const PROFILE_LINKS = ['site', 'vk', 'steam', 'youtube', 'twitch', 'git'] as const;
@@ -244,7 +280,7 @@ export function renderProfileCard(
   bots: readonly BotReference[] | null,
   t: Translate,
   identity?: DiscordIdentity | null,
-): RenderedMessage {
+): LayoutMessage {
   const name = identity?.name ?? profile.shortCode ?? profile.id;
   const botLines =
     bots === null
@@ -261,29 +297,29 @@ export function renderProfileCard(
             t,
           );
   const status = safeText(profile.status, 1500);
-  const embed: APIEmbed = {
-    color: COLORS.info,
-    title: safeLine(t('profile.title', { name }), LIMITS.title),
-    description: status.trim() !== '' ? `> ${status.replace(/\n/g, '\n> ')}` : '',
-    fields: present([
-      field(t('profile.badge'), label(profile.badge)),
-      field(t('profile.shortCode'), safeCode(profile.shortCode, 34)),
-      field(
-        t('profile.links'),
-        textLinks(PROFILE_LINKS, profile, (k) => t(`profile.${k}`)),
-        false,
-      ),
-      field(t('profile.bots'), botLines, false),
-    ]),
-    footer: { text: plainText(profile.id, LIMITS.footer) },
-  };
-  const avatar = httpUrl(identity?.avatarUrl);
-  if (avatar) embed.thumbnail = { url: avatar };
-  return {
-    embeds: [fitEmbed(embed)],
-    components: rows([
+  const card = container(COLORS.info, [
+    heading(
+      t('profile.title', { name }),
+      status.trim() !== '' ? `> ${status.replace(/\n/g, '\n> ')}` : null,
+      identity?.avatarUrl,
+      name,
+      t,
+    ),
+    separator(),
+    text(
+      facts([
+        [t('profile.badge'), label(profile.badge)],
+        [t('profile.shortCode'), safeCode(profile.shortCode, 34)],
+        [t('profile.links'), textLinks(PROFILE_LINKS, profile, (k) => t(`profile.${k}`))],
+        [t('profile.bots'), botLines],
+      ]),
+    ),
+    separator({ divider: false }),
+    subtext(safeLine(profile.id, LIMITS.footer)),
+    buttonRows([
       ...PROFILE_LINKS.map((k) => linkButton(t(`profile.${k}`), profile[k])),
       commentsButton('profile', profile.id, t),
     ]),
-  };
+  ]);
+  return { layout: fitLayout([card]) };
 }

@@ -1,12 +1,13 @@
-/** A page of comments, with previous / next buttons whose state is in their custom_id. */
-import { type APIEmbed, ButtonStyle, TimestampStyles } from 'discord.js';
+/** A page of comments (a V2 layout), with previous / next buttons whose state is in their custom_id. */
+import { ButtonStyle, TimestampStyles } from 'discord.js';
 import type { DirectoryComment, ProfileComments } from '../directory/index.js';
 import type { Translate } from '../i18n/index.js';
 import { COLORS } from './colors.js';
-import { actionButton, rows } from './components.js';
+import { actionButton } from './components.js';
 import { type CommentsKind, commentsCustomId } from './custom-id.js';
-import { fitEmbed, LIMITS } from './limits.js';
-import type { RenderedMessage } from './message.js';
+import { buttonRows, container, fitLayout, separator, subtext, text } from './layout.js';
+import { LIMITS } from './limits.js';
+import type { LayoutMessage } from './message.js';
 import { safeLine, safeText, timestamp, truncate, userMention } from './text.js';
 
 export const COMMENTS_PER_PAGE = 5;
@@ -41,7 +42,7 @@ export function renderCommentsPage(
   comments: readonly PagedComment[],
   requestedPage: number,
   t: Translate,
-): RenderedMessage {
+): LayoutMessage {
   const pages = pageCount(comments.length);
   const wanted = Number.isFinite(requestedPage) ? Math.trunc(requestedPage) : 0;
   const page = Math.min(Math.max(0, wanted), pages - 1);
@@ -61,24 +62,18 @@ export function renderCommentsPage(
       : kind === 'server'
         ? 'comments.titleServer'
         : 'comments.titleProfile';
-  const embed: APIEmbed = {
-    color: COLORS.info,
-    title: safeLine(t(titleKey, { name: subject }), LIMITS.title),
-    description: lines.length > 0 ? lines.join('\n\n') : t('comments.empty'),
-    footer: {
-      text: t('comments.page', {
-        page: page + 1,
-        pages,
-        total: t('plural.comments', { count: comments.length }),
-      }),
-    },
-  };
+  const title = safeLine(t(titleKey, { name: subject }), LIMITS.title);
+  const footer = t('comments.page', {
+    page: page + 1,
+    pages,
+    total: t('plural.comments', { count: comments.length }),
+  });
   // Both targets stay inside 0..pages-1, so even a disabled button carries an ID that decodes.
   const previous = commentsCustomId({ mode: 'page', kind, id, page: Math.max(0, page - 1) });
   const next = commentsCustomId({ mode: 'page', kind, id, page: Math.min(pages - 1, page + 1) });
-  const components =
+  const pager =
     pages > 1 && previous !== null && next !== null
-      ? rows([
+      ? buttonRows([
           actionButton(t('comments.previous'), previous, {
             disabled: page === 0,
             style: ButtonStyle.Secondary,
@@ -88,6 +83,15 @@ export function renderCommentsPage(
             style: ButtonStyle.Secondary,
           }),
         ])
-      : [];
-  return { embeds: [fitEmbed(embed)], components };
+      : null;
+  const layout = container(COLORS.info, [
+    text(`### ${title}`),
+    ...(lines.length > 0
+      ? lines.flatMap((line, i) => [...(i > 0 ? [separator({ divider: false })] : []), text(line)])
+      : [text(t('comments.empty'))]),
+    separator(),
+    subtext(footer),
+    pager,
+  ]);
+  return { layout: fitLayout([layout]) };
 }

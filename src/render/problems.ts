@@ -8,8 +8,11 @@ import { isSnowflake } from '../directory/index.js';
 import type { Translate } from '../i18n/index.js';
 import type { GuildProblem } from '../store/schema.js';
 
-/** The permissions a reminder (and the confirmation, an embed) needs in its channel, in order. */
-export const REMINDER_PERMISSIONS = ['ViewChannel', 'SendMessages', 'EmbedLinks'] as const;
+/**
+ * The permissions a reminder (and the confirmation) needs in its channel, in order. Both are
+ * Components V2 layouts, which need no Embed Links (a problem stored naming it is still told).
+ */
+export const REMINDER_PERMISSIONS = ['ViewChannel', 'SendMessages'] as const;
 
 /** Permissions with a name of their own in the catalogs (Discord's own wording). */
 const NAMED = new Set(['ViewChannel', 'SendMessages', 'EmbedLinks', 'MentionEveryone', 'ReadMessageHistory']);

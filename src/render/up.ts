@@ -4,7 +4,7 @@ import type { ServerUpResult } from '../directory/index.js';
 import type { Translate } from '../i18n/index.js';
 import { COLORS } from './colors.js';
 import { fitEmbed, LIMITS } from './limits.js';
-import type { RenderedMessage } from './message.js';
+import type { EmbedMessage } from './message.js';
 import { directoryMarkdown, timestamp } from './text.js';
 
 export type UpOutcome = 'success' | 'cooldown' | 'notUpdated';
@@ -32,7 +32,7 @@ export function nextUpText(nextUpAt: Date | null, now: number, t: Translate): st
   return t('up.nextUpAt', { relative, absolute });
 }
 
-export function renderUpResult(result: ServerUpResult, t: Translate, now: number): RenderedMessage {
+export function renderUpResult(result: ServerUpResult, t: Translate, now: number): EmbedMessage {
   const outcome = upOutcome(result);
   const look = LOOK[outcome];
   const next = nextUpText(result.nextUpAt, now, t);

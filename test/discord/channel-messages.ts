@@ -3,6 +3,7 @@
 // closed DMs, the body's limits), `nonce` with `enforce_nonce`, and who a message would ping.
 // Operations return { status, body } like the REST route would answer; rest.ts does the HTTP part.
 
+import { IS_COMPONENTS_V2, textDisplayContents } from './components-v2.js';
 import {
   type ChannelFixture,
   channelPayload,
@@ -212,8 +213,13 @@ export class ChannelMessages {
     }
 
     const content = typeof body.content === 'string' ? body.content : '';
+    // What a reader sees: the content, or a V2 layout's texts (mentions there ping as in content).
+    const text =
+      typeof body.flags === 'number' && (body.flags & IS_COMPONENTS_V2) !== 0
+        ? textDisplayContents(body.components).join('\n')
+        : content;
     const guild = ref.kind === 'guild' ? ref.guild : undefined;
-    const pings = pingsOf(content, body.allowed_mentions, guild, bits);
+    const pings = pingsOf(text, body.allowed_mentions, guild, bits);
     const message = makeMessage({
       channelId,
       author: this.#host.botUser,
@@ -238,6 +244,7 @@ export class ChannelMessages {
       id: message.id,
       channelId,
       content,
+      text,
       embeds: structuredClone(message.embeds),
       ...(nonce === undefined ? {} : { nonce }),
       enforceNonce: body.enforce_nonce === true,

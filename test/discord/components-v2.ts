@@ -342,3 +342,16 @@ class Walk {
     this.#customIds.add(value.custom_id);
   }
 }
+
+/** The texts of a V2 message's TextDisplays, nested ones included, in order (what a reader sees, mentions too). */
+export function textDisplayContents(components: unknown): string[] {
+  if (!Array.isArray(components)) return [];
+  return components.flatMap((c): string[] => {
+    if (!isRecord(c)) return [];
+    if (c.type === ComponentType.TextDisplay) return typeof c.content === 'string' ? [c.content] : [];
+    return [
+      ...textDisplayContents(c.components),
+      ...textDisplayContents(isRecord(c.accessory) ? [c.accessory] : []),
+    ];
+  });
+}

@@ -283,6 +283,8 @@ export interface PostedMessage {
   /** For a DM: the user it went to. */
   recipientId?: string;
   content: string;
+  /** What a reader sees: the content, or the texts of a Components V2 layout. */
+  text: string;
   embeds: unknown[];
   /** The request's allowed_mentions as sent; undefined when absent (Discord then parses every mention). */
   allowedMentions?: unknown;

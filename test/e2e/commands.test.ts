@@ -3,7 +3,7 @@
  * directory emulator; the exact POST /server of an up; localization; mention safety; the
  * unknown command.
  */
-import type { APIEmbed } from 'discord.js';
+import { type APIEmbed, MessageFlags } from 'discord.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makeGuild, makeTextChannel, makeUser } from '../discord/index.js';
 import {
@@ -14,11 +14,11 @@ import {
   TOKENS,
   upSuccessMessage,
 } from '../emulator/index.js';
+import { viewOf } from '../support/layout-view.js';
 import { expectPrivate, expectPublic, itLeavesNoTrace } from './expectations.js';
 import {
   type Answer,
   buttonsOf,
-  embedText,
   fieldValue,
   type Harness,
   mentionProblems,
@@ -203,6 +203,13 @@ describe('/bot', () => {
     expect(answer.outcome).toBe('shown');
     expect(directoryPaths(h.emu)).toEqual([`GET /v2/bot/${asked}`]);
     const { message, embed } = expectPublic(answer);
+    // A Components V2 card: the flag on the edit that fills the deferral in (never on the
+    // deferral), no content or embed beside it.
+    const edit = answer.requests.find((r) => r.method === 'PATCH' && r.path.endsWith('/messages/@original'));
+    expect((edit?.body as { flags?: number } | undefined)?.flags).toBe(MessageFlags.IsComponentsV2);
+    expect(message.embeds ?? []).toEqual([]);
+    expect(message.content ?? '').toBe('');
+    expect((message.flags ?? 0) & MessageFlags.IsComponentsV2).toBe(MessageFlags.IsComponentsV2);
     expect(embed.title).toBe('Bot Kerdoku');
     expect(embed.thumbnail?.url).toBe(
       `https://cdn.discordapp.com/avatars/${IDS.plainBot}/c0ffee00c0ffee00c0ffee00c0ffee00.png?size=256`,
@@ -212,7 +219,7 @@ describe('/bot', () => {
     expect(fieldValue(embed, 'Library')).toBe('discordpy');
     expect(fieldValue(embed, 'Ups')).toBe('37');
     expect(fieldValue(embed, 'Developers')).toBe(`<@${IDS.plainBotOwner}>`);
-    expect(fieldValue(embed, 'Statistics')).toBe('2,558 servers\n3 shards\n348,986 users');
+    expect(fieldValue(embed, 'Statistics')).toBe('2,558 servers · 3 shards · 348,986 users');
     expect(embed.footer?.text).toBe(`${IDS.plainBot} · kerdoku`);
     expect(buttonsOf(message)).toEqual([
       expect.objectContaining({ label: 'Site', url: 'https://kerdoku.top/' }),
@@ -323,7 +330,7 @@ describe('localization', () => {
     expect(ru.fields?.map((f) => f.name)).toEqual(
       expect.arrayContaining(['Префикс', 'Библиотека', 'Апы', 'Статистика', 'Разработчики', 'Теги']),
     );
-    expect(fieldValue(ru, 'Статистика')).toMatch(/^2\s558 серверов\n3 шарда\n348\s986 пользователей$/u);
+    expect(fieldValue(ru, 'Статистика')).toMatch(/^2\s558 серверов · 3 шарда · 348\s986 пользователей$/u);
     const en = await botCard('en-US');
     expect(en.title).toBe('Bot Kerdoku');
     expect(en.fields?.map((f) => f.name)).toEqual(
@@ -370,8 +377,7 @@ describe('mention safety', () => {
     expect(messages.flatMap((m) => mentionProblems(m))).toEqual([]);
     return answer.view.followUps
       .concat(answer.view.original ? [answer.view.original] : [])
-      .flatMap((m) => (m.embeds ?? []) as APIEmbed[])
-      .map(embedText)
+      .flatMap((m) => viewOf(m).prose)
       .join('\n');
   }
 

@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type APIEmbed, type APIMessageComponent, PermissionFlagsBits } from 'discord.js';
+import { type APIEmbed, PermissionFlagsBits } from 'discord.js';
 import type { BotApp } from '../../src/app/bot.js';
 import type { Environment } from '../../src/config/env.js';
 import {
@@ -28,6 +28,7 @@ import {
 } from '../discord/index.js';
 import { assertNoViolations } from '../discord/spec/conformance.js';
 import { type Emulator, type EmulatorOptions, TOKENS } from '../emulator/index.js';
+import { asEmbed, isLayoutMessage, viewOf } from '../support/layout-view.js';
 import { LEVEL, type LogEntry, LogSink } from '../support/logs.js';
 import { createRigBot, HandledLines, rigEnvironment, startStandIns } from '../support/rig.js';
 import { discordRequestTexts, leaksIn, linesOf } from '../support/secrets.js';
@@ -281,7 +282,12 @@ export function privateMessage(answer: Answer): ViewedMessage {
   return live[0] as ViewedMessage;
 }
 
+/**
+ * The message's embed at `index`; for a Components V2 message (index 0), its layout read as one
+ * (support/layout-view.ts): title, description, facts as fields, footer, thumbnail, image.
+ */
 export function embedOf(message: ViewedMessage, index = 0): APIEmbed {
+  if (index === 0 && isLayoutMessage(message)) return asEmbed(message) as APIEmbed;
   const embed = message.embeds?.[index];
   if (embed === undefined) throw new Error(`message ${message.id} has no embed ${index}`);
   return embed as APIEmbed;
@@ -295,16 +301,9 @@ export interface Button {
   style?: number;
 }
 
-/** Buttons of a message, row by row flattened. */
+/** Buttons of a message, row by row flattened (inside a V2 container too). */
 export function buttonsOf(message: ViewedMessage): Button[] {
-  const rows = (message.components ?? []) as APIMessageComponent[];
-  const out: Button[] = [];
-  for (const row of rows) {
-    if ('components' in row && Array.isArray(row.components)) {
-      for (const c of row.components as unknown[]) out.push(c as Button);
-    }
-  }
-  return out;
+  return viewOf(message).rows.flat() as Button[];
 }
 
 export function fieldValue(embed: APIEmbed, name: string): string | undefined {
@@ -379,8 +378,9 @@ export function stringsIn(value: unknown): string[] {
   return [];
 }
 
-/** The visible text of a sent message: content and embeds (not button labels or URLs). */
+/** The visible text of a sent message: content and embeds, or a layout's texts (not button labels or URLs). */
 export function visibleText(message: Record<string, unknown>): string {
+  if (isLayoutMessage(message)) return viewOf(message).prose.join('\n');
   return [...stringsIn(message.content), ...stringsIn(message.embeds)].join('\n');
 }
 

@@ -3,11 +3,13 @@
  * the answer ranks the server's members with their counts, says where the asker stands, is in
  * their language, and its mentions ping nobody.
  */
+import { MessageFlags } from 'discord.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HistoryRepository } from '../../src/store/index.js';
 import { commandOption, makeGuild } from '../discord/index.js';
 import { IDS } from '../emulator/index.js';
 import { ENGINES, freshPlace, type Place } from '../store/places.js';
+import { viewOf } from '../support/layout-view.js';
 import { embedOf, type Harness, publicMessage, startHarness } from './harness.js';
 
 const guild = makeGuild({ id: IDS.serverFresh, name: 'Свежий сервер' });
@@ -55,7 +57,11 @@ describe.each(ENGINES)('/leaderboard (%s)', (engine) => {
 
     const board = await h.run({ guildId: guild.id, name: 'leaderboard', user: vera });
     expect(board.outcome).toBe('shown');
-    const embed = embedOf(publicMessage(board));
+    const boardMessage = publicMessage(board);
+    // A Components V2 layout: the flag on the message, no embed.
+    expect((boardMessage.flags ?? 0) & MessageFlags.IsComponentsV2).toBe(MessageFlags.IsComponentsV2);
+    expect(boardMessage.embeds ?? []).toEqual([]);
+    const embed = embedOf(boardMessage);
     expect(embed.title).toBe('Who kept this server up: the last 30 days');
     expect(embed.description).toBe(
       [`**1.** <@${boris.id}>: 3 ups`, `**2.** <@${anna.id}>: 2 ups`, `**3.** <@${vera.id}>: 1 up`].join(
@@ -64,11 +70,13 @@ describe.each(ENGINES)('/leaderboard (%s)', (engine) => {
     );
     expect(embed.fields?.[0]).toEqual({ name: 'You', value: '#3 with 1 up' });
     expect(embed.footer?.text).toBe('6 ups by 3 members in this period');
-    // The chart: a real PNG of a sane size, shown in the embed, its numbers in the text too.
+    // The chart: a real PNG of a sane size, a MediaGallery item with its alt text, its numbers in the text too.
     const today = new Date();
     const dd = `${String(today.getUTCDate()).padStart(2, '0')}.${String(today.getUTCMonth() + 1).padStart(2, '0')}`;
-    expect(embed.fields?.[1]).toEqual({ name: 'Ups per day (UTC)', value: `${dd}: 6` });
-    expect(embed.image?.url).toBe('attachment://ups.png');
+    expect(viewOf(boardMessage).body).toEqual([`**Ups per day (UTC)**\n${dd}: 6`]);
+    expect(viewOf(boardMessage).images).toEqual([
+      { url: 'attachment://ups.png', description: `Who kept this server up: the last 30 days. ${dd}: 6` },
+    ]);
     const png = board.requests.flatMap((r) => r.files ?? []).find((f) => f.filename === 'ups.png');
     expect(png?.contentType).toBe('image/png');
     expect(isPng(png!.data)).toEqual({ width: 960, height: 480 });
@@ -89,12 +97,10 @@ describe.each(ENGINES)('/leaderboard (%s)', (engine) => {
     // This server's card carries its ups of the last 30 days as a chart too; another's does not.
     const card = await h.run({ guildId: guild.id, name: 'server', user: vera });
     const cardMessage = publicMessage(card);
-    expect(cardMessage.embeds).toHaveLength(2);
-    expect(embedOf(cardMessage, 1)).toMatchObject({
-      title: 'Ups in the last 30 days',
-      fields: [{ name: 'Ups per day (UTC)', value: `${dd}: 6` }],
-      image: { url: 'attachment://ups.png' },
-    });
+    expect(viewOf(cardMessage).body).toEqual([`**Ups in the last 30 days · Ups per day (UTC)**\n${dd}: 6`]);
+    expect(viewOf(cardMessage).images).toEqual([
+      { url: 'attachment://ups.png', description: `Ups in the last 30 days. ${dd}: 6` },
+    ]);
     const cardPng = card.requests.flatMap((r) => r.files ?? []).find((f) => f.filename === 'ups.png');
     expect(isPng(cardPng!.data)).toEqual({ width: 960, height: 480 });
     const other = await h.run({
@@ -102,7 +108,7 @@ describe.each(ENGINES)('/leaderboard (%s)', (engine) => {
       name: 'server',
       options: [commandOption.string('ref', IDS.serverBoosted)],
     });
-    expect(publicMessage(other).embeds).toHaveLength(1);
+    expect(viewOf(publicMessage(other)).images).toEqual([]);
     expect(other.requests.flatMap((r) => r.files ?? [])).toEqual([]);
 
     // In Russian, for a week, asked by someone with no up.

@@ -108,12 +108,15 @@ describe.each(ENGINES)('reminders (%s)', (engine) => {
     const lateness = message.receivedAt - dueAt;
     expect(lateness).toBeGreaterThanOrEqual(-5);
     expect(lateness).toBeLessThan(1_000);
-    expect(message.content).toContain(`<@&${pingRole.id}>`);
-    expect(message.content).toContain('can be raised again');
+    // A Components V2 layout: the role's mention in its text pings by allowed_mentions, as in content.
+    expect(message.body.flags).toBe(1 << 15);
+    expect(message.content).toBe('');
+    expect(message.text).toContain(`<@&${pingRole.id}>`);
+    expect(message.text).toContain('can be raised again');
     expect(message.allowedMentions).toEqual({ parse: [], roles: [pingRole.id] });
     expect(message.pings).toEqual({ everyone: false, users: [], roles: [pingRole.id] });
     // The server's name is shown, never as a mention.
-    expect(message.content).not.toContain('@everyone');
+    expect(message.text).not.toContain('@everyone');
     expect(message.nonce).toEqual(expect.any(String));
     expect(message.enforceNonce).toBe(true);
     await eventually(
@@ -135,19 +138,19 @@ describe.each(ENGINES)('reminders (%s)', (engine) => {
     );
     const dueAt = await due(guild.id);
     const message = await h.discord.waitForMessage(channel.id, postedSince(dueAt - 300), 5_000);
-    expect(message.content).toMatch(/^Time! (<\/up:\d+>|\/up) for .+ at <t:\d+:t>$/);
+    expect(message.text).toMatch(/^Time! (<\/up:\d+>|\/up) for .+ at <t:\d+:t>$/);
     expect(message.allowedMentions).toEqual({ parse: [] });
 
     const ruChannel = channelOf(ruGuild);
     await settings.update(ruGuild.id, { reminderChannelId: ruChannel }, Date.now());
     const ruDue = await due(ruGuild.id);
     const ru = await h.discord.waitForMessage(ruChannel, postedSince(ruDue - 300), 5_000);
-    expect(ru.content).toContain('снова можно поднять');
+    expect(ru.text).toContain('снова можно поднять');
 
     await settings.update(ruGuild.id, { publicLanguage: 'en-US' }, Date.now());
     const enDue = await due(ruGuild.id, 400);
     const en = await h.discord.waitForMessage(ruChannel, postedSince(enDue - 400), 5_000);
-    expect(en.content).toContain('can be raised again');
+    expect(en.text).toContain('can be raised again');
   });
 
   it("sends a member's own reminder by DM, or mentions them in the channel when DMs are closed", async () => {
@@ -161,11 +164,11 @@ describe.each(ENGINES)('reminders (%s)', (engine) => {
     expect(await reminders.togglePersonal(guild.id, closed.id, dueAt, Date.now())).toBe('on');
     h.bot.reminders.wake(dueAt);
     const dm = await h.discord.waitForDm(member.id, undefined, 5_000);
-    expect(dm.content).toContain('can be raised again');
+    expect(dm.text).toContain('can be raised again');
     expect(dm.allowedMentions).toEqual({ parse: [] });
     const fallback = await h.discord.waitForMessage(
       channel.id,
-      (m) => m.content.includes(`<@${closed.id}>`),
+      (m) => m.text.includes(`<@${closed.id}>`),
       5_000,
     );
     expect(fallback.allowedMentions).toEqual({ parse: [], users: [closed.id] });

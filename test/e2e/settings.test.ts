@@ -6,6 +6,7 @@
  */
 import {
   type APIApplicationCommandInteractionDataOption as CommandOption,
+  MessageFlags,
   PermissionFlagsBits,
 } from 'discord.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -38,6 +39,7 @@ import {
   privateMessage,
   secretLeaks,
   startHarness,
+  visibleText,
 } from './harness.js';
 
 const NOBODY = { everyone: false, users: [], roles: [] };
@@ -141,8 +143,11 @@ describe.each(ENGINES)('/settings on %s', (engine: Engine) => {
     const [confirmation] = posted;
     expect(confirmation?.allowedMentions).toEqual({ parse: [] });
     expect(confirmation?.pings).toEqual(NOBODY);
-    expect(JSON.stringify(confirmation?.embeds)).toContain('Reminders will be posted here');
-    expect(JSON.stringify(confirmation?.embeds)).toContain(`<@&${role.id}>`);
+    // A Components V2 notice: the flag set, no embed, the text in the layout.
+    expect(confirmation?.body.flags).toBe(MessageFlags.IsComponentsV2);
+    expect(confirmation?.embeds).toEqual([]);
+    expect(visibleText(confirmation?.body ?? {})).toContain('Reminders will be posted here');
+    expect(visibleText(confirmation?.body ?? {})).toContain(`<@&${role.id}>`);
 
     expect(await settings.get(guild.id)).toMatchObject({
       reminderChannelId: channels.reminders.id,
@@ -178,7 +183,6 @@ describe.each(ENGINES)('/settings on %s', (engine: Engine) => {
   it.each([
     ['hidden', 'missing-access', 'View Channel', ['Send Messages', 'Embed Links']],
     ['muted', 'missing-permission', 'Send Messages', ['View Channel', 'Embed Links']],
-    ['noEmbeds', 'missing-permission', 'Embed Links', ['View Channel', 'Send Messages']],
   ] as const)(
     'a channel where the bot lacks a permission (%s): nothing saved, that permission named',
     async (which, kind, named, notNamed) => {
@@ -195,6 +199,16 @@ describe.each(ENGINES)('/settings on %s', (engine: Engine) => {
       expect((await settings.get(guild.id))?.reminderChannelId).toBe(channels.reminders.id);
     },
   );
+
+  it('a channel without Embed Links takes the reminders: what the bot posts there is a V2 layout, no embed', async () => {
+    const answer = await settingsCommandRun('reminders', [
+      commandOption.channel('channel', channels.noEmbeds.id),
+    ]);
+    expect(answer.outcome).toBe('reminders-on');
+    const [confirmation] = postsIn(channels.noEmbeds.id);
+    expect(confirmation?.body.flags).toBe(MessageFlags.IsComponentsV2);
+    expect((await settings.get(guild.id))?.reminderChannelId).toBe(channels.noEmbeds.id);
+  });
 
   it.each(['voice', 'category'] as const)(
     'a %s channel: refused before anything is posted, nothing saved',
@@ -283,7 +297,7 @@ describe.each(ENGINES)('/settings on %s', (engine: Engine) => {
     expect(set.outcome).toBe('reminders-on');
     expect(answerText(set)).toContain('Reminders are on');
     const [confirmation] = postsIn(channels.reminders.id).slice(before);
-    expect(JSON.stringify(confirmation?.embeds)).toContain('Напоминания будут приходить сюда');
+    expect(visibleText(confirmation?.body ?? {})).toContain('Напоминания будут приходить сюда');
     expect(confirmation?.pings).toEqual(NOBODY);
 
     await settingsCommandRun('language', [commandOption.string('language', 'auto')]);
@@ -301,7 +315,7 @@ describe.each(ENGINES)('/settings on %s', (engine: Engine) => {
     expect(text).toContain('Напоминания включены');
     expect(text).toContain('{role} **{server}** снова можно поднять: {command}');
     const [confirmation] = postsIn(channelId);
-    expect(JSON.stringify(confirmation?.embeds)).toContain('Напоминания будут приходить сюда');
+    expect(visibleText(confirmation?.body ?? {})).toContain('Напоминания будут приходить сюда');
 
     const refused = await settingsCommandRun(
       'reminders',

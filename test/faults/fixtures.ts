@@ -31,6 +31,7 @@ import {
 import { type Emulator, IDS, startEmulator, TOKENS } from '../emulator/index.js';
 import { freshPlace, type Place } from '../store/places.js';
 import type { BotProcess } from '../support/bot-process.js';
+import { asEmbed, isLayoutMessage } from '../support/layout-view.js';
 import { assertLocal } from '../support/local.js';
 import { discordRequestTexts, leaksIn } from '../support/secrets.js';
 import { tempDir } from '../support/temp.js';
@@ -45,7 +46,9 @@ export function bumpsOf(emu: Emulator, serverId: string): number {
   return emu.state.servers.get(serverId)?.information.bumps ?? 0;
 }
 
+/** The message's first embed; a Components V2 message read as one (support/layout-view.ts). */
 export function firstEmbed(m: ViewedMessage | undefined): APIEmbed | undefined {
+  if (m && isLayoutMessage(m)) return asEmbed(m) as APIEmbed;
   return m?.embeds?.[0] as APIEmbed | undefined;
 }
 

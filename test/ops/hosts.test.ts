@@ -351,7 +351,7 @@ describe('three hosts on one PostgreSQL (SHARD_IDS)', () => {
       const messages = w.discord.channelMessages(channelOf(guildId));
       expect(messages, `the reminders of ${guildId}`).toHaveLength(1);
       expect(messages[0]!.receivedAt).toBeGreaterThanOrEqual(dueAt);
-      expect(messages[0]!.content).toContain(`**${guilds.get(guildId)?.name}**`);
+      expect(messages[0]!.text).toContain(`**${guilds.get(guildId)?.name}**`);
       expect((await reminders.getGuild(guildId))?.state).toBe('sent');
     }
     expect(w.emu.requests.filter((r) => r.status === 429)).toEqual([]);

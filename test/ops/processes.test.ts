@@ -18,6 +18,7 @@ import { type DiscordStandIn, shardForGuild, snowflake, startDiscordStandIn } fr
 import { describeViolations } from '../discord/spec/conformance.js';
 import { type Emulator, type EmulatorOptions, IDS, startEmulator, TOKENS } from '../emulator/index.js';
 import { freshPlace, type Place } from '../store/places.js';
+import { viewOf } from '../support/layout-view.js';
 import { freePort } from '../support/local.js';
 import { isHandled } from '../support/rig.js';
 import {
@@ -384,9 +385,7 @@ describe.concurrent('built entry points as child processes', () => {
         100,
       );
       await new Promise((resolve) => setTimeout(resolve, 1_500));
-      const titles = w.discord
-        .channelMessages(channelId)
-        .map((m) => m.embeds[0] as { title?: string; description?: string } | undefined);
+      const titles = w.discord.channelMessages(channelId).map((m) => viewOf(m.body));
       expect(titles.map((e) => e?.title)).toEqual([
         '✅ Webhook connected',
         ...Array(5).fill('💬 New comment on the directory'),

@@ -16,6 +16,7 @@ import { renderCommentsPage } from '../../src/render/comments.js';
 import { timestamp } from '../../src/render/text.js';
 import { renderUpResult } from '../../src/render/up.js';
 import { isUsableTime, LATEST_TIME_MS, timestampToDate } from '../../src/time/range.js';
+import { viewOf } from '../support/layout-view.js';
 
 const en = translator('en-US');
 const ru = translator('ru');
@@ -98,11 +99,11 @@ describe('comments and links', () => {
 
     const page = renderCommentsPage('bot', '724663360934772797', 'Kerdoku', parsed, 0, en);
     expectNoNaN(page);
-    const description = page.embeds[0]?.description ?? '';
+    const description = viewOf(page).description ?? '';
     expect(description.match(/ · time unknown/g)).toHaveLength(3);
     expect(description).toContain(' · <t:1650183132:R>');
     const russian = renderCommentsPage('bot', '724663360934772797', 'Kerdoku', parsed, 0, ru);
-    expect(russian.embeds[0]?.description?.match(/ · время неизвестно/g)).toHaveLength(3);
+    expect(viewOf(russian).description?.match(/ · время неизвестно/g)).toHaveLength(3);
 
     const text = formatComments(parsed);
     expectNoNaN(text);
@@ -131,7 +132,7 @@ describe('the rest of what shows a time', () => {
     for (const added of [1e300, PAST_DATE, 9e15]) {
       const card = renderBotCard({ ...bot, added }, en, 'en-US');
       expectNoNaN(card);
-      expect(card.embeds[0]?.fields?.map((f) => f.name)).not.toContain('Added');
+      expect(viewOf(card).fields.map((f) => f.name)).not.toContain('Added');
     }
   });
 

@@ -3,14 +3,13 @@
  * one (whatever the command's name), and with the common vocabulary about its subject otherwise;
  * a database away for now is a localized "try again".
  */
-import type { ChatInputCommandInteraction, Interaction } from 'discord.js';
+import type { APIEmbed, ChatInputCommandInteraction, Interaction } from 'discord.js';
 import { describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../src/directory/index.js';
 import { translator } from '../../src/i18n/index.js';
 import { createRouter } from '../../src/interactions/router.js';
 import type { BotDeps, SlashCommand } from '../../src/interactions/types.js';
 import { createLogger } from '../../src/log/logger.js';
-import type { RenderedMessage } from '../../src/render/message.js';
 import { StoreUnavailableError } from '../../src/store/errors.js';
 
 const t = translator('en-US');
@@ -31,7 +30,7 @@ function command(
 
 /** A chat-input interaction as far as the router goes; records the follow-up the user sees. */
 function interaction(commandName: string, locale = 'en-US') {
-  const seen: Array<{ flags?: number; embeds?: RenderedMessage['embeds'] }> = [];
+  const seen: Array<{ flags?: number; embeds?: APIEmbed[] }> = [];
   const fake = {
     id: '900000000000000100',
     commandName,

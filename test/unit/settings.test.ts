@@ -3,7 +3,7 @@
  * Discord's REST client, the command mentions): what is saved, what is posted, and what the admin
  * is told, above all when the confirmation cannot be posted.
  */
-import { DiscordAPIError, type REST } from 'discord.js';
+import { DiscordAPIError, MessageFlags, type REST } from 'discord.js';
 import { describe, expect, it } from 'vitest';
 import { channelPermissions, fetchChannelPermissions } from '../../src/discord/permissions.js';
 import {
@@ -22,6 +22,7 @@ import { StoreUnavailableError } from '../../src/store/errors.js';
 import type { GuildReminder, ReminderKey } from '../../src/store/reminders.js';
 import type { GuildProblem } from '../../src/store/schema.js';
 import type { GuildSettings, SettingsChange } from '../../src/store/settings.js';
+import { viewOf } from '../support/layout-view.js';
 
 const NOW = 1_700_000_000_000;
 const GUILD = '722424773233213460';
@@ -174,12 +175,9 @@ function context(overrides: Partial<SettingsContext> = {}): SettingsContext {
   return { guildId: GUILD, guildLocale: 'en-US', botId: BOT, t: en, ...overrides };
 }
 
-/** Every text of the answer's embeds. */
+/** Every text of the answer, embed or layout. */
 function text(message: RenderedMessage): string {
-  return message.embeds
-    .flatMap((e) => [e.title, e.description, ...(e.fields ?? []).flatMap((f) => [f.name, f.value])])
-    .filter((s): s is string => typeof s === 'string')
-    .join('\n');
+  return viewOf(message).texts.join('\n');
 }
 
 const request = { channelId: CHANNEL, resolvedChannel: { type: 0 }, roleId: null, message: null };
@@ -199,15 +197,13 @@ describe('/settings reminders', () => {
     expect(s.chosen).toEqual([[GUILD, ROLE]]);
     const [post] = s.posts();
     expect(post?.route).toBe(`/channels/${CHANNEL}/messages`);
-    const body = post?.body as {
-      allowed_mentions: unknown;
-      embeds: Array<{ description: string }>;
-      content?: string;
-    };
+    const body = post?.body as { allowed_mentions: unknown; content?: string; flags?: number };
     expect(body.allowed_mentions).toEqual({ parse: [] });
     expect(body.content).toBeUndefined();
-    expect(body.embeds[0]?.description).toContain(`<@&${ROLE}>`);
-    expect(body.embeds[0]?.description).toContain(`</up:${UP_ID}>`);
+    // A Components V2 notice: the flag on the post, the text in the layout.
+    expect(body.flags).toBe(MessageFlags.IsComponentsV2);
+    expect(viewOf(body).description).toContain(`<@&${ROLE}>`);
+    expect(viewOf(body).description).toContain(`</up:${UP_ID}>`);
     expect(s.settings.rows.get(GUILD)).toMatchObject({
       reminderChannelId: CHANNEL,
       reminderRoleId: ROLE,
@@ -261,7 +257,7 @@ describe('/settings reminders', () => {
     await s.settings.update(GUILD, { publicLanguage: 'en-US' }, NOW);
     const answer = await setReminders(s.deps, context({ guildLocale: 'ru', t: ru }), request);
     expect(JSON.stringify(s.posts()[1]?.body)).toContain(en('settings.confirmation.title'));
-    expect(answer.message.embeds[0]?.title).toBe(ru('settings.title.remindersOn'));
+    expect(viewOf(answer.message).title).toBe(ru('settings.title.remindersOn'));
   });
 
   it.each([
@@ -284,7 +280,7 @@ describe('/settings reminders', () => {
     const s = setup();
     const hostile = '```\n@everyone <@&1> {role}\u202e ``` **x**';
     const answer = await setReminders(s.deps, context(), { ...request, message: hostile });
-    const description = answer.message.embeds[0]?.description ?? '';
+    const description = text(answer.message);
     expect(description.match(/```/g)).toHaveLength(2);
     expect(description).toContain('ˋˋˋ\n@everyone <@&1> {role} ˋˋˋ **x**');
     expect(JSON.stringify(s.posts()[0]?.body)).not.toContain('@everyone');
@@ -306,15 +302,15 @@ describe('/settings reminders', () => {
   it('50013: saves nothing and names only the permission the bot lacks there', async () => {
     const s = setup({
       [`POST /channels/${CHANNEL}/messages`]: apiError(403, 50013),
-      ...guildRoutes({ overwrites: [{ id: BOT_ROLE, type: 0, allow: '0', deny: String(EMBED) }] }),
+      ...guildRoutes({ overwrites: [{ id: BOT_ROLE, type: 0, allow: '0', deny: String(SEND) }] }),
     });
     s.settings.rows.clear();
     const answer = await setReminders(s.deps, context(), request);
     expect(answer.outcome).toBe('refused:missing-permission');
     expect(s.settings.rows.size).toBe(0);
     const shown = text(answer.message);
-    expect(shown).toContain('**Embed Links**');
-    expect(shown).not.toContain('Send Messages');
+    expect(shown).toContain('**Send Messages**');
+    expect(shown).not.toContain('View Channel');
     expect(shown).toContain(`<#${CHANNEL}>`);
     expect(shown).toContain('Edit Channel › Permissions');
   });
@@ -351,10 +347,12 @@ describe('/settings reminders', () => {
     expect(shown).not.toContain('Embed Links');
   });
 
-  it('names all three when the bot’s permissions cannot be read', async () => {
+  it('names both when the bot’s permissions cannot be read', async () => {
     const s = setup({ [`POST /channels/${CHANNEL}/messages`]: apiError(403, 50013) });
     const shown = text((await setReminders(s.deps, context(), request)).message);
-    expect(shown).toContain('**View Channel**, **Send Messages** and **Embed Links**');
+    // Components V2 posts need no Embed Links: it is not asked for.
+    expect(shown).toContain('**View Channel** and **Send Messages**');
+    expect(shown).not.toContain('Embed Links');
     expect(s.settings.rows.size).toBe(0);
   });
 

@@ -14,7 +14,7 @@ import { translator } from '../../src/i18n/index.js';
 import { describeFailure } from '../../src/interactions/error-message.js';
 import type { BotDeps, CommandContext } from '../../src/interactions/types.js';
 import { createLogger } from '../../src/log/logger.js';
-import type { RenderedMessage } from '../../src/render/message.js';
+import { type EmbedMessage, isLayout, type RenderedMessage } from '../../src/render/message.js';
 import type { PendingUp } from '../../src/store/journal.js';
 import type { GuildSettings } from '../../src/store/settings.js';
 import { checkRequest } from '../discord/spec/conformance.js';
@@ -93,7 +93,7 @@ function fakeDeps(answer: () => Promise<ServerUpResult>) {
 }
 
 function context(deps: BotDeps) {
-  const answers: Array<{ how: 'public' | 'private'; message: RenderedMessage }> = [];
+  const answers: Array<{ how: 'public' | 'private'; message: EmbedMessage }> = [];
   const interaction = {
     id: '900000000000000100',
     token: 'interaction-token',
@@ -113,14 +113,20 @@ function context(deps: BotDeps) {
     locale: 'en-US',
     deadline: NOW + 60_000,
     reply: {
-      public: async (message) => void answers.push({ how: 'public', message }),
-      private: async (message) => void answers.push({ how: 'private', message }),
+      // /up answers with embeds (the product's design); a layout here fails the test.
+      public: async (message) => void answers.push({ how: 'public', message: embedsOnly(message) }),
+      private: async (message) => void answers.push({ how: 'private', message: embedsOnly(message) }),
     },
   };
   return { ctx, answers };
 }
 
-function buttonIds(message: RenderedMessage): string[] {
+function embedsOnly(message: RenderedMessage): EmbedMessage {
+  if (isLayout(message)) throw new Error('/up answered with a V2 layout');
+  return message;
+}
+
+function buttonIds(message: EmbedMessage): string[] {
   return message.components.flatMap((row) =>
     row.components.flatMap((c) => ('custom_id' in c ? [c.custom_id] : [])),
   );
@@ -285,7 +291,7 @@ describe('an up from before a restart', () => {
     expect(calls.map((c) => `${c.method} ${c.route}`)).toEqual([
       `patch /webhooks/${pending.applicationId}/${pending.token}/messages/%40original`,
     ]);
-    const body = calls[0]?.body as RenderedMessage & { allowed_mentions: unknown };
+    const body = calls[0]?.body as EmbedMessage & { allowed_mentions: unknown };
     expect(body.embeds[0]?.footer?.text).toBe(t('up.afterRestart'));
     // The API's own names: Discord drops a field it does not declare (`repliedUser`).
     expect(body.allowed_mentions).toEqual({ parse: [], replied_user: false });
@@ -310,7 +316,7 @@ describe('an up from before a restart', () => {
       const { rest, calls, violations } = fakeRest();
       await recoverPendingUps({ ...after.deps, rest, now: () => NOW });
       expect(violations()).toEqual([]);
-      const body = calls[0]?.body as RenderedMessage & { allowed_mentions: unknown; content: string };
+      const body = calls[0]?.body as EmbedMessage & { allowed_mentions: unknown; content: string };
       const tt = translator(expected);
       expect(answers[0]?.how).toBe('public');
       expect(answers[0]?.message.embeds[0]?.title).toContain(tt('up.title.success'));
@@ -332,7 +338,7 @@ describe('an up from before a restart', () => {
     await recoverPendingUps({ ...deps, rest, now: () => NOW });
     expect(violations()).toEqual([]);
     expect(calls.map((c) => c.method)).toEqual(['delete', 'post']);
-    const body = calls[1]?.body as RenderedMessage & { flags: number };
+    const body = calls[1]?.body as EmbedMessage & { flags: number };
     expect(body.flags).toBe(64);
     expect(body.embeds[0]?.title).toContain(translator('ru')('up.title.cooldown'));
     expect(body.embeds[0]?.footer?.text).toBe(translator('ru')('up.afterRestart'));
@@ -347,7 +353,7 @@ describe('an up from before a restart', () => {
     const { rest, calls } = fakeRest();
     await recoverPendingUps({ ...deps, rest, now: () => NOW });
     expect(calls.map((c) => c.method)).toEqual(['delete', 'post']);
-    const body = calls[1]?.body as RenderedMessage & { flags: number };
+    const body = calls[1]?.body as EmbedMessage & { flags: number };
     expect(body.flags).toBe(64);
     expect(body.embeds[0]).toMatchObject({
       title: `❌ ${t('up.title.error')}`,

@@ -6,7 +6,8 @@
  */
 import type { Translate } from '../../i18n/index.js';
 import { COLORS } from '../../render/colors.js';
-import type { MessageFile, RenderedMessage } from '../../render/message.js';
+import { container, facts, fitLayout, gallery, separator, subtext, text } from '../../render/layout.js';
+import type { LayoutMessage, MessageFile } from '../../render/message.js';
 import { type HistoryRepository, type MemberUps, UP_HISTORY_DAYS } from '../../store/history.js';
 
 export const PERIODS = ['week', 'month', 'all'] as const;
@@ -63,17 +64,10 @@ export interface LeaderboardChart {
   weekly: boolean;
 }
 
-export function renderLeaderboard(
-  s: Standing,
-  t: Translate,
-  chart?: LeaderboardChart | null,
-): RenderedMessage {
-  const title = t(`leaderboard.title.${s.period}`);
+export function renderLeaderboard(s: Standing, t: Translate, chart?: LeaderboardChart | null): LayoutMessage {
+  const title = text(`### ${t(`leaderboard.title.${s.period}`)}`);
   if (s.members === 0) {
-    return {
-      embeds: [{ title, description: t('leaderboard.empty'), color: COLORS.info }],
-      components: [],
-    };
+    return { layout: [container(COLORS.info, [title, text(t('leaderboard.empty'))])] };
   }
   const lines = s.top.map((m, i) =>
     t('leaderboard.line', {
@@ -90,27 +84,25 @@ export function renderLeaderboard(
         interpolation: { escapeValue: false },
       })
     : t('leaderboard.youNone');
-  const fields = [{ name: t('leaderboard.youTitle'), value: you }];
-  if (chart)
-    fields.push({ name: t(`leaderboard.barsTitle.${chart.weekly ? 'week' : 'day'}`), value: chart.text });
-  return {
-    ...(chart ? { files: [chart.file] } : {}),
-    embeds: [
-      {
-        title,
-        description: lines.join('\n'),
-        color: COLORS.success,
-        fields,
-        ...(chart ? { image: { url: `attachment://${chart.file.name}` } } : {}),
-        footer: {
-          text: t('leaderboard.total', {
-            ups: t('leaderboard.ups', { count: s.totalUps }),
-            members: t('leaderboard.byMembers', { count: s.members }),
-            interpolation: { escapeValue: false },
-          }),
-        },
-      },
-    ],
-    components: [],
-  };
+  const total = t('leaderboard.total', {
+    ups: t('leaderboard.ups', { count: s.totalUps }),
+    members: t('leaderboard.byMembers', { count: s.members }),
+    interpolation: { escapeValue: false },
+  });
+  const board = container(COLORS.success, [
+    title,
+    text(lines.join('\n')),
+    separator(),
+    text(facts([[t('leaderboard.youTitle'), you]])),
+    ...(chart
+      ? [
+          separator(),
+          text(`**${t(`leaderboard.barsTitle.${chart.weekly ? 'week' : 'day'}`)}**\n${chart.text}`),
+          gallery([{ url: `attachment://${chart.file.name}`, description: chart.file.description }]),
+        ]
+      : []),
+    separator({ divider: false }),
+    subtext(total),
+  ]);
+  return { layout: fitLayout([board]), ...(chart ? { files: [chart.file] } : {}) };
 }

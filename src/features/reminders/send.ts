@@ -2,7 +2,7 @@
  * What a due reminder posts, and what a failure means for the server's settings.
  *
  * - The server's reminder: in its reminder channel, the admins' template or a localized default,
- *   in the server's public language; `allowed_mentions` names the configured role and nothing
+ *   in the server's public language, in a Components V2 container; `allowed_mentions` names the configured role and nothing
  *   else, so `@everyone` in a template or a server's name pings no one.
  * - A member's reminder: a DM; with DMs closed (50007), a mention of that member (and of no one
  *   else) in the reminder channel; with no reminder channel, given up and recorded.
@@ -12,7 +12,7 @@
  * reminder is recorded as failed and the server's settings keep the problem for /settings show and
  * the next /up of a manager.
  */
-import type { REST } from 'discord.js';
+import type { APIMessageTopLevelComponent, REST } from 'discord.js';
 import type { CommandMentions } from '../../discord/command-mentions.js';
 import { failedPost, type GuildFactsLookup } from '../../discord/guild-posts.js';
 import {
@@ -24,12 +24,22 @@ import {
 import { translator } from '../../i18n/index.js';
 import { publicLocale } from '../../i18n/public-language.js';
 import type { Logger } from '../../log/logger.js';
+import { COLORS } from '../../render/colors.js';
+import { container, fitLayout, text as textDisplay } from '../../render/layout.js';
 import type { Claim, Reminder } from '../../store/reminders.js';
 import type { GuildProblem } from '../../store/schema.js';
 import type { GuildSettings, SettingsRepository } from '../../store/settings.js';
 import type { SendOutcome } from '../../tasks/outbox.js';
 import type { ReminderSender } from './scheduler.js';
 import { fillTemplate } from './template.js';
+
+/**
+ * A reminder as posted: its text in a green container (Components V2). A role or member mention in
+ * the text pings as in plain content, by the message's allowed_mentions alone.
+ */
+export function reminderLayout(text: string): APIMessageTopLevelComponent[] {
+  return fitLayout([container(COLORS.success, [textDisplay(text)])]);
+}
 
 export interface SenderOptions {
   rest: REST;
@@ -67,7 +77,7 @@ export class DiscordReminderSender implements ReminderSender {
     }
     const content = await this.#serverText(guildId, settings, claim.dueAt);
     const message: OutgoingMessage = {
-      content,
+      layout: reminderLayout(content),
       allowedMentions: roleId ? { parse: [], roles: [roleId] } : { parse: [] },
       nonce: claim.nonce,
     };
@@ -93,7 +103,7 @@ export class DiscordReminderSender implements ReminderSender {
       time: claim.dueAt,
     });
     const dm = await sendDirectMessage(this.#o.rest, userId, {
-      content: text,
+      layout: reminderLayout(text),
       allowedMentions: { parse: [] },
       nonce: claim.nonce,
     });
@@ -108,7 +118,7 @@ export class DiscordReminderSender implements ReminderSender {
       return { kind: 'failed', reason: 'dms-closed' };
     }
     const fallback = await postMessage(this.#o.rest, channelId, {
-      content: `<@${userId}> ${text}`,
+      layout: reminderLayout(`<@${userId}> ${text}`),
       allowedMentions: { parse: [], users: [userId] },
       nonce: claim.nonce,
     });

@@ -3,12 +3,13 @@
  * reminder channel (public, in the server's language). Mentions in them render as names; no
  * message of the bot's pings anyone it does not name in allowed_mentions, and these name no one.
  */
-import { type APIEmbed, TimestampStyles } from 'discord.js';
+import { type APIEmbed, type APIMessageTopLevelComponent, TimestampStyles } from 'discord.js';
 import type { Translate } from '../../i18n/index.js';
 import { languageText } from '../../i18n/public-language.js';
 import { COLORS } from '../../render/colors.js';
+import { container, facts, fitLayout, notice, separator, text as textDisplay } from '../../render/layout.js';
 import { fitEmbed, LIMITS } from '../../render/limits.js';
-import type { RenderedMessage } from '../../render/message.js';
+import type { EmbedMessage, LayoutMessage } from '../../render/message.js';
 import { channelMention, problemText, roleMention } from '../../render/problems.js';
 import { stripControl, timestamp, truncate } from '../../render/text.js';
 import type { GuildReminder } from '../../store/reminders.js';
@@ -20,17 +21,17 @@ export function codeBlock(text: string): string {
   return `\`\`\`\n${truncate(stripControl(text).replace(/`/g, 'ˋ'), 2_100)}\n\`\`\``;
 }
 
-function message(embed: APIEmbed): RenderedMessage {
+function message(embed: APIEmbed): EmbedMessage {
   return { embeds: [fitEmbed(embed)], components: [] };
 }
 
 /** A refusal: nothing was changed, and why (the text says what to do). */
-export function renderRefusal(text: string, t: Translate): RenderedMessage {
+export function renderRefusal(text: string, t: Translate): EmbedMessage {
   return message({ color: COLORS.warning, title: t('settings.title.refused'), description: text });
 }
 
 /** A template refused: why, the placeholders, and the default text. */
-export function renderTemplateRefusal(reason: string, t: Translate): RenderedMessage {
+export function renderTemplateRefusal(reason: string, t: Translate): EmbedMessage {
   const text = [
     reason,
     t('settings.template.placeholders'),
@@ -77,62 +78,42 @@ export function renderOverview(
   overview: Overview,
   t: Translate,
   look: { title: string; color: number; intro?: string },
-): RenderedMessage {
+): LayoutMessage {
   const { settings, reminder, guildLocale } = overview;
   const on = settings.reminderChannelId !== null;
-  const parts: string[] = look.intro ? [look.intro] : [];
-  if (on) {
-    const text = settings.reminderTemplate;
-    parts.push(
-      text === null
-        ? `**${t('settings.field.message')}**: ${t('settings.value.defaultMessage')}\n${codeBlock(t('reminders.default'))}`
-        : `**${t('settings.field.message')}**\n${codeBlock(text)}`,
-    );
-  }
-  const fields: APIEmbed['fields'] = [
-    {
-      name: t('settings.field.reminders'),
-      value: on
+  const template = settings.reminderTemplate;
+  const pairs: Array<[string, string | null]> = [
+    [
+      t('settings.field.reminders'),
+      on
         ? t('settings.value.on', { channel: channelMention(settings.reminderChannelId, t) })
         : t('settings.value.off'),
-      inline: true,
-    },
+    ],
   ];
   if (on) {
-    fields.push(
-      {
-        name: t('settings.field.role'),
-        value: settings.reminderRoleId ? roleMention(settings.reminderRoleId, t) : t('settings.value.noRole'),
-        inline: true,
-      },
-      { name: t('settings.field.nextReminder'), value: nextReminderText(reminder, t), inline: true },
+    pairs.push(
+      [
+        t('settings.field.role'),
+        settings.reminderRoleId ? roleMention(settings.reminderRoleId, t) : t('settings.value.noRole'),
+      ],
+      [t('settings.field.nextReminder'), nextReminderText(reminder, t)],
     );
   }
-  fields.push({
-    name: t('settings.field.language'),
-    value: languageText(settings.publicLanguage, guildLocale, t),
-    inline: false,
-  });
-  if ('webhook' in overview) {
-    fields.push({
-      name: t('settings.field.webhook'),
-      value: webhookText(overview.webhook, t),
-      inline: false,
-    });
-    if (overview.webhook?.problem) {
-      fields.push({
-        name: `⚠️ ${t('settings.field.webhook')}`,
-        value: truncate(
-          problemText(overview.webhook.problem, t, {
-            channelId: overview.webhook.channelId,
-            roleId: null,
-            webhook: true,
-          }),
-          LIMITS.fieldValue,
-        ),
-        inline: false,
-      });
-    }
+  pairs.push([t('settings.field.language'), languageText(settings.publicLanguage, guildLocale, t)]);
+  if ('webhook' in overview) pairs.push([t('settings.field.webhook'), webhookText(overview.webhook, t)]);
+  const problems: Array<[string, string | null]> = [];
+  if (overview.webhook?.problem) {
+    problems.push([
+      `⚠️ ${t('settings.field.webhook')}`,
+      truncate(
+        problemText(overview.webhook.problem, t, {
+          channelId: overview.webhook.channelId,
+          roleId: null,
+          webhook: true,
+        }),
+        LIMITS.fieldValue,
+      ),
+    ]);
   }
   if (settings.problem) {
     const since = timestamp(new Date(settings.problem.at), TimestampStyles.RelativeTime);
@@ -140,30 +121,41 @@ export function renderOverview(
       channelId: settings.reminderChannelId,
       roleId: settings.reminderRoleId,
     });
-    fields.push({
-      name: `⚠️ ${t('settings.field.problem')}`,
-      value: truncate(
+    problems.push([
+      `⚠️ ${t('settings.field.problem')}`,
+      truncate(
         since ? `${text} ${t('settings.problem.since', { relative: since })}` : text,
         LIMITS.fieldValue,
       ),
-      inline: false,
-    });
+    ]);
   }
-  return message({
-    color: settings.problem || overview.webhook?.problem ? COLORS.warning : look.color,
-    title: look.title,
-    ...(parts.length > 0 ? { description: parts.join('\n\n') } : {}),
-    fields,
-  });
+  const panel = container(problems.length > 0 ? COLORS.warning : look.color, [
+    textDisplay(`### ${look.title}`),
+    textDisplay(look.intro),
+    separator(),
+    textDisplay(facts(pairs)),
+    ...(on
+      ? [
+          separator(),
+          textDisplay(
+            template === null
+              ? `**${t('settings.field.message')}:** ${t('settings.value.defaultMessage')}\n${codeBlock(t('reminders.default'))}`
+              : `**${t('settings.field.message')}:**\n${codeBlock(template)}`,
+          ),
+        ]
+      : []),
+    ...(problems.length > 0 ? [separator(), textDisplay(facts(problems))] : []),
+  ]);
+  return { layout: fitLayout([panel]) };
 }
 
 /** What the bot posts in the reminder channel when it is chosen: short, in the server's language. */
 export function renderConfirmation(
   input: { roleId: string | null; command: string },
   t: Translate,
-): { embeds: APIEmbed[] } {
+): APIMessageTopLevelComponent[] {
   const description = input.roleId
     ? t('settings.confirmation.withRole', { role: roleMention(input.roleId, t), command: input.command })
     : t('settings.confirmation.withoutRole', { command: input.command });
-  return { embeds: [fitEmbed({ color: COLORS.info, title: t('settings.confirmation.title'), description })] };
+  return [notice(COLORS.info, t('settings.confirmation.title'), description)];
 }

@@ -7,7 +7,7 @@
  * Choosing a channel proves it works: the bot posts a short confirmation there first, and saves
  * nothing if it cannot, telling the admin which permission to grant and where.
  */
-import { type APIEmbed, PermissionFlagsBits, Routes } from 'discord.js';
+import { type APIMessageTopLevelComponent, PermissionFlagsBits, Routes } from 'discord.js';
 import { POSTED_IN_CHANNEL_TYPES, postMessage } from '../../discord/messages.js';
 import { fetchChannelPermissions } from '../../discord/permissions.js';
 import { type Translate, translator } from '../../i18n/index.js';
@@ -140,10 +140,10 @@ export async function postConfirmation(
   deps: SettingsDeps,
   context: SettingsContext,
   channelId: string,
-  body: { embeds: APIEmbed[] },
+  layout: APIMessageTopLevelComponent[],
 ): Promise<{ ok: true; messageId: string } | { ok: false; answer: SettingsAnswer }> {
   const { t, guildId } = context;
-  const posted = await postMessage(deps.rest, channelId, { ...body, allowedMentions: { parse: [] } });
+  const posted = await postMessage(deps.rest, channelId, { layout, allowedMentions: { parse: [] } });
   if (posted.ok) return posted;
   const channel = channelMention(channelId, t);
   const { failure } = posted;

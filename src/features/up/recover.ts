@@ -10,7 +10,7 @@ import type { REST } from '@discordjs/rest';
 import { type Translate, translator } from '../../i18n/index.js';
 import { responderForToken } from '../../interactions/respond.js';
 import { INTERACTION_DEADLINE_MS } from '../../interactions/router.js';
-import type { RenderedMessage } from '../../render/message.js';
+import type { EmbedMessage } from '../../render/message.js';
 import type { PendingUp } from '../../store/journal.js';
 import { describeUpFailure } from './failure.js';
 import { answerUp, decideUp, readSettings, type UpDecision, type UpDeps } from './up.js';
@@ -21,7 +21,7 @@ export interface RecoverOptions extends UpDeps {
   entries?: PendingUp[];
 }
 
-function withNote(message: RenderedMessage, note: string): RenderedMessage {
+function withNote(message: EmbedMessage, note: string): EmbedMessage {
   const [first, ...rest] = message.embeds;
   if (!first) return message;
   return { ...message, embeds: [{ ...first, footer: { text: note } }, ...rest] };
@@ -49,7 +49,7 @@ export async function recoverPendingUps(options: RecoverOptions): Promise<number
       const person = translator(entry.locale);
       const reply = responderForToken(rest, entry.applicationId, entry.token);
       const settings = readSettings(options, entry.guildId);
-      const note = (message: RenderedMessage, t: Translate) => withNote(message, t('up.afterRestart'));
+      const note = (message: EmbedMessage, t: Translate) => withNote(message, t('up.afterRestart'));
       let decision: UpDecision;
       try {
         decision = await decideUp(options, entry, { deadline, journaled: true, gatherStats: false });

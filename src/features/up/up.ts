@@ -18,7 +18,7 @@ import { type Translate, translator } from '../../i18n/index.js';
 import { publicLocale } from '../../i18n/public-language.js';
 import type { Responder } from '../../interactions/types.js';
 import type { Logger } from '../../log/logger.js';
-import type { RenderedMessage } from '../../render/message.js';
+import type { EmbedMessage, RenderedMessage } from '../../render/message.js';
 import { renderUpResult, type UpOutcome, upOutcome } from '../../render/up.js';
 import type { HistoryRepository } from '../../store/history.js';
 import type { PendingUp, UpJournal } from '../../store/journal.js';
@@ -192,7 +192,7 @@ export async function decideUp(deps: UpDeps, up: PendingUp, options: DecideOptio
 }
 
 /** The decision in words, with the "Remind me" button when it carries a next-up time. */
-export function renderUpDecision(decision: UpDecision, t: Translate, now: number): RenderedMessage {
+export function renderUpDecision(decision: UpDecision, t: Translate, now: number): EmbedMessage {
   const message = renderUpResult(decision.result, t, now);
   if (decision.remindAt !== null) {
     message.components = [...message.components, remindRow(decision.remindAt, t)];
@@ -237,7 +237,7 @@ export async function answerUp(
   decision: UpDecision,
   audience: UpAudience,
   now: number,
-  dress: (message: RenderedMessage, t: Translate) => RenderedMessage = (message) => message,
+  dress: (message: EmbedMessage, t: Translate) => RenderedMessage = (message) => message,
 ): Promise<void> {
   if (decision.publicly) {
     const t = await publicTranslator(audience);

@@ -83,10 +83,10 @@ export class DirectoryEventHandler implements EventHandler {
     if (!setup) return { kind: 'failed', reason: 'webhook-off' };
     const [settings, facts] = await Promise.all([this.#o.settings.get(guildId), this.#o.guild(guildId)]);
     const t = translator(publicLocale(settings?.publicLanguage ?? 'auto', facts?.preferredLocale));
-    const embed = renderEvent(event, t);
-    if (!embed) return { kind: 'sent' };
+    const layout = renderEvent(event, t);
+    if (!layout) return { kind: 'sent' };
     const posted = await postMessage(this.#o.rest, setup.channelId, {
-      embeds: [embed],
+      layout,
       allowedMentions: { parse: [] },
       nonce: claim.nonce,
     });

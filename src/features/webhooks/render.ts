@@ -4,11 +4,11 @@
  * mention, no link that pings or hides), cut to fit, and the author is a mention that renders as
  * a name; the message's allowed_mentions names no one, so nothing in it pings anybody.
  */
-import type { APIEmbed } from 'discord.js';
+import { type APIContainerComponent, type APIMessageTopLevelComponent, TimestampStyles } from 'discord.js';
 import type { Translate } from '../../i18n/index.js';
 import { COLORS } from '../../render/colors.js';
-import { fitEmbed, LIMITS } from '../../render/limits.js';
-import { safeText, truncate } from '../../render/text.js';
+import { container, facts, fitLayout, notice, separator, subtext, text } from '../../render/layout.js';
+import { safeText, timestamp, truncate } from '../../render/text.js';
 import type { DirectoryEvent } from './events.js';
 
 type CommentEvent = Extract<DirectoryEvent, { kind: 'comment' }>;
@@ -25,64 +25,63 @@ function voteText(vote: number | null, t: Translate): string {
   return t('webhook.vote.none');
 }
 
-function commentEmbed(event: CommentEvent, t: Translate): APIEmbed {
-  const fields: NonNullable<APIEmbed['fields']> = [
-    { name: t('webhook.field.author'), value: `<@${event.userId}>`, inline: true },
-  ];
-  let description: string | undefined;
+function commentLayout(event: CommentEvent, t: Translate): APIContainerComponent {
+  const pairs: Array<[string, string]> = [[t('webhook.field.author'), `<@${event.userId}>`]];
+  const quotes: Array<string | null> = [];
   let color: number = COLORS.info;
   if (event.change === 'new') {
     color = COLORS.success;
-    fields.push({ name: t('webhook.field.vote'), value: voteText(event.vote.new, t), inline: true });
-    description = quoted(event.text.new, 2_000, t);
+    pairs.push([t('webhook.field.vote'), voteText(event.vote.new, t)]);
+    quotes.push(quoted(event.text.new, 2_000, t));
   } else if (event.change === 'edit') {
     const vote =
       event.vote.old === event.vote.new
         ? voteText(event.vote.new, t)
         : `${voteText(event.vote.old, t)} → ${voteText(event.vote.new, t)}`;
-    fields.push({ name: t('webhook.field.vote'), value: vote, inline: true });
+    pairs.push([t('webhook.field.vote'), vote]);
     const changed = event.text.old !== event.text.new;
-    fields.push(
-      {
-        name: t('webhook.field.before'),
-        value: changed ? quoted(event.text.old, LIMITS.fieldValue, t) : `*${t('webhook.unchanged')}*`,
-        inline: false,
-      },
-      { name: t('webhook.field.after'), value: quoted(event.text.new, LIMITS.fieldValue, t), inline: false },
+    quotes.push(
+      facts([
+        [
+          t('webhook.field.before'),
+          changed ? quoted(event.text.old, 1_500, t) : `*${t('webhook.unchanged')}*`,
+        ],
+      ]),
+      facts([[t('webhook.field.after'), quoted(event.text.new, 1_500, t)]]),
     );
   } else {
     color = COLORS.warning;
-    fields.push(
-      { name: t('webhook.field.vote'), value: voteText(event.vote.old ?? event.vote.new, t), inline: true },
-      {
-        name: t('webhook.field.reason'),
-        value: t(event.reason === null ? 'webhook.reason.unknown' : `webhook.reason.${event.reason}`),
-        inline: true,
-      },
+    pairs.push(
+      [t('webhook.field.vote'), voteText(event.vote.old ?? event.vote.new, t)],
+      [
+        t('webhook.field.reason'),
+        t(event.reason === null ? 'webhook.reason.unknown' : `webhook.reason.${event.reason}`),
+      ],
     );
-    const text = event.text.old ?? event.text.new;
-    if (text !== null) description = quoted(text, 2_000, t);
+    const said = event.text.old ?? event.text.new;
+    if (said !== null) quotes.push(quoted(said, 2_000, t));
   }
-  return fitEmbed({
-    color,
-    title: t(`webhook.comment.${event.change}`),
-    ...(description === undefined ? {} : { description }),
-    fields,
-    timestamp: new Date(event.at).toISOString(),
-  });
+  const when = timestamp(new Date(event.at), TimestampStyles.LongDateTime);
+  return container(color, [
+    text(`### ${t(`webhook.comment.${event.change}`)}`),
+    // The comment first, then who wrote it and how they voted.
+    ...quotes.map((q) => text(q)),
+    separator(),
+    text(facts(pairs)),
+    subtext(when),
+  ]);
 }
 
-/** The embed for an event to announce; undefined for one that is not announced (an up). */
-export function renderEvent(event: DirectoryEvent, t: Translate): APIEmbed | undefined {
+/**
+ * The layout (Components V2) for an event to announce; undefined for one that is not announced
+ * (an up). Posted with an empty allowed_mentions: the author's mention shows a name, pings no one.
+ */
+export function renderEvent(event: DirectoryEvent, t: Translate): APIMessageTopLevelComponent[] | undefined {
   switch (event.kind) {
     case 'comment':
-      return commentEmbed(event, t);
+      return fitLayout([commentLayout(event, t)]);
     case 'test':
-      return fitEmbed({
-        color: COLORS.success,
-        title: t('webhook.connected.title'),
-        description: t('webhook.connected.description'),
-      });
+      return [notice(COLORS.success, t('webhook.connected.title'), t('webhook.connected.description'))];
     case 'bump':
       return undefined;
   }

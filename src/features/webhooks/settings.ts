@@ -11,7 +11,7 @@ import { translator } from '../../i18n/index.js';
 import { publicLocale } from '../../i18n/public-language.js';
 import type { BotDeps } from '../../interactions/types.js';
 import { COLORS } from '../../render/colors.js';
-import { fitEmbed } from '../../render/limits.js';
+import { fitLayout, notice } from '../../render/layout.js';
 import { channelMention } from '../../render/problems.js';
 import { renderRefusal } from '../settings/render.js';
 import {
@@ -64,15 +64,13 @@ export async function setWebhook(
   }
   const settings = await deps.settings.get(guildId);
   const publicT = translator(publicLocale(settings?.publicLanguage ?? 'auto', context.guildLocale));
-  const posted = await postConfirmation(deps, context, request.channelId, {
-    embeds: [
-      fitEmbed({
-        color: COLORS.info,
-        title: publicT('settings.webhook.confirmation.title'),
-        description: publicT('settings.webhook.confirmation.description'),
-      }),
-    ],
-  });
+  const posted = await postConfirmation(deps, context, request.channelId, [
+    notice(
+      COLORS.info,
+      publicT('settings.webhook.confirmation.title'),
+      publicT('settings.webhook.confirmation.description'),
+    ),
+  ]);
   if (!posted.ok) return posted.answer;
   try {
     await deps.webhooks.configure(guildId, key, request.channelId, deps.now());
@@ -91,14 +89,13 @@ export async function setWebhook(
   if (!deps.webhookReceiver.listening) parts.push(t('settings.webhook.notListening'));
   return {
     message: {
-      embeds: [
-        fitEmbed({
-          color: deps.webhookReceiver.listening ? COLORS.success : COLORS.warning,
-          title: t('settings.title.webhookOn'),
-          description: parts.join('\n\n'),
-        }),
-      ],
-      components: [],
+      layout: fitLayout([
+        notice(
+          deps.webhookReceiver.listening ? COLORS.success : COLORS.warning,
+          t('settings.title.webhookOn'),
+          parts.join('\n\n'),
+        ),
+      ]),
     },
     outcome: 'webhook-on',
   };
@@ -109,14 +106,13 @@ export async function turnWebhookOff(deps: WebhookDeps, context: SettingsContext
   const removed = await deps.webhooks.remove(guildId);
   return {
     message: {
-      embeds: [
-        fitEmbed({
-          color: COLORS.info,
-          title: t('settings.title.webhookOff'),
-          description: t(removed ? 'settings.webhook.off' : 'settings.webhook.wasOff'),
-        }),
+      layout: [
+        notice(
+          COLORS.info,
+          t('settings.title.webhookOff'),
+          t(removed ? 'settings.webhook.off' : 'settings.webhook.wasOff'),
+        ),
       ],
-      components: [],
     },
     outcome: removed ? 'webhook-off' : 'webhook-off:unchanged',
   };

@@ -6,13 +6,13 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { APIEmbed } from 'discord.js';
 import { request } from 'undici';
 import { type Engine, openStore } from '../../../src/store/index.js';
 import { makeGuild, makeTextChannel, type PostedMessage } from '../../discord/index.js';
 import { setUpWebhook } from '../../e2e/harness.js';
 import { IDS } from '../../emulator/index.js';
 import { freshPlace } from '../../store/places.js';
+import { viewOf } from '../../support/layout-view.js';
 import { eventually } from '../../support/wait.js';
 import { inHarness } from '../fixtures.js';
 import { track } from '../helpers.js';
@@ -23,7 +23,7 @@ const BORIS = '310000000000000002';
 const COMMENT_TITLE = '💬 New comment on the directory';
 
 function descriptionOf(m: PostedMessage): string | undefined {
-  return (m.embeds[0] as APIEmbed | undefined)?.description;
+  return viewOf(m.body).description;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -256,11 +256,11 @@ function noisyRow(engine: Engine): Row {
                 quietBefore + 1,
                 'quiet channel messages',
               );
-              c.equal((announced.embeds[0] as APIEmbed).title, COMMENT_TITLE, 'the announcement');
+              c.equal(viewOf(announced.body).title, COMMENT_TITLE, 'the announcement');
               // The noisy server's channel is still stuck on its first: its events did not go first.
               const noisyComments = h.discord
                 .channelMessages(noisyChannel.id)
-                .filter((m) => (m.embeds[0] as APIEmbed | undefined)?.title === COMMENT_TITLE);
+                .filter((m) => viewOf(m.body).title === COMMENT_TITLE);
               c.equal(noisyComments.length, 0, "the noisy server's comments posted");
 
               // Past its cap: 429 and nothing stored; delivered again, stored already, so 200.

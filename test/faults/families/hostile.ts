@@ -21,6 +21,7 @@ import {
   visibleText,
 } from '../../e2e/harness.js';
 import { DEFAULT_COOLDOWN_MS, IDS } from '../../emulator/index.js';
+import { isLayoutMessage, viewOf } from '../../support/layout-view.js';
 import {
   CONTROLS,
   embedTotal,
@@ -96,7 +97,10 @@ function shownProblems(answer: Answer, what: string, users: readonly string[] = 
   return sentMessages(answer.requests).flatMap((sent) => {
     const pings = mentionProblems(sent).map((p) => `${what}: ${p}`);
     if (pings.length > 0) return pings;
-    const rendered = { embeds: [], components: [], ...sent } as Parameters<typeof expectWithinLimits>[0];
+    // A Components V2 message is checked as a layout (its own limits), the others as embeds.
+    const rendered = (
+      isLayoutMessage(sent) ? { layout: sent.components } : { embeds: [], components: [], ...sent }
+    ) as Parameters<typeof expectWithinLimits>[0];
     try {
       expectWithinLimits(rendered);
       expectNoPing(rendered, users);
@@ -326,10 +330,12 @@ const hostileTextRow: Row = {
         const developers = what === '/bot' ? kerdoku.information.developers : [];
         c.none(shownProblems(answer, what, developers), `${what} shown wrong`);
         const sent = sentMessages(answer.requests);
-        const lengths = sent.flatMap((m) => ((m.embeds ?? []) as APIEmbed[]).map(embedTotal));
-        seen.push(
-          `${what}: ${answer.outcome}, ${sent.length} message(s), embed ${lengths.join('+')} of 6000 chars`,
+        const sizes = sent.map((m) =>
+          isLayoutMessage(m)
+            ? `layout text ${viewOf(m).prose.join('').length} of 4000 chars`
+            : `embed ${((m.embeds ?? []) as APIEmbed[]).map(embedTotal).join('+')} of 6000 chars`,
         );
+        seen.push(`${what}: ${answer.outcome}, ${sent.length} message(s), ${sizes.join(', ')}`);
       }
       return `${seen.join('; ')}; nothing can ping, within limits, no control character shown`;
     }),

@@ -1,3 +1,4 @@
+import { ComponentType } from 'discord.js';
 import { describe, expect, it } from 'vitest';
 import { botReferenceListSchema } from '../../../src/directory/schemas.js';
 import type { DirectoryBot, DirectoryProfile, DirectoryServer } from '../../../src/directory/types.js';
@@ -28,6 +29,7 @@ import {
   ru,
   snowflake,
   spaces,
+  view,
 } from './helpers.js';
 
 describe('bot card', () => {
@@ -35,16 +37,18 @@ describe('bot card', () => {
     const msg = renderBotCard(realBot(), en, 'en-US');
     expectWithinLimits(msg);
     expectNoPing(msg, ['585766846268047370']);
-    const [embed] = msg.embeds;
-    expect(embed?.title).toBe('Bot kerdoku');
-    expect(embed?.color).toBe(COLORS.info);
-    expect(embed?.description).toBe('Удобный и дружелюбный бот, который имеет крутой функционал!\n\nwow');
-    expect(embed?.footer?.text).toBe('724663360934772797 · kerdoku');
-    expect(embed?.thumbnail).toBeUndefined();
+    const embed = view(msg);
+    expect(embed.title).toBe('Bot kerdoku');
+    expect(embed.kind).toBe('layout');
+    // APPROVED: the green of a bot the directory took
+    expect(embed.color).toBe(COLORS.success);
+    expect(embed.description).toBe('Удобный и дружелюбный бот, который имеет крутой функционал!\n\nwow');
+    expect(embed.footer).toBe('724663360934772797 · kerdoku');
+    expect(embed.thumbnail).toBeUndefined();
     expect(fieldValue(msg, 'Prefix')).toBe('`?`');
     expect(fieldValue(msg, 'Library')).toBe('discordpy');
     expect(fieldValue(msg, 'Ups')).toBe('37');
-    expect(fieldValue(msg, 'Statistics')).toBe('2,558 servers\n3 shards\n348,986 users');
+    expect(fieldValue(msg, 'Statistics')).toBe('2,558 servers · 3 shards · 348,986 users');
     expect(fieldValue(msg, 'Status')).toBe('APPROVED');
     expect(fieldValue(msg, 'Developers')).toBe('<@585766846268047370>');
     expect(fieldValue(msg, 'Tags')).toBe('`комбайн` `экономика` `модерация` `приветствия`');
@@ -64,7 +68,7 @@ describe('bot card', () => {
       id: '724663360934772797',
       page: 0,
     });
-    expect(msg.components).toHaveLength(1);
+    expect(view(msg).rows).toHaveLength(1);
   });
 
   it('renders the real sample in Russian with the Discord identity', () => {
@@ -73,16 +77,58 @@ describe('bot card', () => {
       avatarUrl: 'https://cdn.discordapp.com/avatars/724663360934772797/abc.png',
     });
     expectWithinLimits(msg);
-    expect(msg.embeds[0]?.title).toBe('Бот Kerdoku');
-    expect(msg.embeds[0]?.thumbnail?.url).toBe(
-      'https://cdn.discordapp.com/avatars/724663360934772797/abc.png',
-    );
+    expect(view(msg).title).toBe('Бот Kerdoku');
+    expect(view(msg).thumbnail?.url).toBe('https://cdn.discordapp.com/avatars/724663360934772797/abc.png');
     expect(spaces(fieldValue(msg, 'Статистика') ?? '')).toBe(
-      '2 558 серверов\n3 шарда\n348 986 пользователей',
+      '2 558 серверов · 3 шарда · 348 986 пользователей',
     );
     expect(fieldValue(msg, 'Префикс')).toBe('`?`');
     expect(linkButtons(msg).map((b) => b.label)).toEqual(['Сайт', 'Сервер поддержки', 'Страница в каталоге']);
     expect(customIdButtons(msg).map((b) => b.label)).toEqual(['Отзывы']);
+  });
+
+  it('lays the card out in one container: the avatar beside the title, buttons inside, nothing outside', () => {
+    const msg = renderBotCard(realBot(), ru, 'ru', {
+      name: 'Kerdoku',
+      avatarUrl: 'https://cdn.discordapp.com/avatars/724663360934772797/abc.png',
+    });
+    expect(msg.layout).toHaveLength(1);
+    const [card] = msg.layout;
+    expect(card?.type).toBe(ComponentType.Container);
+    if (card?.type !== ComponentType.Container) return;
+    const [head] = card.components;
+    expect(head).toMatchObject({
+      type: ComponentType.Section,
+      components: [
+        { type: ComponentType.TextDisplay, content: '### Бот Kerdoku' },
+        {
+          type: ComponentType.TextDisplay,
+          content: 'Удобный и дружелюбный бот, который имеет крутой функционал!',
+        },
+      ],
+      accessory: {
+        type: ComponentType.Thumbnail,
+        media: { url: 'https://cdn.discordapp.com/avatars/724663360934772797/abc.png' },
+        description: 'Аватар: Kerdoku',
+      },
+    });
+    expect(card.components.at(-1)?.type).toBe(ComponentType.ActionRow);
+    expect(view(msg).footer).toBe('724663360934772797 · kerdoku');
+    // A bot without an avatar: the title and text stand alone (a section needs an accessory).
+    const bare = renderBotCard(realBot(), en, 'en-US');
+    const first = bare.layout[0]?.type === ComponentType.Container ? bare.layout[0].components[0] : undefined;
+    expect(first).toEqual({ type: ComponentType.TextDisplay, content: '### Bot kerdoku' });
+  });
+
+  it('colours the card by the directory status', () => {
+    const colour = (status: string | null) =>
+      view(renderBotCard({ ...realBot(), status }, en, 'en-US')).color;
+    expect(colour('APPROVED')).toBe(COLORS.success);
+    expect(colour('PENDING')).toBe(COLORS.cooldown);
+    expect(colour('DECLINED')).toBe(COLORS.error);
+    expect(colour('BANNED')).toBe(COLORS.error);
+    expect(colour(null)).toBe(COLORS.info);
+    expect(colour('SOMETHING_NEW')).toBe(COLORS.info);
   });
 
   it('shows a GitHub button, a time for `added`, and no thumbnail for a non-http avatar', () => {
@@ -95,7 +141,7 @@ describe('bot card', () => {
     const msg = renderBotCard(bot, en, 'en-US', { name: 'K', avatarUrl: 'javascript:alert(1)' });
     expect(fieldValue(msg, 'Added')).toBe('<t:1650181977:D>');
     expect(fieldValue(msg, 'Badge')).toBe('STAFF');
-    expect(msg.embeds[0]?.thumbnail).toBeUndefined();
+    expect(view(msg).thumbnail).toBeUndefined();
     expect(linkButtons(msg).map((b) => b.url)).toEqual([
       'https://github.com/x/y',
       'https://discord.gg/abc',
@@ -110,9 +156,9 @@ describe('bot card', () => {
 
   it('omits empty descriptions without a leading gap', () => {
     const long = renderBotCard({ ...realBot(), shortDescription: null }, en, 'en-US');
-    expect(long.embeds[0]?.description).toBe('wow');
+    expect(view(long).description).toBe('wow');
     const none = renderBotCard({ ...realBot(), shortDescription: null, longDescription: null }, en, 'en-US');
-    expect(none.embeds[0]?.description).toBeUndefined();
+    expect(view(none).description).toBeUndefined();
     expectWithinLimits(none);
   });
 
@@ -150,11 +196,11 @@ describe('bot card', () => {
       });
       expectWithinLimits(msg);
       expectNoPing(msg, developers.slice(0, 10));
-      const embed = msg.embeds[0];
-      expect(embed?.title).toContain('\\*\\*bold\\*\\*');
-      expect(embed?.title).toContain('\\[x\\]');
-      expect(embed?.footer?.text).not.toContain('@everyone');
-      expect(embed?.thumbnail).toBeUndefined();
+      const embed = view(msg);
+      expect(embed.title).toContain('\\*\\*bold\\*\\*');
+      expect(embed.title).toContain('\\[x\\]');
+      expect(embed.footer).not.toContain('@everyone');
+      expect(embed.thumbnail).toBeUndefined();
       expect(linkButtons(msg)).toEqual([
         { label: t('common.directoryPage'), url: 'https://boticord.top/bot/724663360934772797' },
       ]);
@@ -183,13 +229,13 @@ describe('server card', () => {
     const msg = renderServerCard(realServer(), en, 'en-US');
     expectWithinLimits(msg);
     expectNoPing(msg);
-    const [embed] = msg.embeds;
-    expect(embed?.title).toBe('Server BotiCord Community');
-    expect(embed?.description).toBe('short text\n\nlong text');
-    expect(embed?.thumbnail?.url).toBe(
+    const embed = view(msg);
+    expect(embed.title).toBe('Server BotiCord Community');
+    expect(embed.description).toBe('short text\n\nlong text');
+    expect(embed.thumbnail?.url).toBe(
       'https://cdn.discordapp.com/icons/722424773233213460/060188f770836697846710b109272e4c.webp',
     );
-    expect(embed?.footer?.text).toBe('722424773233213460 · boticord');
+    expect(embed.footer).toBe('722424773233213460 · boticord');
     expect(fieldValue(msg, 'Members')).toBe('438 members · 0 online');
     expect(fieldValue(msg, 'Ups')).toBe('62');
     expect(fieldValue(msg, 'Status')).toBe('ACCEPT\\_MEMBERS');
@@ -258,8 +304,8 @@ describe('server card', () => {
     const msg = renderServerCard(server, en, 'en-US');
     expectWithinLimits(msg);
     expectNoPing(msg);
-    expect(msg.embeds[0]?.thumbnail).toBeUndefined();
-    expect(msg.embeds[0]?.title?.length).toBeLessThanOrEqual(256);
+    expect(view(msg).thumbnail).toBeUndefined();
+    expect(view(msg).title?.length).toBeLessThanOrEqual(256);
     expect(linkButtons(msg)).toEqual([{ label: 'Twitch', url: 'http://twitch.tv/example' }]);
     expect(fieldValue(msg, 'Links')).toBe('VK: vk.com/hostile @\u200beveryone');
     expect(fieldValue(msg, 'Owner')).toBe('@\u200beveryone');
@@ -274,12 +320,12 @@ describe('profile card', () => {
     const msg = renderProfileCard(realProfile(), bots(), en);
     expectWithinLimits(msg);
     expectNoPing(msg, ['672406367344132116']);
-    const [embed] = msg.embeds;
-    expect(embed?.title).toBe('Profile of cipherka');
-    expect(embed?.description).toBe(
+    const embed = view(msg);
+    expect(embed.title).toBe('Profile of cipherka');
+    expect(embed.description).toBe(
       '> "Если вы не разделяете мою точку зрения, поздравляю — вам больше достанется." © Артемий Лебедев',
     );
-    expect(embed?.footer?.text).toBe('178404926869733376');
+    expect(embed.footer).toBe('178404926869733376');
     expect(fieldValue(msg, 'Badge')).toBe('STAFF');
     expect(fieldValue(msg, 'Short code')).toBe('`cipherka`');
     // steam holds a handle, not a URL: it is shown as text, never as a button
@@ -305,8 +351,8 @@ describe('profile card', () => {
       name: 'cipherka_',
       avatarUrl: 'https://cdn.discordapp.com/avatars/1/2.png',
     });
-    expect(msg.embeds[0]?.title).toBe('Профиль cipherka\\_');
-    expect(msg.embeds[0]?.thumbnail?.url).toBe('https://cdn.discordapp.com/avatars/1/2.png');
+    expect(view(msg).title).toBe('Профиль cipherka\\_');
+    expect(view(msg).thumbnail?.url).toBe('https://cdn.discordapp.com/avatars/1/2.png');
     expect(fieldValue(msg, 'Боты')).toBe('Ботов в каталоге нет.');
     expect(fieldValue(msg, 'Ссылки')).toBe('Steam: sadlycipherka');
     expect(linkButtons(msg).map((b) => b.label)).toEqual(['Сайт', 'Git']);

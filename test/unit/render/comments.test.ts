@@ -21,6 +21,7 @@ import {
   RLO,
   ru,
   snowflake,
+  view,
 } from './helpers.js';
 
 describe('comments pages', () => {
@@ -45,23 +46,23 @@ describe('comments pages', () => {
     const msg = renderCommentsPage('bot', BOT_ID, 'kerdoku', list, 0, en);
     expectWithinLimits(msg);
     expectNoPing(msg, ['525366699969478676', '178404926869733376']);
-    const [embed] = msg.embeds;
-    expect(embed?.title).toBe('Comments on bot kerdoku');
-    expect(embed?.description).toBe(
+    const embed = view(msg);
+    expect(embed.title).toBe('Comments on bot kerdoku');
+    expect(embed.description).toBe(
       '👍 <@525366699969478676> · <t:1644388399:R>\n> aboba\n\n' +
         '👍 <@178404926869733376> · <t:1650183132:R> · edited\n> Отличный бот, пользуюсь каждый день!',
     );
-    expect(embed?.footer?.text).toBe('Page 1 of 1 · 2 comments');
-    expect(msg.components).toEqual([]);
+    expect(embed.footer).toBe('Page 1 of 1 · 2 comments');
+    expect(view(msg).rows).toEqual([]);
   });
 
   it('renders the server comments with each vote icon', () => {
     const list = commentListSchema.parse(sample('server-comments.json'));
     const msg = renderCommentsPage('server', '722424773233213460', 'BotiCord Community', list, 0, ru);
-    const description = msg.embeds[0]?.description ?? '';
+    const description = view(msg).description ?? '';
     expect(description).toContain('👎 <@525366699969478676> · <t:1650190000:R> · изменён');
-    expect(msg.embeds[0]?.title).toBe('Отзывы о сервере BotiCord Community');
-    expect(msg.embeds[0]?.footer?.text).toBe('Страница 1 из 1 · 3 отзыва');
+    expect(view(msg).title).toBe('Отзывы о сервере BotiCord Community');
+    expect(view(msg).footer).toBe('Страница 1 из 1 · 3 отзыва');
     expect(voteIcon(1)).toBe('👍');
     expect(voteIcon(-1)).toBe('👎');
     expect(voteIcon(0)).toBe('·');
@@ -75,11 +76,11 @@ describe('comments pages', () => {
 
     const first = renderCommentsPage('bot', BOT_ID, 'kerdoku', list, 0, en);
     expectWithinLimits(first);
-    expect(first.embeds[0]?.footer?.text).toBe('Page 1 of 3 · 12 comments');
-    expect(first.embeds[0]?.description).toContain('comment 0');
-    expect(first.embeds[0]?.description).toContain('comment 4');
-    expect(first.embeds[0]?.description).not.toContain('comment 5');
-    expect(first.embeds[0]?.description?.startsWith('👍 <@')).toBe(true);
+    expect(view(first).footer).toBe('Page 1 of 3 · 12 comments');
+    expect(view(first).description).toContain('comment 0');
+    expect(view(first).description).toContain('comment 4');
+    expect(view(first).description).not.toContain('comment 5');
+    expect(view(first).description?.startsWith('👍 <@')).toBe(true);
     expect(decodedButtons(first)).toEqual([
       { state: { mode: 'page', kind: 'bot', id: BOT_ID, page: 0 }, disabled: true },
       { state: { mode: 'page', kind: 'bot', id: BOT_ID, page: 1 }, disabled: false },
@@ -88,8 +89,8 @@ describe('comments pages', () => {
 
     const middle = renderCommentsPage('bot', BOT_ID, 'kerdoku', list, 1, en);
     expectWithinLimits(middle);
-    expect(middle.embeds[0]?.footer?.text).toBe('Page 2 of 3 · 12 comments');
-    expect(middle.embeds[0]?.description).toContain('comment 5');
+    expect(view(middle).footer).toBe('Page 2 of 3 · 12 comments');
+    expect(view(middle).description).toContain('comment 5');
     expect(decodedButtons(middle)).toEqual([
       { state: { mode: 'page', kind: 'bot', id: BOT_ID, page: 0 }, disabled: false },
       { state: { mode: 'page', kind: 'bot', id: BOT_ID, page: 2 }, disabled: false },
@@ -97,8 +98,8 @@ describe('comments pages', () => {
 
     const last = renderCommentsPage('bot', BOT_ID, 'kerdoku', list, 2, en);
     expectWithinLimits(last);
-    expect(last.embeds[0]?.footer?.text).toBe('Page 3 of 3 · 12 comments');
-    expect(last.embeds[0]?.description?.split('\n\n')).toHaveLength(2);
+    expect(view(last).footer).toBe('Page 3 of 3 · 12 comments');
+    expect(view(last).description?.split('\n\n')).toHaveLength(2);
     expect(decodedButtons(last)).toEqual([
       { state: { mode: 'page', kind: 'bot', id: BOT_ID, page: 1 }, disabled: false },
       { state: { mode: 'page', kind: 'bot', id: BOT_ID, page: 2 }, disabled: true },
@@ -107,8 +108,7 @@ describe('comments pages', () => {
 
   it('clamps pages out of range', () => {
     const list = comments(12);
-    const footer = (page: number) =>
-      renderCommentsPage('server', BOT_ID, 's', list, page, en).embeds[0]?.footer?.text;
+    const footer = (page: number) => view(renderCommentsPage('server', BOT_ID, 's', list, page, en)).footer;
     expect(footer(99)).toBe('Page 3 of 3 · 12 comments');
     expect(footer(-5)).toBe('Page 1 of 3 · 12 comments');
     expect(footer(Number.NaN)).toBe('Page 1 of 3 · 12 comments');
@@ -117,7 +117,7 @@ describe('comments pages', () => {
 
   it('Russian footers use the right plural', () => {
     const footer = (n: number) =>
-      renderCommentsPage('bot', BOT_ID, 'k', comments(n), 0, ru).embeds[0]?.footer?.text ?? '';
+      view(renderCommentsPage('bot', BOT_ID, 'k', comments(n), 0, ru)).footer ?? '';
     expect(footer(1)).toBe('Страница 1 из 1 · 1 отзыв');
     expect(footer(2)).toBe('Страница 1 из 1 · 2 отзыва');
     expect(footer(5)).toBe('Страница 1 из 1 · 5 отзывов');
@@ -127,10 +127,10 @@ describe('comments pages', () => {
 
   it('an empty list says so and has no buttons', () => {
     const msg = renderCommentsPage('profile', BOT_ID, 'x', [], 0, en);
-    expect(msg.embeds[0]?.description).toBe('No comments yet.');
-    expect(msg.embeds[0]?.footer?.text).toBe('Page 1 of 1 · 0 comments');
-    expect(msg.embeds[0]?.title).toBe('Comments by x');
-    expect(msg.components).toEqual([]);
+    expect(view(msg).description).toBe('No comments yet.');
+    expect(view(msg).footer).toBe('Page 1 of 1 · 0 comments');
+    expect(view(msg).title).toBe('Comments by x');
+    expect(view(msg).rows).toEqual([]);
   });
 
   it('keeps hostile comments within limits and mention-free', () => {
@@ -148,13 +148,13 @@ describe('comments pages', () => {
       hostile.map((c) => c.userId),
     );
     // every one of the five comments on the page is still there
-    expect(msg.embeds[0]?.description?.match(/^👍 /gm)).toHaveLength(5);
+    expect(view(msg).description?.match(/^👍 /gm)).toHaveLength(5);
   });
 
   it('has no page buttons when the ID cannot travel in a custom_id', () => {
     const msg = renderCommentsPage('bot', 'not-an-id', 'x', comments(12), 0, en);
     expectWithinLimits(msg);
-    expect(msg.components).toEqual([]);
+    expect(view(msg).rows).toEqual([]);
   });
 
   it('flattenProfileComments puts the newest first, undated last, and says what each is about', () => {
@@ -189,7 +189,7 @@ describe('comments pages', () => {
       0,
       en,
     );
-    expect(msg.embeds[0]?.description).toContain('· edited · on a bot');
-    expect(msg.embeds[0]?.description).toContain('· on a server');
+    expect(view(msg).description).toContain('· edited · on a bot');
+    expect(view(msg).description).toContain('· on a server');
   });
 });

@@ -9,7 +9,8 @@ import { botSchema, profileSchema, serverSchema } from '../../../src/directory/s
 import type { DirectoryBot, DirectoryProfile, DirectoryServer } from '../../../src/directory/types.js';
 import { translator } from '../../../src/i18n/index.js';
 import { embedLength } from '../../../src/render/limits.js';
-import type { RenderedMessage } from '../../../src/render/message.js';
+import type { LayoutMessage, RenderedMessage } from '../../../src/render/message.js';
+import { type ViewButton, viewField, viewOf } from '../../support/layout-view.js';
 import { directorySample } from '../../support/samples.js';
 
 export const en = translator('en-US');
@@ -53,12 +54,12 @@ export function embedTotal(embed: APIEmbed): number {
   return n;
 }
 
-function labelOf(b: APIButtonComponent): string {
+function labelOf(b: APIButtonComponent | ViewButton): string {
   return 'label' in b ? (b.label ?? '') : '';
 }
 
 function buttonsOf(msg: RenderedMessage): APIButtonComponent[] {
-  return msg.components.flatMap((row) => row.components);
+  return viewOf(msg).rows.flat() as APIButtonComponent[];
 }
 
 export function linkButtons(msg: RenderedMessage): Array<{ label: string; url: string }> {
@@ -75,48 +76,28 @@ export function customIdButtons(
   );
 }
 
-function texts(msg: RenderedMessage): string[] {
-  const out: string[] = [];
-  for (const e of msg.embeds) {
-    if (e.title !== undefined) out.push(e.title);
-    if (e.description !== undefined) out.push(e.description);
-    if (e.footer) out.push(e.footer.text);
-    if (e.author) out.push(e.author.name);
-    for (const f of e.fields ?? []) out.push(f.name, f.value);
-  }
-  for (const b of buttonsOf(msg)) out.push(labelOf(b));
-  return out;
+/** The message as read: title, description, fields, footer, images, buttons (support/layout-view.ts). */
+export const view = viewOf;
+
+/** The message's embeds; fails the test for a V2 layout. */
+export function embedsOf(msg: RenderedMessage): APIEmbed[] {
+  if ('layout' in msg) throw new Error('expected an embed message, got a V2 layout');
+  return msg.embeds;
 }
 
 export const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for them is the point
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]/;
 
-/** Every Discord limit the issue names, checked on the finished message. */
-export function expectWithinLimits(msg: RenderedMessage): void {
-  expect(msg.embeds.length).toBeLessThanOrEqual(10);
-  for (const e of msg.embeds) {
-    expect(e.title?.length ?? 0).toBeLessThanOrEqual(256);
-    expect(e.description?.length ?? 0).toBeLessThanOrEqual(4096);
-    expect(e.footer?.text.length ?? 0).toBeLessThanOrEqual(2048);
-    expect(e.fields?.length ?? 0).toBeLessThanOrEqual(25);
-    for (const f of e.fields ?? []) {
-      expect(f.name.length).toBeGreaterThan(0);
-      expect(f.name.length).toBeLessThanOrEqual(256);
-      expect(f.value.trim().length).toBeGreaterThan(0);
-      expect(f.value.length).toBeLessThanOrEqual(1024);
-    }
-    expect(embedTotal(e)).toBeLessThanOrEqual(6000);
-    expect(embedLength(e)).toBe(embedTotal(e));
-    if (e.thumbnail) expect(e.thumbnail.url).toMatch(/^https?:\/\//);
-  }
-  expect(msg.components.length).toBeLessThanOrEqual(5);
+function expectButtonsWithinLimits(
+  rows: ReadonlyArray<{ type: number; components: readonly unknown[] }>,
+): void {
   const ids = new Set<string>();
-  for (const row of msg.components) {
+  for (const row of rows) {
     expect(row.type).toBe(ComponentType.ActionRow);
     expect(row.components.length).toBeGreaterThan(0);
     expect(row.components.length).toBeLessThanOrEqual(5);
-    for (const b of row.components) {
+    for (const b of row.components as APIButtonComponent[]) {
       expect(b.type).toBe(ComponentType.Button);
       expect(labelOf(b).length).toBeGreaterThan(0);
       expect(labelOf(b).length).toBeLessThanOrEqual(80);
@@ -130,7 +111,95 @@ export function expectWithinLimits(msg: RenderedMessage): void {
       }
     }
   }
-  for (const s of texts(msg)) {
+}
+
+type Node = { type: number; [key: string]: unknown };
+
+/** Discord's Components V2 rules, checked on the JSON: counts, texts, nesting, media. */
+function expectLayoutWithinLimits(msg: LayoutMessage): void {
+  let count = 0;
+  let text = 0;
+  const rows: Array<{ type: number; components: unknown[] }> = [];
+  const files = new Set((msg.files ?? []).map((f) => f.name));
+  const media = (url: unknown): void => {
+    expect(typeof url).toBe('string');
+    const u = url as string;
+    if (u.startsWith('attachment://')) expect(files.has(u.slice('attachment://'.length)), u).toBe(true);
+    else expect(new URL(u).protocol).toMatch(/^https?:$/);
+  };
+  const visit = (c: Node, allowed: readonly number[]): void => {
+    count += 1;
+    expect(allowed, `component type ${c.type} here`).toContain(c.type);
+    switch (c.type) {
+      case ComponentType.Container:
+        expect((c.components as Node[]).length).toBeGreaterThan(0);
+        expect(c.accent_color as number).toBeLessThanOrEqual(0xffffff);
+        for (const child of c.components as Node[]) visit(child, [1, 9, 10, 12, 13, 14]);
+        break;
+      case ComponentType.Section: {
+        const texts = c.components as Node[];
+        expect(texts.length).toBeGreaterThanOrEqual(1);
+        expect(texts.length).toBeLessThanOrEqual(3);
+        for (const t of texts) visit(t, [10]);
+        visit(c.accessory as Node, [2, 11]);
+        break;
+      }
+      case ComponentType.TextDisplay: {
+        const content = c.content as string;
+        expect(content.trim().length).toBeGreaterThan(0);
+        text += content.length;
+        break;
+      }
+      case ComponentType.Thumbnail:
+        media((c.media as { url?: unknown }).url);
+        expect(((c.description as string | undefined) ?? '').length).toBeLessThanOrEqual(1024);
+        break;
+      case ComponentType.MediaGallery: {
+        const items = c.items as Array<{ media: { url: unknown }; description?: string }>;
+        expect(items.length).toBeGreaterThan(0);
+        expect(items.length).toBeLessThanOrEqual(10);
+        for (const item of items) {
+          media(item.media.url);
+          expect((item.description ?? '').length).toBeLessThanOrEqual(1024);
+        }
+        break;
+      }
+      case ComponentType.ActionRow:
+        rows.push(c as unknown as { type: number; components: unknown[] });
+        count += (c.components as unknown[]).length;
+        break;
+    }
+  };
+  for (const c of msg.layout as unknown as Node[]) visit(c, [1, 9, 10, 12, 13, 14, 17]);
+  expect(count, 'components, nested ones counted').toBeLessThanOrEqual(40);
+  expect(text, 'text across the TextDisplays').toBeLessThanOrEqual(4000);
+  expectButtonsWithinLimits(rows);
+}
+
+/** Every Discord limit the issue names, checked on the finished message. */
+export function expectWithinLimits(msg: RenderedMessage): void {
+  if ('layout' in msg) expectLayoutWithinLimits(msg);
+  else {
+    expect(msg.embeds.length).toBeLessThanOrEqual(10);
+    for (const e of msg.embeds) {
+      expect(e.title?.length ?? 0).toBeLessThanOrEqual(256);
+      expect(e.description?.length ?? 0).toBeLessThanOrEqual(4096);
+      expect(e.footer?.text.length ?? 0).toBeLessThanOrEqual(2048);
+      expect(e.fields?.length ?? 0).toBeLessThanOrEqual(25);
+      for (const f of e.fields ?? []) {
+        expect(f.name.length).toBeGreaterThan(0);
+        expect(f.name.length).toBeLessThanOrEqual(256);
+        expect(f.value.trim().length).toBeGreaterThan(0);
+        expect(f.value.length).toBeLessThanOrEqual(1024);
+      }
+      expect(embedTotal(e)).toBeLessThanOrEqual(6000);
+      expect(embedLength(e)).toBe(embedTotal(e));
+      if (e.thumbnail) expect(e.thumbnail.url).toMatch(/^https?:\/\//);
+    }
+    expect(msg.components.length).toBeLessThanOrEqual(5);
+    expectButtonsWithinLimits(msg.components);
+  }
+  for (const s of viewOf(msg).texts) {
     expect(s, 'lone surrogate').not.toMatch(LONE_SURROGATE);
     expect(s, 'control or bidi character').not.toMatch(CONTROL);
   }
@@ -138,7 +207,7 @@ export function expectWithinLimits(msg: RenderedMessage): void {
 
 /** Nothing renders as a mass or role mention; user mentions only of the IDs allowed. */
 export function expectNoPing(msg: RenderedMessage, allowedUsers: readonly string[] = []): void {
-  for (const s of texts(msg)) {
+  for (const s of viewOf(msg).texts) {
     expect(s).not.toMatch(/@(everyone|here)/i);
     expect(s).not.toMatch(/<@&/);
     expect(s).not.toMatch(/<#/);
@@ -147,7 +216,7 @@ export function expectNoPing(msg: RenderedMessage, allowedUsers: readonly string
 }
 
 export function fieldValue(msg: RenderedMessage, name: string): string | undefined {
-  return msg.embeds[0]?.fields?.find((f) => f.name === name)?.value;
+  return viewField(msg, name);
 }
 
 export function snowflake(n: number): string {
