@@ -215,9 +215,16 @@ function dropLast(top: APIMessageTopLevelComponent[]): boolean {
 /**
  * The layout within Discord's limits: the longest TextDisplay is cut first while the text is over
  * 4000 characters (a description gives way before the facts), then trailing components go while
- * there are more than 40. Works on a copy.
+ * there are more than 40. Works on a copy; a layout within both is returned as it is.
  */
 export function fitLayout(components: readonly APIMessageTopLevelComponent[]): APIMessageTopLevelComponent[] {
+  // Most layouts fit: they are handed back as they are, without a copy.
+  if (
+    layoutTextLength(components) <= LAYOUT_LIMITS.text &&
+    componentCount(components) <= LAYOUT_LIMITS.components
+  ) {
+    return [...components];
+  }
   const out = structuredClone(components) as APIMessageTopLevelComponent[];
   let excess = layoutTextLength(out) - LAYOUT_LIMITS.text;
   while (excess > 0) {
