@@ -2,8 +2,10 @@
  * The "Comments" button of a card and the pager's previous / next. Everything the pager needs is
  * in the custom_id, so a button from before a restart still works: the comments are fetched again.
  */
+import { MessageFlags } from 'discord.js';
 import type { DirectoryClient } from '../src/directory/index.js';
 import type { DiscordLookups } from '../src/discord/lookups.js';
+import { privateFollowUp } from '../src/interactions/respond.js';
 import type { ButtonHandler } from '../src/interactions/types.js';
 import { flattenProfileComments, type PagedComment, renderCommentsPage } from '../src/render/comments.js';
 import { type CommentsState, decodeComments, isCommentsId } from '../src/render/custom-id.js';
@@ -44,7 +46,14 @@ export const comments: ButtonHandler = {
       load(deps.directory, state, deadline),
       subjectName(deps.discord, state),
     ]);
-    await reply.public(renderCommentsPage(state.kind, state.id, subject, list, state.page, t));
+    const page = renderCommentsPage(state.kind, state.id, subject, list, state.page, t);
+    // A page from before the pages were layouts (an embed) cannot become one by an edit that
+    // leaves its embed: the next page comes as a message of its own, for the presser only.
+    if (state.mode === 'page' && !interaction.message.flags.has(MessageFlags.IsComponentsV2)) {
+      await privateFollowUp(interaction, page);
+      return `page:${state.page}:new`;
+    }
+    await reply.public(page);
     return `page:${state.page}`;
   },
 };
