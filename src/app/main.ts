@@ -9,13 +9,20 @@ import { IdentifyBudgetError } from '../discord/identify-budget.js';
 import { WebhookListenError } from '../features/webhooks/receiver.js';
 import { createLogger } from '../log/logger.js';
 import { createMetrics } from '../ops/metrics.js';
+import { startTracing, tracingOptions } from '../ops/tracing.js';
+import { traceFields } from '../trace/spans.js';
 import { createBot } from './bot.js';
 import { installShutdown, SHUTDOWN_HARD_LIMIT_MS } from './shutdown.js';
 import { loadOrExit, openOrExit, startOpsOrExit } from './startup.js';
 
 const config = loadOrExit(['discordToken']);
 const child = config.sharding.isChild;
-const logger = createLogger({ level: config.logLevel, secrets: secretsOf(config) });
+const logger = createLogger({
+  level: config.logLevel,
+  secrets: secretsOf(config),
+  ...(config.tracing ? { mixin: traceFields } : {}),
+});
+const tracing = await startTracing(config.tracing, tracingOptions(config, logger));
 if (!config.directory.token) {
   logger.warn('DIRECTORY_TOKEN is not set: look-ups work; /up, comments, server reports and stats do not');
 }
@@ -52,7 +59,7 @@ const ops =
 const shutdown = installShutdown({
   logger,
   hardLimitMs: SHUTDOWN_HARD_LIMIT_MS,
-  steps: [() => bot.stop(), async () => ops?.close()],
+  steps: [() => bot.stop(), async () => ops?.close(), async () => tracing?.shutdown()],
 });
 
 if (child) {

@@ -15,6 +15,7 @@ import { LEDGER_WARN_EVERY_MS, logThrottle } from '../log/throttle.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { Readiness } from '../ops/server.js';
 import { openStore, PostgresRateLimitLedger, type Store } from '../store/index.js';
+import { traceStatement } from '../store/query-timing.js';
 import { ServerReporter } from '../tasks/server-reports.js';
 import { StatsPoster, type StatsPosterOptions } from '../tasks/stats-poster.js';
 import { type BackgroundTask, backgroundTask } from '../tasks/tasks.js';
@@ -98,7 +99,14 @@ export async function createServices(options: ServicesOptions): Promise<Services
     dataDir: config.dataDir,
     lockWaitMs: config.sqliteLockWaitMs,
     logger,
-    onQuery: metrics ? (event) => metrics.storeQuery(event) : undefined,
+    // Each statement's time for the metrics, and as a span when tracing is on.
+    onQuery:
+      metrics || config.tracing
+        ? (event) => {
+            metrics?.storeQuery(event);
+            traceStatement(event);
+          }
+        : undefined,
   });
   logger.info({ engine: store.engine, location: store.location }, 'store open');
   let host: Host | undefined;

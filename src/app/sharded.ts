@@ -18,16 +18,21 @@ import { managedShards } from '../discord/shard-stats.js';
 import { startWebhookReceiver } from '../features/webhooks/receiver.js';
 import { createLogger } from '../log/logger.js';
 import { createMetrics } from '../ops/metrics.js';
+import { startTracing, tracingOptions } from '../ops/tracing.js';
 import { WebhookRepository } from '../store/index.js';
 import { type BackgroundTask, startTasks, stopTasks } from '../tasks/tasks.js';
+import { traceFields } from '../trace/spans.js';
 import { createServices } from './services.js';
 import { installShutdown, SHUTDOWN_HARD_LIMIT_MS } from './shutdown.js';
 import { loadOrExit, openOrExit, startOpsOrExit } from './startup.js';
 
 const config = loadOrExit(['discordToken', 'databaseUrl']);
-const logger = createLogger({ level: config.logLevel, secrets: secretsOf(config) }).child({
-  role: 'manager',
-});
+const logger = createLogger({
+  level: config.logLevel,
+  secrets: secretsOf(config),
+  ...(config.tracing ? { mixin: traceFields } : {}),
+}).child({ role: 'manager' });
+const tracing = await startTracing(config.tracing, tracingOptions(config, logger));
 const metrics = createMetrics({ logger });
 const token = config.discord.token!;
 
@@ -163,6 +168,7 @@ const shutdown = installShutdown({
     async () => {
       await ops?.close();
       await services.close();
+      await tracing?.shutdown();
     },
   ],
 });

@@ -19,6 +19,7 @@ import {
   shardCount,
   shardIds,
 } from './sharding.js';
+import { TRACING_VARIABLES, type TracingConfig, tracingConfig } from './tracing.js';
 import {
   databaseUrl,
   directoryUrl,
@@ -126,6 +127,7 @@ export const SCHEMA = z
     SHUTDOWN_TIMEOUT_MS: integer(500, 9_000, 6_000, ' (milliseconds)'),
     IDENTIFY_BUDGET_FLOOR: integer(0, 1_000_000, 20),
     REMINDER_CLAIM_MS: integer(1_000, 600_000, 30_000, ' (milliseconds)'),
+    ...TRACING_VARIABLES,
     // Set by discord.js's ShardingManager in the processes it spawns; not for operators.
     SHARDING_MANAGER: flag(),
     SHARDS: optionalText,
@@ -144,6 +146,8 @@ export const SCHEMA = z
     },
     { when: (payload) => !payload.issues.some((issue) => HOST_VARIABLES.has(issue.path?.[0] ?? '')) },
   );
+
+export type { TracingConfig };
 
 export interface Config {
   directory: {
@@ -207,6 +211,8 @@ export interface Config {
   };
   /** The REST proxy's own listener (src/app/rest-proxy.ts): DISCORD_REST_PROXY_PORT and _HOST. */
   restProxy: { port: number | undefined; host: string };
+  /** OpenTelemetry traces (ops/tracing.ts): undefined when off. */
+  tracing: TracingConfig | undefined;
   /** Operations endpoint (/healthz, /readyz, /metrics); off when undefined. */
   httpPort: number | undefined;
   /** Address the operations endpoint listens on. */
@@ -304,6 +310,7 @@ export function loadConfig(env: Environment): Config {
       hostGoneAfterMs: e.HOST_GONE_AFTER,
     },
     restProxy: { port: e.DISCORD_REST_PROXY_PORT, host: e.DISCORD_REST_PROXY_HOST },
+    tracing: tracingConfig(e),
     httpPort: e.HTTP_PORT,
     httpHost: e.HTTP_HOST,
     webhook: {

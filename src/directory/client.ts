@@ -5,6 +5,7 @@
  * are client-options.ts's; the checking of what the directory answered is answers.ts's.
  */
 import type { z } from 'zod';
+import { inSpan, SpanKind } from '../trace/spans.js';
 import { networkError, parseAnswer } from './answers.js';
 import {
   DEFAULT_BASE_URL,
@@ -363,27 +364,36 @@ export class DirectoryClient {
       options.deadline instanceof Date
         ? options.deadline.getTime()
         : (options.deadline ?? (this.#maxWaitMs === undefined ? undefined : started + this.#maxWaitMs));
-    let response: TransportResponse;
-    try {
-      response = await this.#transport.request({
-        method: endpoint.method,
-        path,
-        authorization,
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-        bucket: endpoint.bucket,
-        priority: options.priority ?? 'interactive',
-        deadline,
-        signal: options.signal,
-        methodName: endpoint.name,
-        onSend: options.onSend,
+    // A span for the call, its rate limiter's wait one inside it: nothing unless tracing is on.
+    const attributes = { 'http.request.method': endpoint.method, 'url.template': endpoint.path };
+    return inSpan(`directory ${endpoint.name}`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
+      let response: TransportResponse;
+      try {
+        response = await this.#transport.request({
+          method: endpoint.method,
+          path,
+          authorization,
+          ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+          bucket: endpoint.bucket,
+          priority: options.priority ?? 'interactive',
+          deadline,
+          signal: options.signal,
+          methodName: endpoint.name,
+          onSend: options.onSend,
+        });
+      } catch (err) {
+        const mapped = networkError(err, context, options.signal);
+        this.#emit(endpoint.name, route, mapped.code, started, 1);
+        span.setAttribute('error.type', mapped.code);
+        throw mapped;
+      }
+      this.#emit(endpoint.name, route, response.status, started, response.attempts);
+      span.setAttributes({
+        'http.response.status_code': response.status,
+        'directory.attempts': response.attempts,
       });
-    } catch (err) {
-      const mapped = networkError(err, context, options.signal);
-      this.#emit(endpoint.name, route, mapped.code, started, 1);
-      throw mapped;
-    }
-    this.#emit(endpoint.name, route, response.status, started, response.attempts);
-    return parseAnswer(response, context, schema, this.#token);
+      return parseAnswer(response, context, schema, this.#token);
+    });
   }
 
   #emit(

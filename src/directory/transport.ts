@@ -22,6 +22,7 @@
  */
 import { type Dispatcher, errors, Pool } from 'undici';
 import { header, retryAfterFromHeaders } from '../http/retry-after.js';
+import { inSpan } from '../trace/spans.js';
 import { DeadlineTimer } from './deadline-timer.js';
 import type { RouteBucket } from './endpoints.js';
 import { UnavailableError } from './errors.js';
@@ -163,13 +164,20 @@ export class Transport {
 
     for (let attempt = 1; ; attempt++) {
       const grant = limiter
-        ? await limiter.acquire({
-            buckets,
-            priority: req.priority,
-            ...(deadline !== undefined ? { deadline } : {}),
-            ...(req.signal ? { signal: req.signal } : {}),
-            method: req.methodName,
-          })
+        ? await inSpan(
+            'directory rate-limit wait',
+            {
+              attributes: { 'directory.priority': req.priority, 'directory.bucket': req.bucket ?? 'global' },
+            },
+            () =>
+              limiter.acquire({
+                buckets,
+                priority: req.priority,
+                ...(deadline !== undefined ? { deadline } : {}),
+                ...(req.signal ? { signal: req.signal } : {}),
+                method: req.methodName,
+              }),
+          )
         : undefined;
       const started = now();
       deadline ??= started + this.#budgetMs;

@@ -30,6 +30,7 @@ import { resolveLocale, translator } from '../i18n/index.js';
 import { customIdPrefix } from '../render/custom-id.js';
 import type { RenderedMessage } from '../render/message.js';
 import { doneWithin } from '../time/bounded.js';
+import { annotate, inSpan, SpanKind } from '../trace/spans.js';
 import { describeFailure, GuildOnlyError } from './error-message.js';
 import { privateFollowUp, responderFor } from './respond.js';
 import type {
@@ -315,10 +316,40 @@ export function createRouter(
     }
     const durationMs = deps.now() - started;
     deps.logger.debug({ name, choices: choices.length, outcome, durationMs }, 'autocomplete answered');
+    annotate({ 'discord.interaction.outcome': outcome });
     hooks.onHandled?.({ kind: 'autocomplete', name: command ? name : 'unknown', outcome, durationMs });
   }
 
-  async function handle(interaction: Interaction): Promise<void> {
+  /** One trace an interaction: its handler's store statements and requests are spans in it. */
+  function handle(interaction: Interaction): Promise<void> {
+    const kind = interaction.isAutocomplete()
+      ? 'autocomplete'
+      : interaction.isButton()
+        ? 'button'
+        : 'command';
+    const name =
+      'customId' in interaction && kind === 'button'
+        ? customIdPrefix(interaction.customId)
+        : 'commandName' in interaction
+          ? interaction.commandName
+          : 'other';
+    return inSpan(
+      `interaction ${kind} ${name}`,
+      {
+        kind: SpanKind.SERVER,
+        root: true,
+        attributes: {
+          'discord.interaction.kind': kind,
+          'discord.interaction.name': name,
+          'discord.interaction.id': interaction.id,
+          ...(interaction.guildId ? { 'discord.guild.id': interaction.guildId } : {}),
+        },
+      },
+      () => handleInSpan(interaction),
+    );
+  }
+
+  async function handleInSpan(interaction: Interaction): Promise<void> {
     if (interaction.isAutocomplete()) {
       await suggest(interaction);
       return;
@@ -360,6 +391,7 @@ export function createRouter(
       { kind, name, guildId: interaction.guildId, userId: interaction.user.id, outcome, durationMs },
       'interaction handled',
     );
+    annotate({ 'discord.interaction.outcome': outcome });
     hooks.onHandled?.({ kind, name: name ?? 'unknown', outcome, durationMs });
   }
 

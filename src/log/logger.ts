@@ -36,6 +36,8 @@ export interface CreateLoggerOptions {
   secrets?: readonly string[];
   destination?: DestinationStream;
   base?: Record<string, unknown>;
+  /** Fields added to every line (the active span's trace and span ids when tracing is on). */
+  mixin?: () => Record<string, unknown>;
 }
 
 /**
@@ -62,6 +64,7 @@ export function createLogger(options: CreateLoggerOptions = {}): Logger {
     level: options.level ?? 'info',
     base: options.base ?? { pid: process.pid },
     redact: { paths: REDACT_PATHS, censor: REDACTED },
+    ...(options.mixin ? { mixin: options.mixin } : {}),
     hooks: {
       // Inside a JSON string the escape is the same value: the line parses to what was logged.
       streamWrite: (line: string) => escapeControls(scrub(line, secrets)),

@@ -1,9 +1,10 @@
 /**
- * How long the store's statements take, for the metrics (`store_query_duration_seconds`): Kysely's
- * own `log` hook, which times each statement it runs, turned into a bounded event (the engine and
- * the statement's kind, never its text or values).
+ * How long the store's statements take, for the metrics (`store_query_duration_seconds`) and the
+ * traces: Kysely's own `log` hook, which times each statement it runs, turned into a bounded event
+ * (the engine and the statement's kind, never its text or values).
  */
 import type { LogConfig, LogEvent } from 'kysely';
+import { recordSpan } from '../trace/spans.js';
 import type { Engine } from './store.js';
 
 /** What a statement was: its kind from Kysely's query tree, or the first word of raw SQL. */
@@ -55,4 +56,19 @@ export function queryTiming(engine: Engine, listener: StoreQueryListener | undef
       // A listener's failure is not the statement's.
     }
   };
+}
+
+/**
+ * A statement as a span of the work that ran it (an interaction, a reminder): its engine and kind,
+ * never its text or values. Nothing unless tracing is on.
+ */
+export function traceStatement(event: StoreQueryEvent): void {
+  recordSpan(
+    `store ${event.statement}`,
+    {
+      'db.system.name': event.engine === 'postgres' ? 'postgresql' : 'sqlite',
+      'db.operation.name': event.statement,
+    },
+    { endMs: Date.now(), durationMs: event.durationMs, failed: event.failed },
+  );
 }

@@ -7,6 +7,7 @@
  * A transient failure while sending sets the claim to run out when it is to be tried again.
  */
 import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
+import { currentTraceParent } from '../trace/spans.js';
 import { claimRow, finishRow, type Lease, type RowFilter, retryRowAt } from './claims.js';
 import type { Database, ReminderColumns, ReminderState, RemindersTable } from './schema.js';
 import type { Store } from './store.js';
@@ -25,6 +26,8 @@ export interface Reminder {
   sentAt: number | null;
   failure: string | null;
   updatedAt: number;
+  /** The trace of the work that scheduled it (trace/spans.ts); null when tracing was off. */
+  traceParent: string | null;
 }
 
 export interface GuildReminder extends Reminder {
@@ -249,6 +252,8 @@ export function scheduledColumns(dueAt: number, now: number): ReminderColumns {
     sent_at: null,
     failure: null,
     updated_at: now,
+    // The work scheduling it (an /up's trace), when tracing is on.
+    trace_parent: currentTraceParent(),
   };
 }
 
@@ -287,6 +292,7 @@ function reminder(row: Row): Reminder {
     sentAt: row.sent_at,
     failure: row.failure,
     updatedAt: row.updated_at,
+    traceParent: row.trace_parent,
   };
 }
 

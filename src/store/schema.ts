@@ -61,6 +61,8 @@ export interface ReminderColumns {
   sent_at: number | null;
   failure: string | null;
   updated_at: number;
+  /** The W3C traceparent of the work that scheduled it (an /up), for the send's span to link to. */
+  trace_parent: string | null;
 }
 
 /** The server's next-up reminder: one per guild, the latest answer from the directory wins. */
@@ -197,6 +199,8 @@ export interface WebhookEventsTable {
   nonce: string | null;
   done_at: number | null;
   failure: string | null;
+  /** The W3C traceparent of the delivery that brought it, for the announcement's span to link to. */
+  trace_parent: string | null;
 }
 
 export interface Database {

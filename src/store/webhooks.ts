@@ -27,6 +27,7 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Selectable, SqlBool, Transaction } from 'kysely';
+import { currentTraceParent } from '../trace/spans.js';
 import { claimRow, finishRow, type Lease, type RowFilter, retryRowAt } from './claims.js';
 import { sql } from './kysely.js';
 import type {
@@ -63,6 +64,8 @@ export interface StoredEvent {
   state: WebhookEventState;
   nonce: string | null;
   failure: string | null;
+  /** The trace of the delivery that brought it (trace/spans.ts); null when tracing was off. */
+  traceParent: string | null;
 }
 
 export interface EventClaim extends Lease {
@@ -230,6 +233,7 @@ export class WebhookRepository {
           nonce: null,
           done_at: null,
           failure: null,
+          trace_parent: currentTraceParent(),
         })
         .onConflict((oc) => oc.column('id').doNothing())
         .returning('id')
@@ -390,5 +394,6 @@ function eventOf(row: Selectable<WebhookEventsTable>): StoredEvent {
     state: row.state,
     nonce: row.nonce,
     failure: row.failure,
+    traceParent: row.trace_parent,
   };
 }

@@ -32,6 +32,7 @@
  */
 import type { Logger } from '../log/logger.js';
 import type { Lease } from '../store/claims.js';
+import { annotate, inSpan, linkTo, SpanKind } from '../trace/spans.js';
 import { failureOf } from './failure.js';
 import { ABORT_GRACE_MS, backoffDelay, type SetTimer, settle, TaskLoop } from './loop.js';
 
@@ -75,6 +76,8 @@ export interface OutboxPolicy<I, C extends Lease> {
   /** From when its lateness counts (its due time, or when it was received). */
   since(item: I, claim: C): number;
   act(item: I, claim: C): Promise<SendOutcome>;
+  /** The W3C traceparent stored with the item (the work that stored it), for the span's link. */
+  traceParent?(item: I): string | null;
 }
 
 /** The engine's settings; the defaults are OUTBOX_DEFAULTS, a feature's own, then what is given. */
@@ -446,8 +449,29 @@ export class Outbox<I, C extends Lease> {
     return delay;
   }
 
-  /** Claims, acts and records; true when the item is to be tried again (at `entry.at`). */
-  async #act(entry: Entry<I>): Promise<boolean> {
+  /**
+   * Claims, acts and records; true when the item is to be tried again (at `entry.at`). A trace of
+   * its own, linked to the one that stored the item (an /up, a delivery), whatever host that was.
+   */
+  #act(entry: Entry<I>): Promise<boolean> {
+    const { noun, verb } = this.#policy;
+    return inSpan(
+      `${noun} ${verb}`,
+      {
+        root: true,
+        kind: SpanKind.CONSUMER,
+        links: linkTo(this.#policy.traceParent?.(entry.item)),
+        attributes: { 'outbox.item': this.#policy.key(entry.item) },
+      },
+      async (span) => {
+        const retry = await this.#actOnce(entry);
+        span.setAttribute('outbox.retry', retry);
+        return retry;
+      },
+    );
+  }
+
+  async #actOnce(entry: Entry<I>): Promise<boolean> {
     const { item } = entry;
     const { noun, verb } = this.#policy;
     const fields = this.#policy.fields(item);
@@ -494,6 +518,7 @@ export class Outbox<I, C extends Lease> {
         this.#log.warn({ ...fields, reason: outcome.reason }, `a ${noun} could not be ${verb}; recorded`);
       else this.#log.debug({ ...fields, latenessMs }, `${noun} ${verb}`);
     }
+    annotate({ 'outbox.outcome': outcome.kind, 'outbox.lateness_ms': latenessMs });
     const onDone = this.#onDone;
     if (onDone) this.#loop.callHook('onDone', () => onDone({ item, claim, outcome, latenessMs }), fields);
     return outcome.kind === 'retry';

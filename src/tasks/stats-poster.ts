@@ -20,8 +20,10 @@
  * for the shards, the first post's settling, the interval, the lease of several hosts) is one state
  * machine: it stays in one file, past 400 lines.
  */
+
 import type { DirectoryClient } from '../directory/index.js';
 import type { Logger } from '../log/logger.js';
+import { annotate, inSpan } from '../trace/spans.js';
 import { failureOf } from './failure.js';
 import { DEFAULT_STOP_TIMEOUT_MS, MAX_TIMER_MS, settle, TaskLoop, type TaskOptions } from './loop.js';
 import type { StatsGate } from './stats-gate.js';
@@ -240,7 +242,12 @@ export class StatsPoster {
     const ticking = this.#loop.run(async () => {
       let result: TickResult;
       try {
-        result = await this.#run(started);
+        // A trace a tick: its snapshot, the leader's turn in the store, the POST /stats.
+        result = await inSpan('stats post', { root: true }, async () => {
+          const done = await this.#run(started);
+          annotate({ 'stats.outcome': done.outcome });
+          return done;
+        });
       } catch (err) {
         this.#loop.internalError(err, 'tick');
         result = { outcome: 'failed', code: 'Unexpected' };

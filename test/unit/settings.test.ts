@@ -164,8 +164,9 @@ function setup(routes: Record<string, unknown> = {}) {
         sentAt: null,
         failure: null,
         updatedAt: NOW,
+        traceParent: null,
         ...reminder,
-      };
+      } as GuildReminder;
     },
     posts: () => requests.filter((r) => r.method === 'POST'),
   };

@@ -54,6 +54,7 @@ export class ReminderScheduler {
         fields: (reminder) => ({ reminder: reminder.key }),
         since: (_reminder, claim) => claim.dueAt,
         act: (reminder, claim) => sender.send(reminder, claim),
+        traceParent: (reminder) => reminder.traceParent,
       },
       onDone: onDone && (({ claim, latenessMs, outcome }) => onDone({ key: claim.key, latenessMs, outcome })),
     });

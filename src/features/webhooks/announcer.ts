@@ -51,6 +51,7 @@ export class WebhookAnnouncer {
         fields: (event) => ({ event: event.id }),
         since: (event) => event.receivedAt,
         act: (event, claim) => handler.handle(event, claim),
+        traceParent: (event) => event.traceParent,
       },
       onDone:
         onDone &&

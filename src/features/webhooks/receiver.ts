@@ -26,6 +26,7 @@
  * (configured by another process) is looked up in the store at most once per LOOKUP_EVERY_MS, and
  * only for a source within its limit: guessed ids never reach the store one request at a time.
  */
+
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { clientAddress, limitedSource, type TrustProxy } from '../../http/client-address.js';
 import { guardedServer, type Listening, listen, listenProblem } from '../../http/listener.js';
@@ -33,6 +34,7 @@ import { errorLine } from '../../log/error-line.js';
 import type { Logger } from '../../log/logger.js';
 import { logThrottle } from '../../log/throttle.js';
 import type { KeyCheck } from '../../store/webhooks.js';
+import { annotate, inSpan, SpanKind } from '../../trace/spans.js';
 import { type DirectoryEvent, parseDelivery } from './events.js';
 
 /** The largest body taken: the directory's events are a few hundred bytes. */
@@ -334,7 +336,15 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions): Pro
     const started = performance.now();
     res.on('error', (err) => log.debug({ error: errorLine(err) }, 'webhook response failed'));
     req.on('error', (err) => log.debug({ error: errorLine(err) }, 'webhook request failed'));
-    handle(req)
+    // A trace a delivery: the event stored keeps it, and its announcement links back to it.
+    inSpan('webhook delivery', { kind: SpanKind.SERVER, root: true }, async () => {
+      const handled = await handle(req);
+      annotate({
+        'webhook.outcome': handled.outcome,
+        ...(handled.guildId ? { 'discord.guild.id': handled.guildId } : {}),
+      });
+      return handled;
+    })
       .catch((err: unknown) => {
         // The store's calls (check, enqueue) are what throw here: a body that did not arrive whole
         // is answered in handle, as 'incomplete'. A store that is down fails every delivery: said

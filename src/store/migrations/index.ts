@@ -11,6 +11,7 @@ import { webhooks } from './005-webhooks.js';
 import { journalGuildLocale } from './006-journal-guild-locale.js';
 import { hostInstances } from './007-host-instances.js';
 import { webhookIntake } from './008-webhook-intake.js';
+import { traceParents } from './009-trace-parents.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '001-initial': initial,
@@ -21,6 +22,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '006-journal-guild-locale': journalGuildLocale,
   '007-host-instances': hostInstances,
   '008-webhook-intake': webhookIntake,
+  '009-trace-parents': traceParents,
 };
 
 export const migrationProvider: MigrationProvider = {
