@@ -166,6 +166,8 @@ export async function startBotRig(options: {
 
 export interface IsolatedBotRig {
   bot: BotApp;
+  /** The Discord stand-in's REST base (its origin is Discord's, for the traces' Discord spans). */
+  discordRestUrl: string;
   /**
    * Sends /up from a guild as a user of its own; resolves with the router's outcome as soon as it
    * is logged (the times are read afterwards, with `records`). Calls made in one turn of the event
@@ -213,11 +215,13 @@ export async function startIsolatedBotRig(options: {
   const discord = discordChild.value;
   const directory = directoryChild.value;
   let botUnderTest: BotUnderTest;
+  let discordRestUrl: string;
   try {
     const [standIn, directoryUrl] = await Promise.all([
       discord.call<StandInStarted>('start', options.guilds),
       directory.call<string>('start', options.emulator),
     ]);
+    discordRestUrl = standIn.restUrl;
     botUnderTest = await startBot({
       discordRestUrl: standIn.restUrl,
       discordToken: standIn.token,
@@ -249,6 +253,7 @@ export async function startIsolatedBotRig(options: {
 
   return {
     bot: botUnderTest.bot,
+    discordRestUrl,
     async up(guildId, waitMs) {
       const userId = snowflake();
       const outcome = botUnderTest.outcome(userId, waitMs);

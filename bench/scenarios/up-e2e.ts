@@ -14,6 +14,7 @@ import { pooled, startIsolatedBotRig, type UpRecord } from '../lib/bot.js';
 import { size } from '../lib/env.js';
 import { atMost, discordTooManyRow, type Row, type ScenarioResult } from '../lib/report.js';
 import { median, type Summary, sleep, summarize } from '../lib/stats.js';
+import { benchTracing } from '../lib/tracing.js';
 
 const SCENARIO = '2. /up end to end';
 const RAISED = { max: 10_000, windowMs: 1_000 };
@@ -39,14 +40,18 @@ export async function upEndToEndScenario(): Promise<ScenarioResult> {
   const inFlight = size(200, 50);
   const guildCount = 100;
   const guilds = makeGuilds(guildCount);
+  const tracing = await benchTracing();
   const rig = await startIsolatedBotRig({
     guilds,
     emulator: { rateLimits: { global: RAISED, routes: RAISED }, cooldownMs: 1 },
     env: {
       DIRECTORY_RATE_LIMIT: `${RAISED.max}/${RAISED.windowMs}`,
       DIRECTORY_ROUTE_RATE_LIMIT: `${RAISED.max}/${RAISED.windowMs}`,
+      ...tracing?.env,
     },
   });
+  await tracing?.start(rig.discordRestUrl);
+  let exported = { requests: 0, bytes: 0 };
   const loop = monitorEventLoopDelay({ resolution: 10 });
   const upFrom = (i: number) => rig.up(guilds[i % guildCount]?.id ?? '', 120_000);
   /** `count` ups, `inFlight` at a time (the first `inFlight` at once), and their times. */
@@ -92,6 +97,7 @@ export async function upEndToEndScenario(): Promise<ScenarioResult> {
   } finally {
     loop.disable();
     await rig.close();
+    if (tracing) exported = await tracing.stop();
   }
   const records = passes.flatMap((p) => p.records);
   const measuredUps = records.length;
@@ -107,7 +113,10 @@ export async function upEndToEndScenario(): Promise<ScenarioResult> {
   const noDeferral = records.filter((r) => r.firstMs === undefined).length;
   const noFinal = records.filter((r) => r.finalMs === undefined).length;
   const loopP99 = loop.percentile(99) / 1e6;
-  const label = `${total} ups, ${inFlight} in flight; ${PASSES} ${PASSES === 1 ? 'pass' : 'passes'} after a warm-up burst`;
+  const traced = tracing
+    ? `; traces on, ${tracing.ratio * 100} % sampled (${exported.requests} OTLP exports, ${Math.round(exported.bytes / 1024)} kB)`
+    : '';
+  const label = `${total} ups, ${inFlight} in flight; ${PASSES} ${PASSES === 1 ? 'pass' : 'passes'} after a warm-up burst${traced}`;
   const ms = (n: number): string => `${n.toFixed(1)} ms`;
   const rows: Row[] = [
     {
