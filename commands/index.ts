@@ -6,6 +6,7 @@ import { directoryCard } from './directory-card.js';
 import { leaderboard } from './leaderboard.js';
 import { profile } from './profile.js';
 import { remind } from './remind.js';
+import { reminderActions } from './reminder-actions.js';
 import { server } from './server.js';
 import { settings } from './settings.js';
 import { up } from './up.js';
@@ -13,5 +14,5 @@ import { up } from './up.js';
 export const registry: Registry = {
   commands: [up, bot, server, profile, settings, leaderboard],
   userCommands: [directoryCard],
-  buttons: [comments, remind],
+  buttons: [comments, remind, reminderActions],
 };

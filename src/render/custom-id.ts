@@ -81,3 +81,26 @@ export function decodeRemind(customId: string): number | null {
 export function isRemindId(customId: string): boolean {
   return customId.startsWith(`${REMIND_PREFIX}:`);
 }
+
+/** What a member's own reminder offers: again in an hour, or no more (its buttons). */
+export type ReminderAction = 'snooze' | 'stop';
+
+const REMINDER_PREFIX = 'reminder';
+const ACTION_CODES: Record<ReminderAction, string> = { snooze: 's', stop: 'x' };
+
+/** `reminder:<s|x>:<guild id>:<user id>`: the member's reminder of that server. */
+export function encodeReminderAction(action: ReminderAction, guildId: string, userId: string): string {
+  return `${REMINDER_PREFIX}:${ACTION_CODES[action]}:${guildId}:${userId}`;
+}
+
+export function decodeReminderAction(
+  customId: string,
+): { action: ReminderAction; guildId: string; userId: string } | null {
+  const match = /^reminder:([sx]):(\d{15,21}):(\d{15,21})$/.exec(customId);
+  if (!match) return null;
+  return { action: match[1] === 's' ? 'snooze' : 'stop', guildId: match[2] ?? '', userId: match[3] ?? '' };
+}
+
+export function isReminderActionId(customId: string): boolean {
+  return customId.startsWith(`${REMINDER_PREFIX}:`);
+}

@@ -184,6 +184,17 @@ export class ReminderRepository {
     });
   }
 
+  /** A member's reminder again at `dueAt` (snoozed from the reminder), whatever became of the last one. */
+  async snoozePersonal(guildId: string, userId: string, dueAt: number, now: number): Promise<void> {
+    await this.#store.run((db) =>
+      db
+        .insertInto('personal_reminders')
+        .values({ guild_id: guildId, user_id: userId, ...scheduledColumns(dueAt, now) })
+        .onConflict((oc) => oc.columns(['guild_id', 'user_id']).doUpdateSet(scheduledColumns(dueAt, now)))
+        .execute(),
+    );
+  }
+
   /** Removes a reminder (the server's reminder channel was unset, say). */
   async cancel(key: ReminderKey): Promise<void> {
     await this.#store.run((db) => db.deleteFrom(tableOf(key)).where(matches(key)).execute());

@@ -423,7 +423,16 @@ export async function startDiscordStandIn(options: StandInOptions = {}): Promise
   };
 
   const sendButton = (opts: SendButtonOptions): InteractionHandle => {
-    const known = opts.messageId === undefined ? undefined : store.getMessage(opts.messageId);
+    // A message of an interaction's, or one the bot posted in a channel or a DM (a reminder).
+    const posted =
+      opts.messageId === undefined
+        ? undefined
+        : messages.posted.find((p) => p.id === opts.messageId)?.message;
+    const known =
+      opts.messageId === undefined
+        ? undefined
+        : (store.getMessage(opts.messageId) ?? structuredClone(posted));
+    if (posted && known && !store.getMessage(known.id)) store.putMessage(known);
     const target = resolveTarget(opts, known?.channel_id);
     const { channel, shardId } = target;
     const user = resolveUser(opts.user);

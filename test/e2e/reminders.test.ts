@@ -18,6 +18,7 @@ import {
   type PostedMessage,
 } from '../discord/index.js';
 import { ENGINES, freshPlace, type Place } from '../store/places.js';
+import { viewOf } from '../support/layout-view.js';
 import { eventually } from '../support/wait.js';
 import { type Harness, startHarness } from './harness.js';
 
@@ -174,6 +175,59 @@ describe.each(ENGINES)('reminders (%s)', (engine) => {
     expect(fallback.allowedMentions).toEqual({ parse: [], users: [closed.id] });
     expect(fallback.pings).toEqual({ everyone: false, users: [closed.id], roles: [] });
     expect(h.discord.dmMessages(closed.id)).toEqual([]);
+
+    // Each carries the member's "Snooze 1 h" and "Stop", which are theirs alone.
+    const labels = (m: typeof dm) =>
+      viewOf(m.body)
+        .rows.flat()
+        .map((b) => [b.label, b.custom_id]);
+    expect(labels(dm)).toEqual([
+      ['Snooze 1 h', `reminder:s:${guild.id}:${member.id}`],
+      ['Stop', `reminder:x:${guild.id}:${member.id}`],
+    ]);
+    expect(labels(fallback).map(([label]) => label)).toEqual(['Snooze 1 h', 'Stop']);
+    const someoneElse = await h.click({
+      guildId: guild.id,
+      customId: `reminder:x:${guild.id}:${closed.id}`,
+      messageId: fallback.id,
+      user: { id: member.id, username: member.username },
+    });
+    expect(someoneElse.outcome).toBe('not-yours');
+    expect(someoneElse.view.followUps.map((m) => viewOf(m).description)).toEqual([
+      "This reminder is another member's: its buttons are theirs.",
+    ]);
+    expect((await reminders.getPersonal(guild.id, closed.id))?.state).toBe('sent');
+
+    // Snooze, from the DM: the member's reminder is due again in an hour, and the DM says so.
+    const pressedAt = Date.now();
+    const snoozed = await h.click({
+      customId: `reminder:s:${guild.id}:${member.id}`,
+      messageId: dm.id,
+      user: { id: member.id, username: member.username },
+    });
+    expect(snoozed.outcome).toBe('snoozed');
+    const again = await reminders.getPersonal(guild.id, member.id);
+    expect(again?.state).toBe('scheduled');
+    expect(again?.dueAt).toBeGreaterThanOrEqual(pressedAt + 3_600_000);
+    expect(again?.dueAt).toBeLessThan(pressedAt + 3_600_000 + 5_000);
+    const edit = snoozed.requests.find((r) => r.method === 'PATCH');
+    expect(viewOf(edit?.body).description).toMatch(
+      /^⏰ I will remind you again <t:\d+:R> that \*\*.+\*\* can be raised\.$/,
+    );
+    expect(viewOf(edit?.body).rows).toEqual([]);
+
+    // Stop: no reminder left for the member.
+    const stopped = await h.click({
+      customId: `reminder:x:${guild.id}:${member.id}`,
+      messageId: dm.id,
+      user: { id: member.id, username: member.username },
+      locale: 'ru',
+    });
+    expect(stopped.outcome).toBe('stopped');
+    expect(await reminders.getPersonal(guild.id, member.id)).toBeUndefined();
+    expect(viewOf(stopped.requests.find((r) => r.method === 'PATCH')?.body).description).toContain(
+      'Больше не напоминаю о',
+    );
   });
 
   it('records a deleted channel, a lost permission and a deleted role for the admins, posting nothing', async () => {

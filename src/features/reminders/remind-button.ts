@@ -1,12 +1,13 @@
 /**
- * The "Remind me" button on an /up answer (a success, or "not yet"). Everything it needs is in its
- * custom_id (src/render/custom-id.ts), so a button from before a restart still works; the guild
- * and the member come from the press itself.
+ * The "Remind me" button on an /up answer (a success, or "not yet"), and the "Snooze 1 h" and
+ * "Stop" of the reminder it brings. Everything they need is in their custom_id
+ * (src/render/custom-id.ts), so a button from before a restart still works; the "Remind me"'s
+ * guild and member come from the press itself.
  */
 import { ButtonStyle, ComponentType } from 'discord.js';
 import type { Translate } from '../../i18n/index.js';
 import { actionButton, type ButtonRow } from '../../render/components.js';
-import { encodeRemind } from '../../render/custom-id.js';
+import { encodeRemind, encodeReminderAction } from '../../render/custom-id.js';
 
 /**
  * How far ahead a next-up time may be to steer a reminder. The directory's cooldown is hours
@@ -21,6 +22,21 @@ export function remindableTime(nextUpAt: Date | null | undefined, now: number): 
   if (at === undefined || !Number.isFinite(at)) return null;
   if (at <= now || at > now + MAX_REMIND_AHEAD_MS) return null;
   return at;
+}
+
+/** A member's own reminder: "Snooze 1 h" and "Stop" (commands/reminder-actions.ts answers them). */
+export function reminderActionRow(guildId: string, userId: string, t: Translate): ButtonRow {
+  return {
+    type: ComponentType.ActionRow,
+    components: [
+      actionButton(t('remind.snooze'), encodeReminderAction('snooze', guildId, userId), {
+        style: ButtonStyle.Secondary,
+      }),
+      actionButton(t('remind.stop'), encodeReminderAction('stop', guildId, userId), {
+        style: ButtonStyle.Secondary,
+      }),
+    ],
+  };
 }
 
 export function remindRow(nextUpAt: number, t: Translate): ButtonRow {

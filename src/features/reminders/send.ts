@@ -25,11 +25,13 @@ import { translator } from '../../i18n/index.js';
 import { publicLocale } from '../../i18n/public-language.js';
 import type { Logger } from '../../log/logger.js';
 import { COLORS } from '../../render/colors.js';
+import type { ButtonRow } from '../../render/components.js';
 import { container, fitLayout, text as textDisplay } from '../../render/layout.js';
 import type { Claim, Reminder } from '../../store/reminders.js';
 import type { GuildProblem } from '../../store/schema.js';
 import type { GuildSettings, SettingsRepository } from '../../store/settings.js';
 import type { SendOutcome } from '../../tasks/outbox.js';
+import { reminderActionRow } from './remind-button.js';
 import type { ReminderSender } from './scheduler.js';
 import { fillTemplate } from './template.js';
 
@@ -37,8 +39,8 @@ import { fillTemplate } from './template.js';
  * A reminder as posted: its text in a green container (Components V2). A role or member mention in
  * the text pings as in plain content, by the message's allowed_mentions alone.
  */
-export function reminderLayout(text: string): APIMessageTopLevelComponent[] {
-  return fitLayout([container(COLORS.success, [textDisplay(text)])]);
+export function reminderLayout(text: string, actions?: ButtonRow): APIMessageTopLevelComponent[] {
+  return fitLayout([container(COLORS.success, [textDisplay(text), actions ?? null])]);
 }
 
 export interface SenderOptions {
@@ -102,8 +104,10 @@ export class DiscordReminderSender implements ReminderSender {
       server,
       time: claim.dueAt,
     });
+    // The member's own reminder offers "Snooze 1 h" and "Stop", wherever it is posted.
+    const actions = reminderActionRow(guildId, userId, t);
     const dm = await sendDirectMessage(this.#o.rest, userId, {
-      layout: reminderLayout(text),
+      layout: reminderLayout(text, actions),
       allowedMentions: { parse: [] },
       nonce: claim.nonce,
     });
@@ -118,7 +122,7 @@ export class DiscordReminderSender implements ReminderSender {
       return { kind: 'failed', reason: 'dms-closed' };
     }
     const fallback = await postMessage(this.#o.rest, channelId, {
-      layout: reminderLayout(`<@${userId}> ${text}`),
+      layout: reminderLayout(`<@${userId}> ${text}`, actions),
       allowedMentions: { parse: [], users: [userId] },
       nonce: claim.nonce,
     });
