@@ -110,6 +110,7 @@ describe.each(ENGINES)('opening the store (%s)', (engine) => {
       '006-journal-guild-locale',
       '007-host-instances',
       '008-webhook-intake',
+      '009-trace-parents',
     ]);
     expect((await new SettingsRepository(second).get('1'))?.publicLanguage).toBe('ru');
   });
@@ -133,6 +134,7 @@ describe.each(ENGINES)('opening the store (%s)', (engine) => {
         '006-journal-guild-locale',
         '007-host-instances',
         '008-webhook-intake',
+        '009-trace-parents',
       ]);
     }
   });
