@@ -23,9 +23,9 @@ import { exposeShardStates, localShards } from '../discord/shard-stats.js';
 import { watchGuilds } from '../events/guilds.js';
 import { watchShards } from '../events/shards.js';
 import { historyPruner } from '../features/history/prune.js';
+import { reminderEngines } from '../features/reminders/engines.js';
 import { ReminderRoles } from '../features/reminders/roles.js';
-import { ReminderScheduler } from '../features/reminders/scheduler.js';
-import { DiscordReminderSender } from '../features/reminders/send.js';
+import type { ReminderScheduler } from '../features/reminders/scheduler.js';
 import { recoverPendingUps } from '../features/up/recover.js';
 import { WebhookAnnouncer } from '../features/webhooks/announcer.js';
 import { DirectoryEventHandler } from '../features/webhooks/handle.js';
@@ -175,24 +175,22 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
   const owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   const reminderRoles = new ReminderRoles({ settings, logger });
   reminderRoles.watch(client);
-  const scheduler = new ReminderScheduler({
+  const engines = reminderEngines({
+    store,
     reminders,
+    settings,
+    rest: client.rest,
+    commands,
+    guild,
+    roles: reminderRoles,
     owner,
     ownsGuild: ownership.guildFilter(),
     leaseMs: config.reminderClaimMs,
     logger,
     now,
-    sender: new DiscordReminderSender({
-      rest: client.rest,
-      settings,
-      commands,
-      guild,
-      roleDeleted: (guildId, roleId) => reminderRoles.isDeleted(guildId, roleId),
-      logger,
-      now,
-    }),
-    onDone: metrics ? (event) => metrics.reminder(event) : undefined,
+    metrics,
   });
+  const { scheduler, followUp } = engines;
   const wakeReminders = (dueAt: number): void => scheduler.wake(dueAt);
   const announcer = new WebhookAnnouncer({
     webhooks,
@@ -208,6 +206,7 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
       history,
       reminders,
       wakeReminders,
+      followUp,
       guild,
       logger,
       now,
@@ -234,6 +233,7 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
     history,
     charts,
     wakeReminders,
+    followUp,
     reminderRoleChosen: (guildId, roleId) => reminderRoles.chosen(guildId, roleId),
     commands,
     rest: client.rest,
@@ -258,6 +258,8 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
     ...services.tasks,
     // Reminders that fell due while the bot was down go out now.
     backgroundTask('reminders', scheduler),
+    // And the follow-ups of reminders upped meanwhile.
+    backgroundTask('reminder follow-ups', engines.followups),
     // And webhook events stored but not announced before a restart.
     backgroundTask('webhook announcer', announcer),
     // What the gateway does not give of a guild's statistics (owner's name, online count).

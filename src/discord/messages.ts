@@ -131,6 +131,27 @@ export async function postMessage(
   }
 }
 
+/**
+ * Edits a message the bot posted (a reminder followed through). Never throws: a failure comes
+ * back sorted (a message deleted meanwhile is a `rejected` 10008).
+ */
+export async function editMessage(
+  rest: REST,
+  channelId: string,
+  messageId: string,
+  message: OutgoingMessage,
+): Promise<PostResult> {
+  try {
+    const { nonce: _nonce, enforce_nonce: _enforce, ...edit } = body(message);
+    const edited = (await rest.patch(Routes.channelMessage(channelId, messageId), {
+      body: edit,
+    })) as APIMessage;
+    return { ok: true, messageId: edited.id };
+  } catch (err) {
+    return { ok: false, failure: classifyPostError(err) };
+  }
+}
+
 /** Sends a user a DM (opening the DM channel first). Never throws. */
 export async function sendDirectMessage(
   rest: REST,

@@ -11,7 +11,7 @@ import type { Expression, ExpressionBuilder, Kysely, Selectable, SqlBool, Update
 import type { Database } from './schema.js';
 
 /** The tables whose rows are claimed: each has state, claimed_by, claim_expires_at and nonce. */
-export type ClaimTable = 'reminders' | 'personal_reminders' | 'webhook_events';
+export type ClaimTable = 'reminders' | 'personal_reminders' | 'webhook_events' | 'reminder_followups';
 
 /** Picks the row (or rows) of a claim table a statement is about. */
 export type RowFilter = (eb: ExpressionBuilder<Database, ClaimTable>) => Expression<SqlBool>;

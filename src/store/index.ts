@@ -3,6 +3,12 @@
  * reminders), in SQLite by default or PostgreSQL, with one schema and one query layer for both.
  */
 export { StoreError, StoreUnavailableError } from './errors.js';
+export {
+  DEFAULT_WINDOW_MS,
+  type Followup,
+  type FollowupClaim,
+  FollowupRepository,
+} from './followups.js';
 export { STILL_BROKEN_EVERY_MS, type StoreHealth, type StoreProblem } from './health.js';
 export {
   HistoryRepository,

@@ -75,6 +75,32 @@ export interface RemindersTable extends ReminderColumns {
    * `new_server_bump` from the directory's webhook moves the reminder by. Null while not known.
    */
   cooldown_ms: number | null;
+  /** Where and when the reminder was last posted, and its text (for its follow-up's edit). */
+  post_channel_id: string | null;
+  post_message_id: string | null;
+  post_text: string | null;
+  posted_at: number | null;
+}
+
+export type FollowupState = 'pending' | 'claimed' | 'done' | 'failed';
+
+/** A posted reminder to edit once the server is upped: who upped, when (reminders.ts, followups.ts). */
+export interface ReminderFollowupsTable {
+  message_id: string;
+  guild_id: string;
+  channel_id: string;
+  /** The reminder's text as posted: the edit keeps it and adds who upped. */
+  text: string;
+  posted_at: number;
+  upped_by: string;
+  upped_at: number;
+  state: FollowupState;
+  claimed_by: string | null;
+  claim_expires_at: number | null;
+  nonce: string | null;
+  done_at: number | null;
+  failure: string | null;
+  trace_parent: string | null;
 }
 
 /** A member's own reminder for a server's next up. */
@@ -217,4 +243,5 @@ export interface Database {
   up_history: UpHistoryTable;
   directory_webhooks: DirectoryWebhooksTable;
   webhook_events: WebhookEventsTable;
+  reminder_followups: ReminderFollowupsTable;
 }

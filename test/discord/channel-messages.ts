@@ -254,6 +254,7 @@ export class ChannelMessages {
       receivedAt: ctx.receivedAt,
       repeats: 0,
       message,
+      edits: [],
     };
     if (ref.kind === 'guild') {
       posted.guildId = ref.guild.id;
@@ -272,6 +273,28 @@ export class ChannelMessages {
     list.push(posted);
     this.#waiters.notify(posted);
     return { status: 200, body: structuredClone(message) };
+  }
+
+  /**
+   * PATCH /channels/{id}/messages/{id}: a message the bot posted, edited as Discord does (only
+   * its author may; the V2 flag set by an edit stays, and its rules hold on the merged message).
+   */
+  edit(channelId: string, messageId: string, rawBody: unknown): RouteResult {
+    const posted = this.#byChannel.get(channelId)?.find((p) => p.id === messageId);
+    if (!posted) return { status: 404, body: { message: 'Unknown Message', code: 10008 } };
+    const patch = isRecord(rawBody) ? rawBody : {};
+    const invalid = validateMessage(patch, [], { existing: posted.message });
+    if (invalid) return invalid;
+    const next = posted.message;
+    if ('content' in patch) next.content = typeof patch.content === 'string' ? patch.content : '';
+    if ('embeds' in patch) next.embeds = Array.isArray(patch.embeds) ? patch.embeds.map(normalizeEmbed) : [];
+    if ('components' in patch)
+      next.components = Array.isArray(patch.components) ? structuredClone(patch.components) : [];
+    if (typeof patch.flags === 'number')
+      next.flags = (next.flags & ~IS_COMPONENTS_V2) | (patch.flags & IS_COMPONENTS_V2);
+    next.edited_timestamp = new Date().toISOString();
+    posted.edits.push(structuredClone(patch));
+    return { status: 200, body: structuredClone(next) };
   }
 
   #remember(key: string, entry: NonceEntry): void {

@@ -436,6 +436,10 @@ function route(
     if (method !== 'GET') return { result: missingAccess() };
     return { result: host.messages.getChannel(second) };
   }
+  if (first === 'channels' && second !== undefined && third === 'messages' && segments.length === 4) {
+    if (method !== 'PATCH') return { result: methodNotAllowed() };
+    return { result: host.messages.edit(second, segments[3]!, parsed.body) };
+  }
   if (first === 'channels' && second !== undefined && third === 'messages' && segments.length === 3) {
     if (method !== 'POST') return { result: methodNotAllowed() };
     return { result: host.messages.post(second, parsed.body, { at, receivedAt, files }) };

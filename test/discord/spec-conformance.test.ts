@@ -216,11 +216,15 @@ describe('the stand-in checks every request it receives', () => {
     await call('GET', `/guilds/${guild.id}/roles`);
     await call('GET', `/guilds/${guild.id}/members/${si.botUser.id}`);
     await call('GET', `/channels/${guild.channels[0]!.id}`);
-    await call('POST', `/channels/${guild.channels[0]!.id}/messages`, {
+    const posted = await call('POST', `/channels/${guild.channels[0]!.id}/messages`, {
       content: 'hello',
       allowed_mentions: { parse: [] },
       nonce: '1',
       enforce_nonce: true,
+    });
+    await call('PATCH', `/channels/${guild.channels[0]!.id}/messages/${String(posted.id)}`, {
+      content: 'hello again',
+      allowed_mentions: { parse: [] },
     });
     await call('POST', `/interactions/${handle.id}/${handle.token}/callback`, { type: 5 });
     await call('GET', hook);

@@ -299,8 +299,10 @@ export interface PostedMessage {
   receivedAt: number;
   /** Later posts with the same nonce and enforce_nonce answered with this message instead of a new one. */
   repeats: number;
-  /** The message object the stand-in answered with. */
+  /** The message object the stand-in answered with (edits applied). */
   message: MessagePayload;
+  /** The bodies of the edits made to it since (PATCH /channels/{id}/messages/{id}), in order. */
+  edits: Array<Record<string, unknown>>;
 }
 
 export interface PostFailureOptions {

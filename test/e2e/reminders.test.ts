@@ -6,7 +6,7 @@
  * the admins rather than lost.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ReminderRepository, SettingsRepository } from '../../src/store/index.js';
+import { FollowupRepository, ReminderRepository, SettingsRepository } from '../../src/store/index.js';
 import {
   botRoleOf,
   DEFAULT_BOT_PERMISSIONS,
@@ -17,6 +17,7 @@ import {
   Permission,
   type PostedMessage,
 } from '../discord/index.js';
+import { IDS } from '../emulator/index.js';
 import { ENGINES, freshPlace, type Place } from '../store/places.js';
 import { viewOf } from '../support/layout-view.js';
 import { eventually } from '../support/wait.js';
@@ -125,6 +126,48 @@ describe.each(ENGINES)('reminders (%s)', (engine) => {
       3_000,
       'sent',
     );
+  });
+
+  it('edits the posted reminder once the server is upped: who and how long after, pinging nobody, once', async () => {
+    await settings.update(
+      guild.id,
+      { reminderChannelId: channel.id, reminderRoleId: pingRole.id, reminderTemplate: null },
+      Date.now(),
+    );
+    // The directory knows this server (a copy of a sample): its /up succeeds.
+    const sample = h.emu.state.servers.get(IDS.serverFresh);
+    if (!sample) throw new Error('the sample server is missing');
+    h.emu.state.servers.set(guild.id, { ...structuredClone(sample), id: guild.id });
+    const dueAt = await due(guild.id);
+    const posted = await h.discord.waitForMessage(channel.id, postedSince(dueAt - 300), 5_000);
+    const up = await h.run({
+      guildId: guild.id,
+      name: 'up',
+      user: { id: member.id, username: member.username },
+    });
+    expect(up.outcome).toBe('success');
+    const edited = await eventually(
+      () => h.discord.channelMessages(channel.id).find((m) => m.id === posted.id && m.edits.length > 0),
+      5_000,
+      'the reminder edited',
+    );
+    const [edit] = edited.edits;
+    expect(edit?.allowed_mentions).toEqual({ parse: [] });
+    expect(edit?.flags).toBe(1 << 15);
+    const shown = viewOf(edited.message).prose;
+    // The reminder's text as it was (its role's mention now renders as a name), then who upped.
+    expect(shown[0]).toBe(posted.text);
+    expect(shown[1]).toMatch(new RegExp(`^✅ Upped by <@${member.id}> \\d+ s after the reminder\\.$`));
+    // Once: the follow-up is done, and a later up (the directory's webhook for the same up) finds none.
+    const followups = new FollowupRepository(h.bot.store);
+    await eventually(
+      async () => ((await followups.get(posted.id))?.state === 'done' ? true : undefined),
+      3_000,
+      'the follow-up recorded done',
+    );
+    expect(await followups.take(guild.id, { userId: member.id, at: Date.now() })).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(h.discord.channelMessages(channel.id).find((m) => m.id === posted.id)?.edits).toHaveLength(1);
   });
 
   it("uses the admins' template, and the server's language for the default", async () => {

@@ -12,15 +12,7 @@ import { snowflake, startDiscordStandIn } from '../discord/index.js';
 import { IDS, startEmulator, TOKENS } from '../emulator/index.js';
 import { OtlpReceiver, type ReceivedSpan } from '../support/otlp.js';
 import { tempDir } from '../support/temp.js';
-import {
-  BotProcess,
-  discordLikeToken,
-  eventually,
-  freePort,
-  guildSet,
-  leaksIn,
-  startedReady,
-} from './helpers.js';
+import { BotProcess, discordLikeToken, eventually, guildSet, leaksIn, startedReady } from './helpers.js';
 
 const COOLDOWN_MS = 2_500;
 const HOOK_KEY = 'tracing-hook-key-5678';
@@ -41,11 +33,6 @@ async function world(finished: typeof onTestFinished) {
   await new SettingsRepository(store).update(IDS.serverFresh, { reminderChannelId: channelId }, Date.now());
   await new WebhookRepository(store).configure(IDS.serverFresh, HOOK_KEY, channelId, Date.now());
   await store.close();
-  const webhookPort = await freePort();
-  emu.webhooks.set(IDS.serverFresh, {
-    url: `http://127.0.0.1:${webhookPort}/hooks/directory/${IDS.serverFresh}`,
-    key: HOOK_KEY,
-  });
   const children: BotProcess[] = [];
   finished(async () => {
     await Promise.all(children.map((c) => c.destroy()));
@@ -64,8 +51,6 @@ async function world(finished: typeof onTestFinished) {
       HTTP_PORT: '0',
       LOG_LEVEL: 'info',
       STATS_FIRST_DELAY: '60s',
-      WEBHOOK_PORT: String(webhookPort),
-      WEBHOOK_HOST: '127.0.0.1',
       ...env,
     });
     children.push(bot);
@@ -91,8 +76,21 @@ describe('traces', () => {
       OTEL_SERVICE_NAME: 'directory-bot-test',
       // Sent every 200 ms instead of every 5 s: the test waits less.
       OTEL_BSP_SCHEDULE_DELAY: '200',
+      // A port of its own choosing (a port found free here may be taken by another test file's
+      // process by the time the bot listens): the directory is told the one it took.
+      WEBHOOK_PORT: '0',
+      WEBHOOK_HOST: '127.0.0.1',
     });
     await startedReady(bot);
+    const listening = await bot.waitForEntry(
+      (e) => e.msg === 'webhook receiver listening',
+      10_000,
+      'the webhook receiver',
+    );
+    w.emu.webhooks.set(IDS.serverFresh, {
+      url: `http://127.0.0.1:${String(listening.port)}/hooks/directory/${IDS.serverFresh}`,
+      key: HOOK_KEY,
+    });
     const up = w.discord.sendCommand({ guildId: IDS.serverFresh, name: 'up', user: someone() });
     await up.waitFor((r) => r.method === 'PATCH' && r.path.endsWith('/messages/@original'), 15_000);
 

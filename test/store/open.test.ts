@@ -111,6 +111,7 @@ describe.each(ENGINES)('opening the store (%s)', (engine) => {
       '007-host-instances',
       '008-webhook-intake',
       '009-trace-parents',
+      '010-reminder-followups',
     ]);
     expect((await new SettingsRepository(second).get('1'))?.publicLanguage).toBe('ru');
   });
@@ -135,6 +136,7 @@ describe.each(ENGINES)('opening the store (%s)', (engine) => {
         '007-host-instances',
         '008-webhook-intake',
         '009-trace-parents',
+        '010-reminder-followups',
       ]);
     }
   });

@@ -16,6 +16,7 @@ import type { APIMessageTopLevelComponent, REST } from 'discord.js';
 import type { CommandMentions } from '../../discord/command-mentions.js';
 import { failedPost, type GuildFactsLookup } from '../../discord/guild-posts.js';
 import {
+  editMessage,
   type OutgoingMessage,
   type PostFailure,
   postMessage,
@@ -26,11 +27,13 @@ import { publicLocale } from '../../i18n/public-language.js';
 import type { Logger } from '../../log/logger.js';
 import { COLORS } from '../../render/colors.js';
 import type { ButtonRow } from '../../render/components.js';
-import { container, fitLayout, text as textDisplay } from '../../render/layout.js';
+import { container, fitLayout, separator, text as textDisplay } from '../../render/layout.js';
+import type { Followup, FollowupRepository } from '../../store/followups.js';
 import type { Claim, Reminder } from '../../store/reminders.js';
 import type { GuildProblem } from '../../store/schema.js';
 import type { GuildSettings, SettingsRepository } from '../../store/settings.js';
 import type { SendOutcome } from '../../tasks/outbox.js';
+import { delayText } from './delay.js';
 import { reminderActionRow } from './remind-button.js';
 import type { ReminderSender } from './scheduler.js';
 import { fillTemplate } from './template.js';
@@ -50,6 +53,8 @@ export interface SenderOptions {
   guild: GuildFactsLookup;
   /** Whether the gateway told of the role's deletion (roles.ts). */
   roleDeleted: (guildId: string, roleId: string) => boolean;
+  /** Where each server reminder was posted, for its follow-up; none: reminders are not followed up. */
+  followups?: Pick<FollowupRepository, 'recordPost'>;
   logger: Logger;
   now?: () => number;
 }
@@ -84,7 +89,14 @@ export class DiscordReminderSender implements ReminderSender {
       nonce: claim.nonce,
     };
     const posted = await postMessage(this.#o.rest, channelId, message);
-    return posted.ok ? { kind: 'sent' } : this.#failed(guildId, posted.failure);
+    if (!posted.ok) return this.#failed(guildId, posted.failure);
+    // Where it is and what it said: the first up after it edits it (followUp).
+    await this.#o.followups
+      ?.recordPost(guildId, { channelId, messageId: posted.messageId, text: content, postedAt: this.#now() })
+      .catch((err: unknown) => {
+        this.#o.logger.warn({ err, guildId }, 'could not record where the reminder was posted');
+      });
+    return { kind: 'sent' };
   }
 
   async #personal(
@@ -127,6 +139,32 @@ export class DiscordReminderSender implements ReminderSender {
       nonce: claim.nonce,
     });
     return fallback.ok ? { kind: 'sent' } : this.#failed(guildId, fallback.failure);
+  }
+
+  /**
+   * A reminder followed through: its message edited to say who upped and how long after it, in
+   * the server's public language; the reminder's text kept, nobody pinged (allowed_mentions is
+   * empty: the role's mention renders as its name). Once done, or given up when the message is
+   * gone; tried again on Discord's 5xx.
+   */
+  async followUp(followup: Followup): Promise<SendOutcome> {
+    const { guildId } = followup;
+    const [settings, facts] = await Promise.all([this.#o.settings.get(guildId), this.#o.guild(guildId)]);
+    const t = translator(publicLocale(settings?.publicLanguage ?? 'auto', facts?.preferredLocale));
+    const note = t('remind.upped', {
+      user: `<@${followup.uppedBy}>`,
+      after: delayText(followup.uppedAt - followup.postedAt, t),
+    });
+    const layout = fitLayout([
+      container(COLORS.info, [textDisplay(followup.text), separator(), textDisplay(note)]),
+    ]);
+    const edited = await editMessage(this.#o.rest, followup.channelId, followup.messageId, {
+      layout,
+      allowedMentions: { parse: [] },
+    });
+    if (edited.ok) return { kind: 'sent' };
+    if (edited.failure.kind === 'transient') return failedPost(edited.failure).outcome;
+    return { kind: 'failed', reason: edited.failure.kind };
   }
 
   async #serverText(guildId: string, settings: GuildSettings, dueAt: number): Promise<string> {

@@ -35,6 +35,8 @@ export interface UpDeps {
   reminders: Pick<ReminderRepository, 'scheduleGuild'>;
   /** The reminder scheduler of this process: look again before `dueAt` if need be. */
   wakeReminders: (dueAt: number) => void;
+  /** A success follows the server's posted reminder through (features/reminders/engines.ts). */
+  followUp?: (guildId: string, up: { userId: string; at: number }) => Promise<void>;
   /** Where a success is recorded (store/history.ts): /leaderboard reads it. */
   history: Pick<HistoryRepository, 'record'>;
   /** The server's public language (/settings language). */
@@ -135,6 +137,7 @@ async function recordUp(deps: UpDeps, up: PendingUp, decision: UpDecision, at: n
   } catch (err) {
     deps.logger.warn({ err, guildId: up.guildId }, 'could not record the up in the history');
   }
+  await deps.followUp?.(up.guildId, { userId: up.userId, at });
 }
 
 export interface DecideOptions {

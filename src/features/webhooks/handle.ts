@@ -37,6 +37,8 @@ export interface HandlerOptions {
   reminders: Pick<ReminderRepository, 'moveForUp'>;
   /** The server's reminder now falls due at `dueAt`: this process's scheduler looks in time. */
   wakeReminders: (dueAt: number) => void;
+  /** An up given on the site follows the server's posted reminder through too (never throws). */
+  followUp?: (guildId: string, up: { userId: string; at: number }) => Promise<void>;
   guild: GuildFactsLookup;
   logger: Logger;
   now?: () => number;
@@ -68,6 +70,7 @@ export class DirectoryEventHandler implements EventHandler {
       upCount: null,
       source: 'webhook',
     });
+    await this.#o.followUp?.(guildId, { userId: event.userId, at: event.at });
     const dueAt = await this.#o.reminders.moveForUp(guildId, event.at, SAME_UP_MS, this.#now());
     if (dueAt !== undefined) this.#o.wakeReminders(dueAt);
     this.#o.logger.info(

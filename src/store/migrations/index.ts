@@ -12,6 +12,7 @@ import { journalGuildLocale } from './006-journal-guild-locale.js';
 import { hostInstances } from './007-host-instances.js';
 import { webhookIntake } from './008-webhook-intake.js';
 import { traceParents } from './009-trace-parents.js';
+import { reminderFollowups } from './010-reminder-followups.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '001-initial': initial,
@@ -23,6 +24,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '007-host-instances': hostInstances,
   '008-webhook-intake': webhookIntake,
   '009-trace-parents': traceParents,
+  '010-reminder-followups': reminderFollowups,
 };
 
 export const migrationProvider: MigrationProvider = {
