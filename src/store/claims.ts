@@ -8,7 +8,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Expression, ExpressionBuilder, Kysely, Selectable, SqlBool, Updateable } from 'kysely';
-import type { Database } from './schema.js';
+import { currentTraceParent } from '../trace/spans.js';
+import type { Database, OutboxColumns } from './schema.js';
 
 /** The tables whose rows are claimed: each has state, claimed_by, claim_expires_at and nonce. */
 export type ClaimTable = 'reminders' | 'personal_reminders' | 'webhook_events' | 'reminder_followups';
@@ -22,6 +23,19 @@ export interface Lease {
   /** For Discord's `nonce` (with `enforce_nonce`). */
   nonce: string;
   expiresAt: number;
+}
+
+/** An outbox row waiting to be claimed, stored by the work now running (its trace, if traced). */
+export function pendingColumns(): OutboxColumns {
+  return {
+    state: 'pending',
+    claimed_by: null,
+    claim_expires_at: null,
+    nonce: null,
+    done_at: null,
+    failure: null,
+    trace_parent: currentTraceParent(),
+  };
 }
 
 /** At most 25 characters, as Discord's `nonce` requires; 96 random bits. */

@@ -7,8 +7,7 @@
  * done once like the other outboxes (claims.ts): across restarts, kill -9 and several hosts.
  */
 import type { Selectable } from 'kysely';
-import { currentTraceParent } from '../trace/spans.js';
-import { claimRow, finishRow, type Lease, type RowFilter, retryRowAt } from './claims.js';
+import { claimRow, finishRow, type Lease, pendingColumns, type RowFilter, retryRowAt } from './claims.js';
 import type { ReminderFollowupsTable } from './schema.js';
 import type { Store } from './store.js';
 
@@ -95,13 +94,7 @@ export class FollowupRepository {
           posted_at: postedAt,
           upped_by: up.userId,
           upped_at: up.at,
-          state: 'pending',
-          claimed_by: null,
-          claim_expires_at: null,
-          nonce: null,
-          done_at: null,
-          failure: null,
-          trace_parent: currentTraceParent(),
+          ...pendingColumns(),
         })
         .onConflict((oc) => oc.column('message_id').doNothing())
         .execute();

@@ -82,10 +82,8 @@ export interface RemindersTable extends ReminderColumns {
   posted_at: number | null;
 }
 
-export type FollowupState = 'pending' | 'claimed' | 'done' | 'failed';
-
-/** A posted reminder to edit once the server is upped: who upped, when (reminders.ts, followups.ts). */
-export interface ReminderFollowupsTable {
+/** A posted reminder to edit once the server is upped: who upped, when (followups.ts). */
+export interface ReminderFollowupsTable extends OutboxColumns {
   message_id: string;
   guild_id: string;
   channel_id: string;
@@ -94,13 +92,6 @@ export interface ReminderFollowupsTable {
   posted_at: number;
   upped_by: string;
   upped_at: number;
-  state: FollowupState;
-  claimed_by: string | null;
-  claim_expires_at: number | null;
-  nonce: string | null;
-  done_at: number | null;
-  failure: string | null;
-  trace_parent: string | null;
 }
 
 /** A member's own reminder for a server's next up. */
@@ -210,7 +201,7 @@ export interface DirectoryWebhooksTable {
 export type WebhookEventState = 'pending' | 'claimed' | 'done' | 'failed';
 
 /** One event the directory delivered: stored before it is answered, announced after (an outbox). */
-export interface WebhookEventsTable {
+export interface WebhookEventsTable extends OutboxColumns {
   /** `<guild id>:<what identifies the event>`: the same delivery twice is one row. */
   id: string;
   guild_id: string;
@@ -218,14 +209,21 @@ export interface WebhookEventsTable {
   /** The event as checked (JSON of features/webhooks/events.ts's DirectoryEvent). */
   payload: string;
   received_at: number;
+}
+
+/**
+ * An outbox's row besides what it is about (webhook events, reminder follow-ups): waiting
+ * (`pending`), claimed by a process for a lease, then done or failed (store/claims.ts).
+ */
+export interface OutboxColumns {
   state: WebhookEventState;
   claimed_by: string | null;
   claim_expires_at: number | null;
-  /** Discord's `nonce` for its announcement; kept when an expired claim is taken over. */
+  /** Discord's `nonce` for what it posts; kept when an expired claim is taken over. */
   nonce: string | null;
   done_at: number | null;
   failure: string | null;
-  /** The W3C traceparent of the delivery that brought it, for the announcement's span to link to. */
+  /** The W3C traceparent of the work that stored it, for the span that does it to link to. */
   trace_parent: string | null;
 }
 

@@ -27,8 +27,7 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Selectable, SqlBool, Transaction } from 'kysely';
-import { currentTraceParent } from '../trace/spans.js';
-import { claimRow, finishRow, type Lease, type RowFilter, retryRowAt } from './claims.js';
+import { claimRow, finishRow, type Lease, pendingColumns, type RowFilter, retryRowAt } from './claims.js';
 import { sql } from './kysely.js';
 import type {
   Database,
@@ -227,13 +226,7 @@ export class WebhookRepository {
           type: event.type,
           payload: event.payload,
           received_at: event.receivedAt,
-          state: 'pending',
-          claimed_by: null,
-          claim_expires_at: null,
-          nonce: null,
-          done_at: null,
-          failure: null,
-          trace_parent: currentTraceParent(),
+          ...pendingColumns(),
         })
         .onConflict((oc) => oc.column('id').doNothing())
         .returning('id')

@@ -39,6 +39,7 @@ describe('one schema on both engines', () => {
       'leases',
       'pending_ups',
       'personal_reminders',
+      'reminder_followups',
       'reminders',
       'shard_states',
       'up_history',
@@ -59,6 +60,10 @@ describe('one schema on both engines', () => {
     expect(shape.reminders?.primaryKey).toEqual(['guild_id']);
     expect(shape.reminders?.indexes).toEqual([
       { name: 'reminders_state_due_at', columns: ['state', 'due_at'], unique: false },
+    ]);
+    expect(shape.reminder_followups?.primaryKey).toEqual(['message_id']);
+    expect(shape.reminder_followups?.indexes).toEqual([
+      { name: 'reminder_followups_state_upped_at', columns: ['state', 'upped_at'], unique: false },
     ]);
     expect(shape.personal_reminders?.primaryKey).toEqual(['guild_id', 'user_id']);
     expect(shape.personal_reminders?.indexes).toEqual([
