@@ -30,9 +30,10 @@ import { resolveLocale, translator } from '../i18n/index.js';
 import { customIdPrefix } from '../render/custom-id.js';
 import type { RenderedMessage } from '../render/message.js';
 import { doneWithin } from '../time/bounded.js';
-import { annotate, inSpan, SpanKind } from '../trace/spans.js';
+import { annotate } from '../trace/spans.js';
 import { describeFailure, GuildOnlyError } from './error-message.js';
 import { privateFollowUp, responderFor } from './respond.js';
+import { inInteractionSpan } from './traced.js';
 import type {
   BotDeps,
   ButtonHandler,
@@ -320,33 +321,9 @@ export function createRouter(
     hooks.onHandled?.({ kind: 'autocomplete', name: command ? name : 'unknown', outcome, durationMs });
   }
 
-  /** One trace an interaction: its handler's store statements and requests are spans in it. */
+  /** One trace an interaction (interactions/traced.ts). */
   function handle(interaction: Interaction): Promise<void> {
-    const kind = interaction.isAutocomplete()
-      ? 'autocomplete'
-      : interaction.isButton()
-        ? 'button'
-        : 'command';
-    const name =
-      'customId' in interaction && kind === 'button'
-        ? customIdPrefix(interaction.customId)
-        : 'commandName' in interaction
-          ? interaction.commandName
-          : 'other';
-    return inSpan(
-      `interaction ${kind} ${name}`,
-      {
-        kind: SpanKind.SERVER,
-        root: true,
-        attributes: {
-          'discord.interaction.kind': kind,
-          'discord.interaction.name': name,
-          'discord.interaction.id': interaction.id,
-          ...(interaction.guildId ? { 'discord.guild.id': interaction.guildId } : {}),
-        },
-      },
-      () => handleInSpan(interaction),
-    );
+    return inInteractionSpan(interaction, () => handleInSpan(interaction));
   }
 
   async function handleInSpan(interaction: Interaction): Promise<void> {
