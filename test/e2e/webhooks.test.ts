@@ -438,6 +438,27 @@ describe.each(ENGINES)("the directory's webhooks (%s)", (engine) => {
     expect((await repo.getGuild(guild.id))?.dueAt).toBe(moved.dueAt);
   });
 
+  it('an up on the site after a reminder was posted edits the reminder: who and how long after', async () => {
+    await new SettingsRepository(store).update(guild.id, { reminderChannelId: reminders.id }, Date.now());
+    const repo = new ReminderRepository(store);
+    const dueAt = Date.now() + 200;
+    await repo.scheduleGuild(guild.id, { dueAt, nextUpAt: dueAt, cooldownMs: 3_600_000 }, Date.now());
+    h.bot.reminders.wake(dueAt);
+    const posted = await h.discord.waitForMessage(reminders.id, (m) => m.receivedAt >= dueAt - 200, 5_000);
+    expect(await h.emu.webhooks.bump(guild.id, boris.id, Date.now() + 1_000)).toBe(200);
+    const edited = await eventually(
+      () => h.discord.channelMessages(reminders.id).find((m) => m.id === posted.id && m.edits.length > 0),
+      10_000,
+      'the reminder edited',
+    );
+    expect(edited.edits).toHaveLength(1);
+    expect(edited.edits[0]?.allowed_mentions).toEqual({ parse: [] });
+    expect(viewOf(edited.message).prose).toEqual([
+      posted.text,
+      expect.stringMatching(new RegExp(`^✅ Upped by <@${boris.id}> \\d+ s after the reminder\\.$`)),
+    ]);
+  });
+
   it('a channel the bot may not post in: given up, told in /settings show, and cleared once it posts again', async () => {
     const botRole = botRoleOf(h.discord.guilds.get(guild.id) as GuildFixture, h.discord.botUser.id);
     if (!botRole) throw new Error('the stand-in gave the bot no role');
