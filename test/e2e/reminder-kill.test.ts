@@ -7,7 +7,13 @@
  * the server, or once the answer is shown) still reminds the server once, at the next-up time.
  */
 import { describe, expect, it, type onTestFinished } from 'vitest';
-import { openStore, ReminderRepository, SettingsRepository, type Store } from '../../src/store/index.js';
+import {
+  FollowupRepository,
+  openStore,
+  ReminderRepository,
+  SettingsRepository,
+  type Store,
+} from '../../src/store/index.js';
 import { isFinalAnswer } from '../discord/index.js';
 import { IDS } from '../emulator/index.js';
 import { childEnv, freshGuild, newUserRef, startWorld, type World } from '../faults/fixtures.js';
@@ -49,7 +55,7 @@ describe.each(ENGINES)('a reminder across kill -9 (%s)', (engine) => {
             now,
           );
         }
-        return { world, channelId, reminders };
+        return { world, channelId, reminders, followups: new FollowupRepository(store) };
       },
       start(name: string, w: World): BotProcess {
         const proc = startBot(name, { ...childEnv(w), REMINDER_CLAIM_MS: String(CLAIM_MS) });
@@ -114,6 +120,51 @@ describe.each(ENGINES)('a reminder across kill -9 (%s)', (engine) => {
     expect(messages).toHaveLength(1);
     // The second post carried the same nonce and got the first message back.
     expect(messages[0]?.repeats).toBe(1);
+  }, 120_000);
+
+  it.concurrent("killed while the reminder's follow-up is tried again: the next process edits it once", async ({
+    onTestFinished,
+  }) => {
+    const { setUp, start } = scope(onTestFinished);
+    const { world: w, channelId, reminders, followups } = await setUp(500);
+    const first = start('followup-1', w);
+    await first.ready();
+    const posted = await w.discord.waitForMessage(channelId, undefined, 10_000);
+    await eventually(
+      async () => ((await reminders.getGuild(freshGuild.id))?.state === 'sent' ? true : undefined),
+      5_000,
+      'the reminder recorded as sent',
+    );
+    // Discord fails every edit for now: the follow-up is claimed, and left to be tried again.
+    w.discord.injectRestFault({
+      method: 'PATCH',
+      path: /^\/channels\/\d+\/messages\/\d+$/,
+      status: 500,
+      times: Infinity,
+    });
+    const upper = newUserRef('upper');
+    const up = w.discord.sendCommand({ guildId: freshGuild.id, name: 'up', user: upper });
+    await up.waitFor(isFinalAnswer, 15_000);
+    await eventually(
+      async () => ((await followups.get(posted.id))?.state === 'claimed' ? true : undefined),
+      10_000,
+      'the follow-up claimed',
+    );
+    first.kill('SIGKILL');
+    await withTimeout(first.exited, 5_000, 'the first bot to die');
+    w.discord.clearRestFaults();
+
+    const second = start('followup-2', w);
+    await second.ready();
+    await eventually(
+      async () => ((await followups.get(posted.id))?.state === 'done' ? true : undefined),
+      15_000,
+      'the second process to edit the reminder',
+    );
+    const [message] = w.discord.channelMessages(channelId);
+    expect(w.discord.channelMessages(channelId)).toHaveLength(1);
+    expect(message?.edits).toHaveLength(1);
+    expect(JSON.stringify(message?.edits[0])).toContain(`<@${upper.id}>`);
   }, 120_000);
 
   it.concurrent('fell due while no bot ran: sent when one starts', async ({ onTestFinished }) => {
