@@ -57,7 +57,7 @@ export interface BotDeps {
    * The server was upped by `userId` at `at`: its posted reminder is edited to say so
    * (features/reminders/engines.ts). Never throws.
    */
-  followUp(guildId: string, up: { userId: string; at: number }): Promise<void>;
+  followUp(guildId: string, up: { userId: string; at: number }): Promise<number | undefined>;
   /**
    * Tells this process's watch of reminder roles (features/reminders/roles.ts) which role a
    * server's reminders mention now (null: none), so its deletion is noticed, even while offline.

@@ -64,9 +64,9 @@ export class FollowupRepository {
   /**
    * The server was upped by `userId` at `at`: the reminder posted before it, within the window it
    * was for, gets its follow-up (once: the reminder's post is let go of in the same transaction).
-   * True when one was left.
+   * When one was left, the time the reminder was posted (how fast the up came); else null.
    */
-  take(guildId: string, up: { userId: string; at: number }): Promise<boolean> {
+  take(guildId: string, up: { userId: string; at: number }): Promise<number | null> {
     return this.#store.transaction(async (trx) => {
       const row = await trx
         .selectFrom('reminders')
@@ -74,16 +74,16 @@ export class FollowupRepository {
         .where('guild_id', '=', guildId)
         .executeTakeFirst();
       const postedAt = row?.posted_at === null || row?.posted_at === undefined ? null : Number(row.posted_at);
-      if (!row?.post_message_id || !row.post_channel_id || postedAt === null) return false;
+      if (!row?.post_message_id || !row.post_channel_id || postedAt === null) return null;
       const window = row.cooldown_ms === null ? DEFAULT_WINDOW_MS : Number(row.cooldown_ms);
-      if (up.at < postedAt || up.at >= postedAt + window) return false;
+      if (up.at < postedAt || up.at >= postedAt + window) return null;
       const taken = await trx
         .updateTable('reminders')
         .set({ post_message_id: null })
         .where('guild_id', '=', guildId)
         .where('post_message_id', '=', row.post_message_id)
         .executeTakeFirst();
-      if (taken.numUpdatedRows === 0n) return false;
+      if (taken.numUpdatedRows === 0n) return null;
       await trx
         .insertInto('reminder_followups')
         .values({
@@ -98,7 +98,7 @@ export class FollowupRepository {
         })
         .onConflict((oc) => oc.column('message_id').doNothing())
         .execute();
-      return true;
+      return postedAt;
     });
   }
 

@@ -146,6 +146,9 @@ describe.each(ENGINES)('reminders (%s)', (engine) => {
       user: { id: member.id, username: member.username },
     });
     expect(up.outcome).toBe('success');
+    // The /up's answer says how fast it followed the reminder.
+    const answer = viewOf(up.view.original);
+    expect(answer.fields.find((f) => f.name === 'Reaction')?.value).toMatch(/^⚡ \d+ s after the reminder$/);
     const edited = await eventually(
       () => h.discord.channelMessages(channel.id).find((m) => m.id === posted.id && m.edits.length > 0),
       5_000,
@@ -165,7 +168,7 @@ describe.each(ENGINES)('reminders (%s)', (engine) => {
       3_000,
       'the follow-up recorded done',
     );
-    expect(await followups.take(guild.id, { userId: member.id, at: Date.now() })).toBe(false);
+    expect(await followups.take(guild.id, { userId: member.id, at: Date.now() })).toBeNull();
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(h.discord.channelMessages(channel.id).find((m) => m.id === posted.id)?.edits).toHaveLength(1);
   });

@@ -38,8 +38,8 @@ describe.each(ENGINES)('reminder follow-ups (%s)', (engine) => {
 
   it('the first up after the post leaves one follow-up, with the post and who upped', async () => {
     await post();
-    expect(await followups.take(GUILD, { userId: MEMBER, at: T0 + 42_000 })).toBe(true);
-    expect(await followups.take(GUILD, { userId: OTHER, at: T0 + 43_000 })).toBe(false);
+    expect(await followups.take(GUILD, { userId: MEMBER, at: T0 + 42_000 })).toBe(T0);
+    expect(await followups.take(GUILD, { userId: OTHER, at: T0 + 43_000 })).toBeNull();
     expect(await followups.get(MESSAGE)).toMatchObject({
       messageId: MESSAGE,
       guildId: GUILD,
@@ -60,18 +60,18 @@ describe.each(ENGINES)('reminder follow-ups (%s)', (engine) => {
       followups.take(GUILD, { userId: MEMBER, at: T0 + 1_000 }),
       second.take(GUILD, { userId: OTHER, at: T0 + 1_000 }),
     ]);
-    expect(taken.filter(Boolean)).toHaveLength(1);
+    expect(taken.filter((t) => t !== null)).toHaveLength(1);
     expect(await followups.due(10)).toHaveLength(1);
   });
 
   it('leaves none for an up before the post, long after it, or with nothing posted', async () => {
-    expect(await followups.take(GUILD, { userId: MEMBER, at: T0 + 1 })).toBe(false);
+    expect(await followups.take(GUILD, { userId: MEMBER, at: T0 + 1 })).toBeNull();
     await post();
-    expect(await followups.take(GUILD, { userId: MEMBER, at: T0 - 1 })).toBe(false);
-    expect(await followups.take(GUILD, { userId: MEMBER, at: T0 + DEFAULT_WINDOW_MS })).toBe(false);
+    expect(await followups.take(GUILD, { userId: MEMBER, at: T0 - 1 })).toBeNull();
+    expect(await followups.take(GUILD, { userId: MEMBER, at: T0 + DEFAULT_WINDOW_MS })).toBeNull();
     expect(await followups.due(10)).toEqual([]);
     // Still there for an up within its window.
-    expect(await followups.take(GUILD, { userId: MEMBER, at: T0 + DEFAULT_WINDOW_MS - 1 })).toBe(true);
+    expect(await followups.take(GUILD, { userId: MEMBER, at: T0 + DEFAULT_WINDOW_MS - 1 })).toBe(T0);
   });
 
   it('one process claims it; another takes it over once the lease ran out; done once', async () => {

@@ -21,8 +21,11 @@ import { DiscordReminderSender } from './send.js';
 export interface ReminderEngines {
   scheduler: ReminderScheduler;
   followups: FollowupScheduler;
-  /** The server was upped by `userId` at `at`: its posted reminder gets its follow-up. */
-  followUp(guildId: string, up: { userId: string; at: number }): Promise<void>;
+  /**
+   * The server was upped by `userId` at `at`: its posted reminder gets its follow-up. How long
+   * after the reminder the up came, or undefined when there was none to follow through.
+   */
+  followUp(guildId: string, up: { userId: string; at: number }): Promise<number | undefined>;
 }
 
 export function reminderEngines(options: {
@@ -76,9 +79,13 @@ export function reminderEngines(options: {
     followups,
     async followUp(guildId, up) {
       try {
-        if (await followupRepository.take(guildId, up)) followups.wake();
+        const postedAt = await followupRepository.take(guildId, up);
+        if (postedAt === null) return undefined;
+        followups.wake();
+        return up.at - postedAt;
       } catch (err) {
         logger.warn({ err, guildId }, "could not note the up on the server's reminder");
+        return undefined;
       }
     },
   };

@@ -12,6 +12,7 @@
  *   theirs), through a Responder: the live interaction's or the journaled token's. The two paths
  *   send the same message.
  */
+
 import type { DirectoryClient, ServerStatistics, ServerUpResult } from '../../directory/index.js';
 import type { DiscordLookups } from '../../discord/lookups.js';
 import { type Translate, translator } from '../../i18n/index.js';
@@ -24,6 +25,7 @@ import type { HistoryRepository } from '../../store/history.js';
 import type { PendingUp, UpJournal } from '../../store/journal.js';
 import type { ReminderRepository } from '../../store/reminders.js';
 import type { GuildSettings, SettingsRepository } from '../../store/settings.js';
+import { delayText } from '../reminders/delay.js';
 import { remindableTime, remindRow } from '../reminders/remind-button.js';
 
 /** What an up needs: a part of the handlers' deps (interactions/types.ts BotDeps). */
@@ -35,8 +37,11 @@ export interface UpDeps {
   reminders: Pick<ReminderRepository, 'scheduleGuild'>;
   /** The reminder scheduler of this process: look again before `dueAt` if need be. */
   wakeReminders: (dueAt: number) => void;
-  /** A success follows the server's posted reminder through (features/reminders/engines.ts). */
-  followUp?: (guildId: string, up: { userId: string; at: number }) => Promise<void>;
+  /**
+   * A success follows the server's posted reminder through (features/reminders/engines.ts): how
+   * long after the reminder it came, when there was one.
+   */
+  followUp?: (guildId: string, up: { userId: string; at: number }) => Promise<number | undefined>;
   /** Where a success is recorded (store/history.ts): /leaderboard reads it. */
   history: Pick<HistoryRepository, 'record'>;
   /** The server's public language (/settings language). */
@@ -53,6 +58,8 @@ export interface UpDecision {
   remindAt: number | null;
   /** Only a success is shown to the channel; "not yet" and "not updated" are for the person. */
   publicly: boolean;
+  /** A success that followed the server's reminder: how long after it (ms); else null. */
+  reactionMs: number | null;
 }
 
 /** A cooldown longer than this is not believed (the directory's is a few hours). */
@@ -82,7 +89,7 @@ function sendUp(
 function decisionOf(result: ServerUpResult, now: number): UpDecision {
   const outcome = upOutcome(result);
   const remindAt = outcome === 'notUpdated' ? null : remindableTime(result.nextUpAt, now);
-  return { outcome, result, remindAt, publicly: outcome === 'success' };
+  return { outcome, result, remindAt, publicly: outcome === 'success', reactionMs: null };
 }
 
 /**
@@ -137,7 +144,7 @@ async function recordUp(deps: UpDeps, up: PendingUp, decision: UpDecision, at: n
   } catch (err) {
     deps.logger.warn({ err, guildId: up.guildId }, 'could not record the up in the history');
   }
-  await deps.followUp?.(up.guildId, { userId: up.userId, at });
+  decision.reactionMs = (await deps.followUp?.(up.guildId, { userId: up.userId, at })) ?? null;
 }
 
 export interface DecideOptions {
@@ -194,9 +201,27 @@ export async function decideUp(deps: UpDeps, up: PendingUp, options: DecideOptio
   return decision;
 }
 
-/** The decision in words, with the "Remind me" button when it carries a next-up time. */
+/** An up this soon after the server's reminder is said on its answer ("⚡ 42 s after the reminder"). */
+export const QUICK_UP_MS = 10 * 60_000;
+
+/**
+ * The decision in words, with the "Remind me" button when it carries a next-up time, and how
+ * fast the up followed the server's reminder when that was quick.
+ */
 export function renderUpDecision(decision: UpDecision, t: Translate, now: number): EmbedMessage {
   const message = renderUpResult(decision.result, t, now);
+  const { reactionMs } = decision;
+  const [embed] = message.embeds;
+  if (embed && reactionMs !== null && reactionMs >= 0 && reactionMs < QUICK_UP_MS) {
+    embed.fields = [
+      ...(embed.fields ?? []),
+      {
+        name: t('up.reaction'),
+        value: t('up.reactionValue', { after: delayText(reactionMs, t) }),
+        inline: true,
+      },
+    ];
+  }
   if (decision.remindAt !== null) {
     message.components = [...message.components, remindRow(decision.remindAt, t)];
   }

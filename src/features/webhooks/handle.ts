@@ -38,7 +38,7 @@ export interface HandlerOptions {
   /** The server's reminder now falls due at `dueAt`: this process's scheduler looks in time. */
   wakeReminders: (dueAt: number) => void;
   /** An up given on the site follows the server's posted reminder through too (never throws). */
-  followUp?: (guildId: string, up: { userId: string; at: number }) => Promise<void>;
+  followUp?: (guildId: string, up: { userId: string; at: number }) => Promise<unknown>;
   guild: GuildFactsLookup;
   logger: Logger;
   now?: () => number;
