@@ -4,6 +4,7 @@ import { bot } from './bot.js';
 import { comments } from './comments.js';
 import { directoryCard } from './directory-card.js';
 import { leaderboard } from './leaderboard.js';
+import { notifyMe } from './notify-me.js';
 import { profile } from './profile.js';
 import { remind } from './remind.js';
 import { reminderActions } from './reminder-actions.js';
@@ -14,5 +15,5 @@ import { up } from './up.js';
 export const registry: Registry = {
   commands: [up, bot, server, profile, settings, leaderboard],
   userCommands: [directoryCard],
-  buttons: [comments, remind, reminderActions],
+  buttons: [comments, remind, reminderActions, notifyMe],
 };

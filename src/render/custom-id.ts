@@ -82,6 +82,21 @@ export function isRemindId(customId: string): boolean {
   return customId.startsWith(`${REMIND_PREFIX}:`);
 }
 
+const NOTIFY_PREFIX = 'notify';
+
+/** "Notify me" on a server's reminder: `notify:<guild id>` (the role is the server's setting then). */
+export function encodeNotify(guildId: string): string {
+  return `${NOTIFY_PREFIX}:${guildId}`;
+}
+
+export function decodeNotify(customId: string): string | null {
+  return /^notify:(\d{15,21})$/.exec(customId)?.[1] ?? null;
+}
+
+export function isNotifyId(customId: string): boolean {
+  return customId.startsWith(`${NOTIFY_PREFIX}:`);
+}
+
 /** What a member's own reminder offers: again in an hour, or no more (its buttons). */
 export type ReminderAction = 'snooze' | 'stop';
 

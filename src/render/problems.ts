@@ -80,6 +80,9 @@ export function problemText(
   if (problem === 'role-deleted') {
     return t('settings.problem.roleDeleted', { role: roleMention(context.roleId, t) });
   }
+  if (problem === 'cannot-give-role') {
+    return t('settings.problem.cannotGiveRole', { role: roleMention(context.roleId, t) });
+  }
   const names = missingPermissions(problem);
   if (names.length === 0) return t('settings.problem.missingPermissionUnknown', { channel });
   return t('settings.problem.missingPermission', { channel, permissions: permissionList(names, t) });

@@ -27,7 +27,12 @@ export interface PendingUpsTable {
 }
 
 /** Why the last reminder could not be posted, for the settings command to show. */
-export type GuildProblem = 'channel-deleted' | 'role-deleted' | `missing-permission:${string}`;
+export type GuildProblem =
+  | 'channel-deleted'
+  | 'role-deleted'
+  /** "Notify me" could not give the reminder role: Manage Roles, or the bot's role below it. */
+  | 'cannot-give-role'
+  | `missing-permission:${string}`;
 
 export interface GuildSettingsTable {
   guild_id: string;

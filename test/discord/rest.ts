@@ -23,6 +23,7 @@ import {
   isRecord,
   type RouteResult,
 } from './interactions.js';
+import { basePermissions, hasPermission, Permission, rolesOf } from './permissions.js';
 import type { RecordedFile, RecordedRestRequest, RestFaultRule } from './types.js';
 
 export interface RestHost {
@@ -414,6 +415,10 @@ function route(
     const guild = host.guilds.get(second);
     if (!guild || guild.unavailable)
       return { result: { status: 404, body: { message: 'Unknown Guild', code: 10004 } } };
+    if (third === 'members' && fourth !== undefined && fifth === 'roles' && segments.length === 6) {
+      if (method !== 'PUT' && method !== 'DELETE') return { result: methodNotAllowed() };
+      return { result: memberRole(host, guild, fourth, segments[5]!, method === 'PUT') };
+    }
     if (method !== 'GET') return { result: missingAccess() };
     if (segments.length === 2) {
       return { result: { status: 200, body: restGuildPayload(guild, query.get('with_counts') === 'true') } };
@@ -445,6 +450,34 @@ function route(
     return { result: host.messages.post(second, parsed.body, { at, receivedAt, files }) };
   }
   return { result: notFound() };
+}
+
+/**
+ * PUT / DELETE /guilds/{id}/members/{id}/roles/{id}: as Discord checks it, the bot needs Manage
+ * Roles and a highest role above the role it gives or takes (50013 otherwise); the member keeps
+ * the roles it is given, for the next interaction's payload.
+ */
+function memberRole(
+  host: RestHost,
+  guild: GuildFixture,
+  userId: string,
+  roleId: string,
+  add: boolean,
+): RouteResult {
+  const role = guild.roles.find((r) => r.id === roleId);
+  if (!role) return { status: 404, body: { message: 'Unknown Role', code: 10011 } };
+  const member = memberOf(host, guild, userId);
+  if (!member) return { status: 404, body: { message: 'Unknown Member', code: 10007 } };
+  const botId = host.botUser.id;
+  const botRoles = rolesOf(guild, botId);
+  const bits = basePermissions(guild, { userId: botId, roles: botRoles });
+  const highest = Math.max(0, ...guild.roles.filter((r) => botRoles.includes(r.id)).map((r) => r.position));
+  if (!hasPermission(bits, Permission.ManageRoles) || role.position >= highest || role.managed) {
+    return { status: 403, body: { message: 'Missing Permissions', code: 50013 } };
+  }
+  if (!guild.members.includes(member)) guild.members.push(member);
+  member.roles = add ? [...new Set([...member.roles, roleId])] : member.roles.filter((r) => r !== roleId);
+  return { status: 204 };
 }
 
 function memberOf(host: RestHost, guild: GuildFixture, userId: string): MemberFixture | undefined {

@@ -3,7 +3,7 @@
 // all the same, and knows every route the stand-in serves.
 
 import { describe, expect, it } from 'vitest';
-import { makeGuild } from './index.js';
+import { botRoleOf, makeGuild, makeRole, Permission } from './index.js';
 import {
   assertNoViolations,
   checkRequest,
@@ -215,6 +215,16 @@ describe('the stand-in checks every request it receives', () => {
     await call('GET', `/guilds/${guild.id}/channels`);
     await call('GET', `/guilds/${guild.id}/roles`);
     await call('GET', `/guilds/${guild.id}/members/${si.botUser.id}`);
+    // A role below the bot's, which may manage roles: given to a member and taken off again.
+    const held = si.guilds.get(guild.id);
+    const botRole = held && botRoleOf(held, si.botUser.id);
+    if (!held || !botRole) throw new Error('no bot role');
+    botRole.position = 5;
+    si.setRolePermissions(guild.id, botRole.id, Permission.ManageRoles);
+    const given = makeRole({ name: 'pinged', position: 2 });
+    held.roles.push(given);
+    await call('PUT', `/guilds/${guild.id}/members/${si.botUser.id}/roles/${given.id}`);
+    await call('DELETE', `/guilds/${guild.id}/members/${si.botUser.id}/roles/${given.id}`);
     await call('GET', `/channels/${guild.channels[0]!.id}`);
     const posted = await call('POST', `/channels/${guild.channels[0]!.id}/messages`, {
       content: 'hello',

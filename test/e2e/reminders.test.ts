@@ -11,6 +11,7 @@ import {
   botRoleOf,
   DEFAULT_BOT_PERMISSIONS,
   makeGuild,
+  makeMember,
   makeRole,
   makeTextChannel,
   makeUser,
@@ -171,6 +172,74 @@ describe.each(ENGINES)('reminders (%s)', (engine) => {
     expect(await followups.take(guild.id, { userId: member.id, at: Date.now() })).toBeNull();
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(h.discord.channelMessages(channel.id).find((m) => m.id === posted.id)?.edits).toHaveLength(1);
+  });
+
+  it('"Notify me" gives the reminder role to whoever presses it, takes it off again, and says when the bot cannot', async () => {
+    const g = h.discord.guilds.get(guild.id);
+    const botRole = g && botRoleOf(g, h.discord.botUser.id);
+    if (!g || !botRole) throw new Error('the stand-in guild or the bot role is missing');
+    if (!g.members.some((m) => m.user.id === member.id)) g.members.push(makeMember(member));
+    const rolesOfMember = () => g.members.find((m) => m.user.id === member.id)?.roles ?? [];
+    const press = (locale = 'en-US') =>
+      h.click({
+        guildId: guild.id,
+        customId: `notify:${guild.id}`,
+        messageId: posted.id,
+        user: { id: member.id, username: member.username },
+        locale,
+      });
+    await settings.update(
+      guild.id,
+      { reminderChannelId: channel.id, reminderRoleId: pingRole.id, reminderTemplate: null, problem: null },
+      Date.now(),
+    );
+    const dueAt = await due(guild.id);
+    const posted = await h.discord.waitForMessage(channel.id, postedSince(dueAt - 300), 5_000);
+    expect(
+      viewOf(posted.body)
+        .rows.flat()
+        .map((b) => [b.label, b.custom_id]),
+    ).toEqual([['Notify me', `notify:${guild.id}`]]);
+    const before = { permissions: botRole.permissions, position: botRole.position };
+    try {
+      // The bot may not manage roles: the member is told privately, the admins in /settings show.
+      const cannot = await press();
+      expect(cannot.outcome).toBe('cannot-give-role');
+      expect(viewOf(cannot.view.original).description).toBe(
+        `The bot cannot give you <@&${pingRole.id}>: it needs Manage Roles and its own role above <@&${pingRole.id}>. The server's admins see it in /settings show.`,
+      );
+      expect((await settings.get(guild.id))?.problem?.reason).toBe('cannot-give-role');
+      expect(rolesOfMember()).not.toContain(pingRole.id);
+
+      // Manage Roles, and its role above the reminder role: given, then taken off.
+      h.discord.setRolePermissions(
+        guild.id,
+        botRole.id,
+        BigInt(DEFAULT_BOT_PERMISSIONS) | Permission.MentionEveryone | Permission.ManageRoles,
+      );
+      botRole.position = pingRole.position + 1;
+      const added = await press();
+      expect(added.outcome).toBe('added');
+      expect(rolesOfMember()).toContain(pingRole.id);
+      expect((await settings.get(guild.id))?.problem).toBeNull();
+      const removed = await press('ru');
+      expect(removed.outcome).toBe('removed');
+      expect(rolesOfMember()).not.toContain(pingRole.id);
+      expect(viewOf(removed.view.original).description).toBe(
+        `🔕 Роль <@&${pingRole.id}> снята: напоминания не будут вас упоминать.`,
+      );
+      // Nothing of it pinged anyone.
+      for (const answer of [cannot, added, removed]) {
+        const edit = answer.requests.find((r) => r.method === 'PATCH');
+        expect((edit?.body as { allowed_mentions?: unknown }).allowed_mentions).toEqual({
+          parse: [],
+          replied_user: false,
+        });
+      }
+    } finally {
+      h.discord.setRolePermissions(guild.id, botRole.id, BigInt(before.permissions));
+      botRole.position = before.position;
+    }
   });
 
   it("uses the admins' template, and the server's language for the default", async () => {

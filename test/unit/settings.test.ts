@@ -489,8 +489,18 @@ describe('problemText', () => {
   it('an unreadable permission still says where and what to check', () => {
     const textOf = problemText('missing-permission:???', en, { channelId: null, roleId: null });
     expect(textOf).toContain('the reminder channel');
-    expect(textOf).toContain('View Channel, Send Messages and Embed Links');
+    expect(textOf).toContain('View Channel and Send Messages');
     expect(missingPermissions('missing-permission:__proto__')).toEqual([]);
+  });
+
+  it('"Notify me" that could not give the role says what to grant and where, in both languages', () => {
+    const role = '123456789012345678';
+    expect(problemText('cannot-give-role', en, { channelId: null, roleId: role })).toBe(
+      `A member pressed "Notify me", but the bot could not give them <@&${role}>: grant it Manage Roles and move its role above <@&${role}> (Server Settings › Roles).`,
+    );
+    expect(problemText('cannot-give-role', ru, { channelId: null, roleId: role })).toContain(
+      '«Управлять ролями»',
+    );
   });
 });
 

@@ -7,7 +7,7 @@
 import { ButtonStyle, ComponentType } from 'discord.js';
 import type { Translate } from '../../i18n/index.js';
 import { actionButton, type ButtonRow } from '../../render/components.js';
-import { encodeRemind, encodeReminderAction } from '../../render/custom-id.js';
+import { encodeNotify, encodeRemind, encodeReminderAction } from '../../render/custom-id.js';
 
 /**
  * How far ahead a next-up time may be to steer a reminder. The directory's cooldown is hours
@@ -36,6 +36,14 @@ export function reminderActionRow(guildId: string, userId: string, t: Translate)
         style: ButtonStyle.Secondary,
       }),
     ],
+  };
+}
+
+/** "Notify me" on a server's reminder that mentions a role (commands/notify-me.ts gives or takes it). */
+export function notifyRow(guildId: string, t: Translate): ButtonRow {
+  return {
+    type: ComponentType.ActionRow,
+    components: [actionButton(t('notify.button'), encodeNotify(guildId), { style: ButtonStyle.Secondary })],
   };
 }
 

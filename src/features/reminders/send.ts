@@ -22,7 +22,7 @@ import {
   postMessage,
   sendDirectMessage,
 } from '../../discord/messages.js';
-import { translator } from '../../i18n/index.js';
+import { type Translate, translator } from '../../i18n/index.js';
 import { publicLocale } from '../../i18n/public-language.js';
 import type { Logger } from '../../log/logger.js';
 import { COLORS } from '../../render/colors.js';
@@ -34,7 +34,7 @@ import type { GuildProblem } from '../../store/schema.js';
 import type { GuildSettings, SettingsRepository } from '../../store/settings.js';
 import type { SendOutcome } from '../../tasks/outbox.js';
 import { delayText } from './delay.js';
-import { reminderActionRow } from './remind-button.js';
+import { notifyRow, reminderActionRow } from './remind-button.js';
 import type { ReminderSender } from './scheduler.js';
 import { fillTemplate } from './template.js';
 
@@ -82,9 +82,10 @@ export class DiscordReminderSender implements ReminderSender {
       await this.#record(guildId, 'role-deleted');
       return { kind: 'failed', reason: 'role-deleted' };
     }
-    const content = await this.#serverText(guildId, settings, claim.dueAt);
+    const { text: content, t } = await this.#serverText(guildId, settings, claim.dueAt);
     const message: OutgoingMessage = {
-      layout: reminderLayout(content),
+      // A reminder that mentions a role lets members take or drop it ("Notify me").
+      layout: reminderLayout(content, roleId ? notifyRow(guildId, t) : undefined),
       allowedMentions: roleId ? { parse: [], roles: [roleId] } : { parse: [] },
       nonce: claim.nonce,
     };
@@ -167,16 +168,22 @@ export class DiscordReminderSender implements ReminderSender {
     return { kind: 'failed', reason: edited.failure.kind };
   }
 
-  async #serverText(guildId: string, settings: GuildSettings, dueAt: number): Promise<string> {
+  /** The reminder's text in the server's public language, and that language's words. */
+  async #serverText(
+    guildId: string,
+    settings: GuildSettings,
+    dueAt: number,
+  ): Promise<{ text: string; t: Translate }> {
     const facts = await this.#o.guild(guildId);
     const t = translator(publicLocale(settings?.publicLanguage ?? 'auto', facts?.preferredLocale));
     const template = settings.reminderTemplate ?? t('reminders.default');
-    return fillTemplate(template, {
+    const text = fillTemplate(template, {
       roleId: settings.reminderRoleId,
       ...(await this.#command()),
       server: facts?.name ?? guildId,
       time: dueAt,
     });
+    return { text, t };
   }
 
   async #command(): Promise<{ commandId: string | null; commandName: string }> {

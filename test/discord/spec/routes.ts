@@ -37,6 +37,8 @@ export const SPEC_ROUTES: readonly SpecRoute[] = [
   { method: 'GET', path: '/guilds/{guild_id}/channels' },
   { method: 'GET', path: '/guilds/{guild_id}/roles' },
   { method: 'GET', path: '/guilds/{guild_id}/members/{user_id}' },
+  { method: 'PUT', path: '/guilds/{guild_id}/members/{user_id}/roles/{role_id}' },
+  { method: 'DELETE', path: '/guilds/{guild_id}/members/{user_id}/roles/{role_id}' },
   { method: 'GET', path: '/channels/{channel_id}' },
   { method: 'POST', path: '/channels/{channel_id}/messages' },
   { method: 'PATCH', path: '/channels/{channel_id}/messages/{message_id}' },
