@@ -231,7 +231,7 @@ describe.each(ENGINES)('reminders (%s)', (engine) => {
       // Nothing of it pinged anyone.
       for (const answer of [cannot, added, removed]) {
         const edit = answer.requests.find((r) => r.method === 'PATCH');
-        expect((edit?.body as { allowed_mentions?: unknown }).allowed_mentions).toEqual({
+        expect((edit?.body as { allowed_mentions?: unknown } | undefined)?.allowed_mentions).toEqual({
           parse: [],
           replied_user: false,
         });
