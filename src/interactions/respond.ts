@@ -43,8 +43,7 @@ export function responderFor(interaction: Deferrable, deferredPrivately: boolean
  * layout (set by the edit or the follow-up that carries the layout, never on a deferral).
  */
 export function discordJsMessage(message: RenderedMessage, extraFlags = 0) {
-  const { flags, ...fields } = messageFields(message);
-  return { ...fields, ...(message.files ? { files: message.files } : {}), flags: flags | extraFlags };
+  return { ...messageFields(message, extraFlags), ...(message.files ? { files: message.files } : {}) };
 }
 
 /** A message only the user sees, after the interaction was acknowledged. */
@@ -62,10 +61,10 @@ export async function privateFollowUp(interaction: Deferrable, message: Rendered
 export function responderForToken(rest: REST, applicationId: string, token: string): Responder {
   const original = Routes.webhookMessage(applicationId, token, '@original');
   // JSON only: an answer sent this way carries no file (a chart is left out).
-  const body = (message: RenderedMessage, extraFlags = 0) => {
-    const { flags, ...fields } = messageFields(message);
-    return { ...fields, flags: flags | extraFlags, allowed_mentions: NO_MENTIONS_API };
-  };
+  const body = (message: RenderedMessage, extraFlags = 0) => ({
+    ...messageFields(message, extraFlags),
+    allowed_mentions: NO_MENTIONS_API,
+  });
   return {
     public: async (message) => {
       await rest.patch(original, { body: body(message), auth: false });

@@ -13,10 +13,9 @@ import type { BotReference, DirectoryBot, DirectoryProfile, DirectoryServer } fr
 import { resolveLocale, type Translate } from '../i18n/index.js';
 import { timestampToDate } from '../time/range.js';
 import { COLORS } from './colors.js';
-import { actionButton, linkButton } from './components.js';
+import { actionButton, linkButton, rows } from './components.js';
 import { type CommentsKind, commentsCustomId } from './custom-id.js';
 import {
-  buttonRows,
   container,
   facts,
   fitLayout,
@@ -203,7 +202,7 @@ export function renderBotCard(
     text(facts([[t('bot.tags'), tagList(bot.tags, t)]])),
     separator({ divider: false }),
     subtext(safeLine(bot.shortCode ? `${bot.id} · ${bot.shortCode}` : bot.id, LIMITS.footer)),
-    buttonRows([
+    rows([
       linkButton(t('bot.site'), bot.links.site),
       linkButton(t('bot.github'), bot.links.github),
       linkButton(t('bot.support'), inviteUrl(bot.links.discord)),
@@ -269,7 +268,7 @@ export function renderServerCard(
       : []),
     separator({ divider: false }),
     subtext(safeLine(server.shortCode ? `${server.id} · ${server.shortCode}` : server.id, LIMITS.footer)),
-    buttonRows([
+    rows([
       linkButton(t('server.invite'), inviteUrl(l.invite)),
       linkButton(t('common.directoryPage'), pageUrl(server.pageLinks)),
       ...SERVER_LINKS.map((k) => linkButton(t(`server.${k}`), l[k])),
@@ -322,7 +321,7 @@ export function renderProfileCard(
     ),
     separator({ divider: false }),
     subtext(safeLine(profile.id, LIMITS.footer)),
-    buttonRows([
+    rows([
       ...PROFILE_LINKS.map((k) => linkButton(t(`profile.${k}`), profile[k])),
       commentsButton('profile', profile.id, t),
     ]),

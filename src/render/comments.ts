@@ -3,9 +3,9 @@ import { ButtonStyle, TimestampStyles } from 'discord.js';
 import type { DirectoryComment, ProfileComments } from '../directory/index.js';
 import type { Translate } from '../i18n/index.js';
 import { COLORS } from './colors.js';
-import { actionButton } from './components.js';
+import { actionButton, rows } from './components.js';
 import { type CommentsKind, commentsCustomId } from './custom-id.js';
-import { buttonRows, container, fitLayout, separator, subtext, text } from './layout.js';
+import { container, fitLayout, separator, subtext, text } from './layout.js';
 import { LIMITS } from './limits.js';
 import type { LayoutMessage } from './message.js';
 import { safeLine, safeText, timestamp, truncate, userMention } from './text.js';
@@ -73,7 +73,7 @@ export function renderCommentsPage(
   const next = commentsCustomId({ mode: 'page', kind, id, page: Math.min(pages - 1, page + 1) });
   const pager =
     pages > 1 && previous !== null && next !== null
-      ? buttonRows([
+      ? rows([
           actionButton(t('comments.previous'), previous, {
             disabled: page === 0,
             style: ButtonStyle.Secondary,

@@ -19,7 +19,6 @@ import {
   ComponentType,
   SeparatorSpacingSize,
 } from 'discord.js';
-import { rows } from './components.js';
 import { httpUrl, plainText, truncate } from './text.js';
 
 export const LAYOUT_LIMITS = {
@@ -95,11 +94,6 @@ export function gallery(
   });
   if (usable.length === 0) return null;
   return { type: ComponentType.MediaGallery, items: usable.slice(0, LAYOUT_LIMITS.galleryItems) };
-}
-
-/** Buttons in rows of five inside a container (nulls dropped). */
-export function buttonRows(buttons: ReadonlyArray<APIButtonComponent | null>): APIComponentInContainer[] {
-  return rows(buttons);
 }
 
 /**

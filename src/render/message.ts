@@ -36,14 +36,19 @@ export function isLayout(message: RenderedMessage): message is LayoutMessage {
 /**
  * The message's body fields as Discord's API and discord.js both take them (snake_case JSON):
  * a layout with its flag and no `content` or `embeds`; embeds with `content` emptied, so an edit
- * of a message that had text leaves none. `flags` is to be or-ed with EPHEMERAL where wanted.
+ * of a message that had text leaves none. `extraFlags`: EPHEMERAL for a private follow-up.
  */
-export function messageFields(message: RenderedMessage): {
+export function messageFields(
+  message: RenderedMessage,
+  extraFlags = 0,
+): {
   embeds?: APIEmbed[];
   content?: string;
   components: APIMessageTopLevelComponent[];
   flags: number;
 } {
-  if (isLayout(message)) return { components: message.layout, flags: MessageFlags.IsComponentsV2 };
-  return { content: '', embeds: message.embeds, components: message.components, flags: 0 };
+  if (isLayout(message)) {
+    return { components: message.layout, flags: MessageFlags.IsComponentsV2 | extraFlags };
+  }
+  return { content: '', embeds: message.embeds, components: message.components, flags: extraFlags };
 }

@@ -203,7 +203,9 @@ export interface DirectoryWebhooksTable {
   updated_at: number;
 }
 
-export type WebhookEventState = 'pending' | 'claimed' | 'done' | 'failed';
+/** An outbox row's state (OutboxColumns): waiting, claimed for a lease, then done or failed. */
+export type OutboxState = 'pending' | 'claimed' | 'done' | 'failed';
+export type WebhookEventState = OutboxState;
 
 /** One event the directory delivered: stored before it is answered, announced after (an outbox). */
 export interface WebhookEventsTable extends OutboxColumns {
@@ -221,7 +223,7 @@ export interface WebhookEventsTable extends OutboxColumns {
  * (`pending`), claimed by a process for a lease, then done or failed (store/claims.ts).
  */
 export interface OutboxColumns {
-  state: WebhookEventState;
+  state: OutboxState;
   claimed_by: string | null;
   claim_expires_at: number | null;
   /** Discord's `nonce` for what it posts; kept when an expired claim is taken over. */

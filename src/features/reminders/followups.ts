@@ -6,6 +6,7 @@
  * are seen at its next look.
  */
 import type { Followup, FollowupClaim, FollowupRepository } from '../../store/followups.js';
+import { finishAs } from '../../tasks/finish-as.js';
 import { Outbox, type RunnerOptions, type SendOutcome } from '../../tasks/outbox.js';
 
 export interface FollowupOptions extends RunnerOptions {
@@ -26,10 +27,7 @@ export class FollowupScheduler {
       source: {
         due: (_now, _until, limit) => followups.due(limit),
         claim: (followup, by, leaseMs, now) => followups.claim(followup.messageId, by, leaseMs, now),
-        finish: (claim, outcome, now) =>
-          outcome.kind === 'sent'
-            ? followups.finish(claim, 'done', null, now)
-            : followups.finish(claim, 'failed', outcome.reason, now),
+        finish: finishAs((claim, state, failure, now) => followups.finish(claim, state, failure, now)),
         retryAt: (claim, at) => followups.retryAt(claim, at),
       },
       policy: {

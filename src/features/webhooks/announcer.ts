@@ -9,6 +9,7 @@
  * events waiting does not hold the others back.
  */
 import type { EventClaim, StoredEvent, WebhookRepository } from '../../store/webhooks.js';
+import { finishAs } from '../../tasks/finish-as.js';
 import { Outbox, type RunnerOptions, type SendOutcome } from '../../tasks/outbox.js';
 
 export interface EventHandler {
@@ -36,10 +37,7 @@ export class WebhookAnnouncer {
       source: {
         due: (now, _until, limit) => webhooks.due(now, limit),
         claim: (event, by, leaseMs, now) => webhooks.claim(event.id, by, leaseMs, now),
-        finish: (claim, outcome, now) =>
-          outcome.kind === 'sent'
-            ? webhooks.finish(claim, 'done', null, now)
-            : webhooks.finish(claim, 'failed', outcome.reason, now),
+        finish: finishAs((claim, state, failure, now) => webhooks.finish(claim, state, failure, now)),
         retryAt: (claim, at) => webhooks.retryAt(claim, at),
       },
       policy: {
