@@ -25,6 +25,7 @@ import { memoryScenario } from './scenarios/memory.js';
 import { rateLimitScenario } from './scenarios/rate-limit.js';
 import { readyScenario } from './scenarios/ready.js';
 import { remindersScenario } from './scenarios/reminders.js';
+import { restartScenario } from './scenarios/restart.js';
 import { sharedLimitsScenario } from './scenarios/shared-limits.js';
 import { upEndToEndScenario } from './scenarios/up-e2e.js';
 import { webhooksScenario } from './scenarios/webhooks.js';
@@ -57,6 +58,7 @@ const SCENARIOS: Scenario[] = [
   { id: 9, name: '9. Webhook receiver', run: () => webhooksScenario() },
   { id: 10, name: '10. Three hosts', run: () => hostsScenario() },
   { id: 11, name: '11. Autocomplete', run: () => autocompleteScenario() },
+  { id: 12, name: '12. Restart', run: () => restartScenario() },
 ];
 
 function selected(): Scenario[] {

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { type Client, DefaultUserAgent, Events } from 'discord.js';
+import { type Client, DefaultUserAgent, Events, Status } from 'discord.js';
 import type { Config } from '../config/env.js';
 import type { DirectoryClient } from '../directory/index.js';
 import { InteractionAcknowledger } from '../discord/acknowledge.js';
@@ -14,6 +14,7 @@ import type { ChannelNames } from '../discord/channel-names.js';
 import { createDiscordClient, type DiscordClientOptions } from '../discord/client.js';
 import { CommandMentions } from '../discord/command-mentions.js';
 import { rulesOf } from '../discord/deferral-rules.js';
+import { GatewaySessions } from '../discord/gateway-sessions.js';
 import { guildFactsLookup } from '../discord/guild-posts.js';
 import { GuildStatsSource } from '../discord/guild-stats.js';
 import { identifyBudgetRefusal } from '../discord/identify-budget.js';
@@ -42,6 +43,7 @@ import type { Metrics } from '../ops/metrics.js';
 import type { Readiness } from '../ops/server.js';
 import { ChartRenderer } from '../render/charts.js';
 import {
+  GatewaySessionRepository,
   HistoryRepository,
   ReminderRepository,
   SettingsRepository,
@@ -306,7 +308,20 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
   interactions.onDeferral = (id, deferral, done) => acknowledger.track(id, deferral, done);
   interactions.onInteraction = (data) => router.acknowledge(data);
   interactions.onError = (err, event) => logger.error({ err, event }, 'discord.js failed on a gateway event');
-  if (metrics) interactions.onSessionStartLimit = (limit) => metrics.sessionStartLimit(limit);
+  if (metrics) {
+    interactions.onSessionStartLimit = (limit) => metrics.sessionStartLimit(limit);
+    interactions.onSession = (shardId, kind) => metrics.gatewaySession(shardId, kind);
+  }
+  // Each shard's session and guilds, kept in the store for the next process to resume.
+  const sessions = new GatewaySessions({
+    repository: new GatewaySessionRepository(store),
+    client,
+    channels,
+    logger,
+    now,
+  });
+  interactions.sessions = sessions;
+  sessions.start();
   interactions.identifyBudgetRefusal = (limit, shards) =>
     identifyBudgetRefusal(limit, shards, config.discord.identifyFloor);
   interactions.onThreadLost = (err) => {
@@ -316,23 +331,28 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
   client.on(Events.InteractionCreate, (interaction) => {
     void router.handle(interaction);
   });
-  client.once(Events.ClientReady, (ready) => {
+  // Ready, and every shard's session live: a session restored from the store makes discord.js
+  // ready before its shard has resumed (gateway-sessions.ts).
+  let connected = false;
+  const whenConnected = (): void => {
+    if (connected || !client.isReady() || sessions.resuming()) return;
+    if (client.ws.shards.some((s) => s.status !== Status.Ready)) return;
+    connected = true;
     logger.info(
-      { user: ready.user.tag, guilds: ready.guilds.cache.size, shards: ready.ws.shards.size },
+      { user: client.user.tag, guilds: client.guilds.cache.size, shards: client.ws.shards.size },
       'connected to Discord',
     );
     startTasks(tasks, logger);
     void recover().then((answered) =>
       logger.debug({ answered }, 'the ups from before the restart are dealt with'),
     );
-  });
+  };
+  client.once(Events.ClientReady, whenConnected);
+  client.on(Events.ShardResume, whenConnected);
+  // A restored session Discord refused: the shard identified instead.
+  client.on(Events.ShardReady, whenConnected);
   watchGuilds({ client, channels, discord: deps.discord, reporter, settings, logger });
-  watchShards(
-    client,
-    logger,
-    options.onFatal,
-    metrics ? (shardId, kind) => metrics.gatewaySession(shardId, kind) : undefined,
-  );
+  watchShards(client, logger, options.onFatal);
 
   let receiver: WebhookReceiver | undefined;
   let stopping: Promise<void> | undefined;
@@ -372,6 +392,12 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
         interactions.stopDeferring?.();
         const drained = await router.drain(drainMs);
         if (!drained) logger.warn({ inFlight: router.inFlight }, 'interactions still running at shutdown');
+        // While the interactions in flight finished, those that came were told "restarting". From
+        // here what Discord sends is replayed to the next process, which resumes the sessions saved
+        // here (gateway-sessions.ts) instead of identifying: the shards close keeping them.
+        const suspended = await doneWithin(interactions.suspend?.() ?? Promise.resolve(), DESTROY_BOUND_MS);
+        if (!suspended) logger.warn('the shards did not close in time; going on');
+        await sessions.close();
         // Deliveries stop first: an event stored from here on is announced at the next start.
         await receiver?.close();
         await stopTasks(tasks, logger);

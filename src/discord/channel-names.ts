@@ -147,6 +147,27 @@ export class ChannelNames {
     return this.#recent.get(channelId);
   }
 
+  /**
+   * What is kept of a guild, as the channel fields of its GUILD_CREATE (which `handle` reads back
+   * as it was): for a snapshot of the guild that outlives the process (gateway-sessions.ts).
+   */
+  guildChannels(
+    guildId: string,
+  ):
+    | { system_channel_id: string | null; channels: { id: string; name: string; type: ChannelType }[] }
+    | undefined {
+    const guild = this.#guilds.get(guildId);
+    if (!guild) return undefined;
+    const channels: { id: string; name: string; type: ChannelType }[] = [];
+    const add = (list: readonly string[], type: ChannelType): void => {
+      for (let i = 0; i + 1 < list.length; i += 2)
+        channels.push({ id: list[i] as string, name: list[i + 1] as string, type });
+    };
+    add(guild.text, ChannelType.GuildText);
+    add(guild.announcement, ChannelType.GuildAnnouncement);
+    return { system_channel_id: guild.system, channels };
+  }
+
   /** Guilds known (for checks and tests). */
   get guildCount(): number {
     return this.#guilds.size;

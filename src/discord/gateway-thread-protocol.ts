@@ -3,7 +3,7 @@
  * to each other beyond @discordjs/ws's own worker protocol (WorkerSendPayload and
  * WorkerReceivePayload, numbered ops): ours are named, so they never meet a number of theirs.
  */
-import type { WorkerData } from '@discordjs/ws';
+import type { SessionInfo, WorkerData } from '@discordjs/ws';
 import type { AcknowledgerOptions } from './acknowledge.js';
 import type { Deferral, DeferralRules } from './deferral-rules.js';
 
@@ -19,6 +19,13 @@ export interface GatewayThreadData extends WorkerData {
    */
   stopped: Int32Array;
 }
+
+/**
+ * What the main thread says to the thread beyond @discordjs/ws's ops: the sessions restored from
+ * the store, by shard (gateway-sessions.ts), before any Connect. The thread RESUMEs them without
+ * asking the main thread, which is busy restoring the guilds meanwhile.
+ */
+export type ToGatewayThread = { op: 'sessions'; sessions: Record<number, SessionInfo> };
 
 /** The thread sent this deferral (before the packet follows), then how it went. */
 export type FromGatewayThread =

@@ -16,6 +16,7 @@
 import { Worker } from 'node:worker_threads';
 import { Collection } from '@discordjs/collection';
 import {
+  CloseCodes,
   type IIdentifyThrottler,
   type IShardingStrategy,
   managerToFetchingStrategyOptions,
@@ -38,7 +39,8 @@ import { threadScript } from '../threads/script.js';
 import { doneWithin } from '../time/bounded.js';
 import { AcknowledgeError } from './acknowledge.js';
 import type { Deferral, DeferralRules } from './deferral-rules.js';
-import type { FromGatewayThread, GatewayThreadData } from './gateway-thread-protocol.js';
+import type { RestoredShard, SessionKeeping } from './gateway-sessions.js';
+import type { FromGatewayThread, GatewayThreadData, ToGatewayThread } from './gateway-thread-protocol.js';
 import { IdentifyBudgetError } from './identify-budget.js';
 
 /** What the bot hooks into the gateway. Set before login; the strategy is built at login. */
@@ -68,6 +70,18 @@ export interface InteractionTap {
   onThreadLost?: (err: Error) => void;
   /** Set by the strategy: the thread defers nothing more (the bot is shutting down). */
   stopDeferring?: () => void;
+  /**
+   * The sessions kept in the store (gateway-sessions.ts): restored before the shards connect,
+   * told of every change. Without it, sessions live as long as the process (discord.js's way).
+   */
+  sessions?: SessionKeeping;
+  /** A shard began a session: READY after an IDENTIFY, or RESUMED (each as Discord sent it). */
+  onSession?: (shardId: number, kind: 'identified' | 'resumed') => void;
+  /**
+   * Set by the strategy: closes the shards for a restart, their sessions kept resumable (close
+   * code 4200, not 1000), and ends the thread. discord.js's own destroy afterwards has nothing left.
+   */
+  suspend?: () => Promise<void>;
 }
 
 /** A shard's destroy waits this long for the thread, then the thread is ended all the same. */
@@ -93,12 +107,17 @@ export class GatewayThreadStrategy implements IShardingStrategy {
   #throttler: Promise<IIdentifyThrottler> | undefined;
   /** Shared with every thread this strategy starts (GatewayThreadData.stopped). */
   readonly #stopped = new Int32Array(new SharedArrayBuffer(4));
+  /** Closing for a restart: the sessions the closing drops are not news for the store. */
+  #suspending = false;
+  /** The sessions restored (spawn), whose guilds discord.js gets as the shards connect. */
+  #restoring = new Map<number, RestoredShard>();
 
   constructor(manager: WebSocketManager, tap: InteractionTap) {
     this.#manager = manager;
     this.#tap = tap;
     this.#emit = manager.emit.bind(manager) as unknown as Emit;
     tap.stopDeferring = () => Atomics.store(this.#stopped, 0, 1);
+    tap.suspend = () => this.#suspend();
   }
 
   async spawn(shardIds: number[]): Promise<void> {
@@ -108,6 +127,7 @@ export class GatewayThreadStrategy implements IShardingStrategy {
     };
     const options = await managerToFetchingStrategyOptions(this.#manager);
     this.#tellSessionStartLimit(options.gatewayInformation);
+    // Every shard counts, a restored one too: Discord may refuse its session, and it identifies then.
     const refusal = this.#tap.identifyBudgetRefusal?.(
       options.gatewayInformation.session_start_limit,
       shardIds.length,
@@ -125,7 +145,7 @@ export class GatewayThreadStrategy implements IShardingStrategy {
     });
     this.#worker = worker;
     this.#shardIds = shardIds;
-    await new Promise<void>((resolve, reject) => {
+    const ready = new Promise<void>((resolve, reject) => {
       const early = (err: Error): void => reject(err);
       const earlyExit = (code: number): void => reject(new Error(`the gateway thread exited (${code})`));
       worker.once('error', early).once('exit', earlyExit);
@@ -141,12 +161,47 @@ export class GatewayThreadStrategy implements IShardingStrategy {
         }
       });
     });
+    // Awaited below: a thread that fails meanwhile must not be an unhandled rejection until then.
+    ready.catch(() => undefined);
+    // The sessions are read from the store while the thread starts.
+    const restored: Map<number, RestoredShard> =
+      (await this.#tap.sessions?.restore(shardIds, options.shardCount)) ?? new Map();
+    const sessions: ToGatewayThread['sessions'] = {};
+    for (const [shardId, shard] of restored) {
+      this.#manager.options.updateSessionInfo(shardId, shard.session);
+      sessions[shardId] = shard.session;
+    }
+    this.#restoring = restored;
+    if (restored.size > 0) this.#send({ op: 'sessions', sessions });
+    await ready;
     worker.on('error', (err) => this.#tap.onError?.(err, 'gateway thread'));
     worker.on('exit', (code) => {
       if (this.#worker !== worker) return;
       this.#worker = undefined;
       this.#tap.onThreadLost?.(new Error(`the gateway thread exited (${code}) while its shards were up`));
     });
+  }
+
+  /**
+   * A session from the store: discord.js gets it (its shard RESUMEs when the thread asks for it,
+   * gateway-thread.ts), then the READY and guilds it would have had, before any replayed dispatch.
+   */
+  #restore(shardId: number, restored: RestoredShard): void {
+    for (const dispatch of restored.dispatches) {
+      const data = { op: 0, t: dispatch.t, s: dispatch.s, d: dispatch.d };
+      try {
+        if (dispatch.t === GatewayDispatchEvents.Ready)
+          this.#emit(WebSocketShardEvents.Ready, { data: dispatch.d, shardId });
+        this.#emit(WebSocketShardEvents.Dispatch, { data, shardId });
+      } catch (err) {
+        this.#tap.onError?.(err, `restored ${dispatch.t}`);
+      }
+    }
+  }
+
+  async #suspend(): Promise<void> {
+    this.#suspending = true;
+    await this.destroy({ code: CloseCodes.Resuming, reason: 'restarting: the session will be resumed' });
   }
 
   /** @discordjs/ws keeps what it fetched until the budget resets: the same object is not news. */
@@ -158,7 +213,7 @@ export class GatewayThreadStrategy implements IShardingStrategy {
   }
 
   async connect(): Promise<void> {
-    await Promise.all(
+    const connected = Promise.all(
       this.#shardIds.map(
         (shardId) =>
           new Promise<void>((resolve) => {
@@ -167,11 +222,25 @@ export class GatewayThreadStrategy implements IShardingStrategy {
           }),
       ),
     );
+    // The thread connects and RESUMEs (deferring the replayed commands itself) while this thread
+    // gives discord.js the restored guilds: what the thread sends meanwhile, the replay included,
+    // is read once this is done, after the guilds, in order. Seconds for 10,000 guilds.
+    const restoring = this.#restoring;
+    this.#restoring = new Map();
+    for (const [shardId, shard] of restoring) this.#restore(shardId, shard);
+    // The guilds are back, the sessions not yet: discord.js marks a shard with a session as
+    // resuming at its HELLO, and /readyz says not ready until RESUMED. Said now, not at the
+    // connection's HELLO, so that the restored READY's "ready" does not stand meanwhile; and once
+    // every shard is restored, so that discord.js has seen them all ready and is ready itself.
+    for (const shardId of restoring.keys()) this.#emit(WebSocketShardEvents.Hello, { shardId });
+    await connected;
   }
 
-  async destroy(options: Omit<WebSocketShardDestroyOptions, 'recover'> = {}): Promise<void> {
+  async destroy(given: Omit<WebSocketShardDestroyOptions, 'recover'> = {}): Promise<void> {
     const worker = this.#worker;
     if (!worker) return;
+    // discord.js's own destroy (code 1000) after a restart's close that is still under way.
+    const options = this.#suspending ? { ...given, code: CloseCodes.Resuming } : given;
     const all = Promise.all(
       this.#shardIds.map(
         (shardId) =>
@@ -213,7 +282,7 @@ export class GatewayThreadStrategy implements IShardingStrategy {
     return statuses;
   }
 
-  #send(payload: WorkerSendPayload): void {
+  #send(payload: WorkerSendPayload | ToGatewayThread): void {
     this.#worker?.postMessage(payload);
   }
 
@@ -266,6 +335,7 @@ export class GatewayThreadStrategy implements IShardingStrategy {
         });
         return;
       case WorkerReceivePayloadOp.UpdateSessionInfo:
+        if (!this.#suspending) this.#tap.sessions?.update(message.shardId, message.session);
         void this.#answer('keeping a session', async () => {
           await this.#manager.options.updateSessionInfo(message.shardId, message.session);
         });
@@ -283,6 +353,8 @@ export class GatewayThreadStrategy implements IShardingStrategy {
   }
 
   #event(event: string, payload: { data?: { t?: unknown; d?: unknown } }, shardId: number): void {
+    if (event === WebSocketShardEvents.Ready) this.#began(shardId, 'identified', payload.data);
+    else if (event === WebSocketShardEvents.Resumed) this.#began(shardId, 'resumed', undefined);
     if (
       event === WebSocketShardEvents.Dispatch &&
       payload.data?.t === GatewayDispatchEvents.InteractionCreate
@@ -304,6 +376,29 @@ export class GatewayThreadStrategy implements IShardingStrategy {
     } catch (err) {
       this.#tap.onError?.(err, event);
     }
+  }
+
+  /**
+   * A session began. After an IDENTIFY, the restored guilds the READY no longer lists are gone
+   * (left while the bot was down): discord.js deletes them before it reads the READY.
+   */
+  #began(shardId: number, kind: 'identified' | 'resumed', ready: unknown): void {
+    this.#tap.onSession?.(shardId, kind);
+    const sessions = this.#tap.sessions;
+    if (!sessions) return;
+    if (kind === 'resumed') {
+      sessions.resumed(shardId);
+      return;
+    }
+    const listed = (ready as { guilds?: unknown } | undefined)?.guilds;
+    const ids = new Set<string>();
+    if (Array.isArray(listed))
+      for (const guild of listed as { id?: unknown }[]) if (typeof guild?.id === 'string') ids.add(guild.id);
+    for (const gone of sessions.identified(shardId, ids))
+      this.#emit(WebSocketShardEvents.Dispatch, {
+        data: { op: 0, t: gone.t, s: gone.s, d: gone.d },
+        shardId,
+      });
   }
 
   /** A shard may identify once the manager's throttler says so; a cancelled wait answers no. */

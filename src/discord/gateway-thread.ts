@@ -30,7 +30,7 @@ import {
 import { GatewayDispatchEvents } from 'discord-api-types/v10';
 import { AcknowledgeError, InteractionAcknowledger } from './acknowledge.js';
 import { applicationCommandDeferral, type InteractionPacket } from './deferral-rules.js';
-import type { FromGatewayThread, GatewayThreadData } from './gateway-thread-protocol.js';
+import type { FromGatewayThread, GatewayThreadData, ToGatewayThread } from './gateway-thread-protocol.js';
 
 function mainThread(): MessagePort {
   if (!parentPort) throw new Error('gateway-thread.ts runs as a worker thread');
@@ -101,6 +101,11 @@ class SessionsKeptHere implements IContextFetchingStrategy {
     this.#main = new WorkerContextFetchingStrategy(options);
   }
 
+  /** Sessions restored from the store (before any Connect): resumed without asking. */
+  restored(sessions: Record<number, SessionInfo>): void {
+    for (const [shardId, session] of Object.entries(sessions)) this.#sessions.set(Number(shardId), session);
+  }
+
   async retrieveSessionInfo(shardId: number): Promise<SessionInfo | null> {
     if (this.#sessions.has(shardId)) return this.#sessions.get(shardId) ?? null;
     const session = await this.#main.retrieveSessionInfo(shardId);
@@ -122,6 +127,9 @@ class SessionsKeptHere implements IContextFetchingStrategy {
 class GatewayThread extends WorkerBootstrapper {
   async start(): Promise<void> {
     const context = new SessionsKeptHere(this.data);
+    port.on('message', (message: ToGatewayThread | { op?: unknown }) => {
+      if (message.op === 'sessions') context.restored((message as ToGatewayThread).sessions);
+    });
     const forwarded = Object.values(WebSocketShardEvents).filter((e) => e !== WebSocketShardEvents.Dispatch);
     for (const shardId of this.data.shardIds) {
       const shard = new WebSocketShard(context, shardId);

@@ -1,8 +1,8 @@
 /**
  * The gateway connection's state changes, each one log line; a close after which discord.js will
  * not reconnect is fatal and told to `onFatal` (the process should end: the operator must act).
- * Each session begun (a shard ready after identifying, or resumed) is told to `onSession` (the
- * metrics count identifies against Discord's daily budget).
+ * The sessions begun are counted where Discord's READY and RESUMED arrive (the gateway's strategy,
+ * InteractionTap.onSession): discord.js's shardReady also follows a session restored from the store.
  */
 import { type Client, Events } from 'discord.js';
 import type { Logger } from '../log/logger.js';
@@ -16,13 +16,7 @@ export const FATAL_CLOSE_CODES: Record<number, string> = {
   4014: 'Discord refused the intents as not allowed (gateway close 4014)',
 };
 
-export function watchShards(
-  client: Client,
-  logger: Logger,
-  onFatal?: (reason: string) => void,
-  onSession?: (shardId: number, kind: 'identified' | 'resumed') => void,
-): void {
-  client.on(Events.ShardReady, (shardId) => onSession?.(shardId, 'identified'));
+export function watchShards(client: Client, logger: Logger, onFatal?: (reason: string) => void): void {
   client.on(Events.ShardDisconnect, (event, shardId) => {
     const fatal = FATAL_CLOSE_CODES[event.code];
     if (fatal) {
@@ -34,7 +28,6 @@ export function watchShards(
   });
   client.on(Events.ShardResume, (shardId, replayed) => {
     logger.info({ shardId, replayed }, 'shard resumed');
-    onSession?.(shardId, 'resumed');
   });
   client.on(Events.ShardReconnecting, (shardId) => logger.info({ shardId }, 'shard reconnecting'));
   client.on(Events.Warn, (message) => logger.warn({ source: 'discord.js' }, message));

@@ -9,6 +9,12 @@ export {
   type FollowupClaim,
   FollowupRepository,
 } from './followups.js';
+export {
+  type GatewaySave,
+  GatewaySessionRepository,
+  type GatewaySnapshot,
+  type StoredGatewaySession,
+} from './gateway-sessions.js';
 export { STILL_BROKEN_EVERY_MS, type StoreHealth, type StoreProblem } from './health.js';
 export {
   HistoryRepository,

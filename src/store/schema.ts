@@ -234,6 +234,28 @@ export interface OutboxColumns {
   trace_parent: string | null;
 }
 
+/** A shard's Discord gateway session, to resume in the next process (gateway-sessions.ts). */
+export interface GatewaySessionsTable {
+  shard_id: number;
+  /** The shard count it was opened with: a session is only resumed with the same count. */
+  shard_count: number;
+  session_id: string;
+  /** The last sequence number received, matching the shard's guild rows. */
+  sequence: number;
+  resume_url: string;
+  /** JSON text of what READY said of the bot ({user, application}). */
+  identity: string;
+  saved_at: number;
+}
+
+/** A guild as the shard holding it last saw it (gateway-sessions.ts). */
+export interface GatewayGuildsTable {
+  guild_id: string;
+  shard_id: number;
+  /** JSON text of the guild. */
+  packet: string;
+}
+
 export interface Database {
   pending_ups: PendingUpsTable;
   guild_settings: GuildSettingsTable;
@@ -249,4 +271,6 @@ export interface Database {
   directory_webhooks: DirectoryWebhooksTable;
   webhook_events: WebhookEventsTable;
   reminder_followups: ReminderFollowupsTable;
+  gateway_sessions: GatewaySessionsTable;
+  gateway_guilds: GatewayGuildsTable;
 }

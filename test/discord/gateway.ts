@@ -147,6 +147,20 @@ export class Gateway {
     this.#serverClose(conn, code);
   }
 
+  /**
+   * Ends every session with no connection, as Discord does once a dropped session is too old to
+   * resume: a RESUME of one gets INVALID_SESSION (d: false), and the client identifies.
+   */
+  expireDroppedSessions(): number {
+    let ended = 0;
+    for (const session of [...this.#sessions.values()]) {
+      if (session.conn) continue;
+      this.#endSession(session);
+      ended += 1;
+    }
+    return ended;
+  }
+
   /** Sends op 7 RECONNECT: the client closes and resumes. */
   requestReconnect(shardId: number): void {
     const conn = this.#connectionOf(shardId);

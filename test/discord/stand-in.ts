@@ -517,6 +517,7 @@ export async function startDiscordStandIn(options: StandInOptions = {}): Promise
     disconnectShard: (shardId, closeCode) => gateway.disconnect(shardId, closeCode),
     setIdentifyDelay: (shardId, ms) => gateway.setIdentifyDelay(shardId, ms),
     requestReconnect: (shardId) => gateway.requestReconnect(shardId),
+    expireDroppedSessions: () => gateway.expireDroppedSessions(),
     addGuild,
     removeGuild,
     addUser,

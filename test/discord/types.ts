@@ -240,6 +240,8 @@ export interface DiscordStandIn extends StandInMessaging {
   setIdentifyDelay(shardId: number, ms: number): void;
   /** Sends op 7 RECONNECT on a shard (discord.js closes with 4200 and resumes). */
   requestReconnect(shardId: number): void;
+  /** Ends the sessions with no connection (too old to resume, as Discord says): their RESUME gets INVALID_SESSION. Returns how many. */
+  expireDroppedSessions(): number;
   addGuild(g: GuildFixture): void;
   removeGuild(id: string, unavailable?: boolean): void;
   addUser(u: UserFixture): void;

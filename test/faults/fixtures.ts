@@ -162,6 +162,8 @@ export interface World {
   store: Place;
   /** The interactions in the bot's journal of ups in flight, as the store holds them now. */
   journaled(): Promise<string[]>;
+  /** The shards whose gateway session the bot has saved in its store (gateway-sessions.ts). */
+  savedSessions(): Promise<number[]>;
   close: () => Promise<void>;
 }
 
@@ -201,6 +203,13 @@ export async function startWorld(engine: Engine = 'sqlite', options: WorldOption
         db.selectFrom('pending_ups').select('interaction_id').execute(),
       );
       return rows.map((row) => row.interaction_id);
+    },
+    async savedSessions() {
+      reader ??= openStore(place.options);
+      const rows = await (await reader).run((db) =>
+        db.selectFrom('gateway_sessions').select('shard_id').execute(),
+      );
+      return rows.map((row) => row.shard_id);
     },
     close,
   };

@@ -112,6 +112,7 @@ describe.each(ENGINES)('opening the store (%s)', (engine) => {
       '008-webhook-intake',
       '009-trace-parents',
       '010-reminder-followups',
+      '011-gateway-sessions',
     ]);
     expect((await new SettingsRepository(second).get('1'))?.publicLanguage).toBe('ru');
   });
@@ -137,6 +138,7 @@ describe.each(ENGINES)('opening the store (%s)', (engine) => {
         '008-webhook-intake',
         '009-trace-parents',
         '010-reminder-followups',
+        '011-gateway-sessions',
       ]);
     }
   });

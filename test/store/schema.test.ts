@@ -34,6 +34,8 @@ describe('one schema on both engines', () => {
       'directory_holds',
       'directory_waiters',
       'directory_webhooks',
+      'gateway_guilds',
+      'gateway_sessions',
       'guild_settings',
       'identify_turns',
       'leases',
@@ -64,6 +66,12 @@ describe('one schema on both engines', () => {
     expect(shape.reminder_followups?.primaryKey).toEqual(['message_id']);
     expect(shape.reminder_followups?.indexes).toEqual([
       { name: 'reminder_followups_state_upped_at', columns: ['state', 'upped_at'], unique: false },
+    ]);
+    expect(shape.gateway_sessions?.primaryKey).toEqual(['shard_id']);
+    expect(shape.gateway_sessions?.indexes).toEqual([]);
+    expect(shape.gateway_guilds?.primaryKey).toEqual(['guild_id']);
+    expect(shape.gateway_guilds?.indexes).toEqual([
+      { name: 'gateway_guilds_shard', columns: ['shard_id'], unique: false },
     ]);
     expect(shape.personal_reminders?.primaryKey).toEqual(['guild_id', 'user_id']);
     expect(shape.personal_reminders?.indexes).toEqual([

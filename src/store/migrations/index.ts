@@ -13,6 +13,7 @@ import { hostInstances } from './007-host-instances.js';
 import { webhookIntake } from './008-webhook-intake.js';
 import { traceParents } from './009-trace-parents.js';
 import { reminderFollowups } from './010-reminder-followups.js';
+import { gatewaySessions } from './011-gateway-sessions.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '001-initial': initial,
@@ -25,6 +26,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '008-webhook-intake': webhookIntake,
   '009-trace-parents': traceParents,
   '010-reminder-followups': reminderFollowups,
+  '011-gateway-sessions': gatewaySessions,
 };
 
 export const migrationProvider: MigrationProvider = {

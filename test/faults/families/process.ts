@@ -124,6 +124,12 @@ function killRow(plan: KillPlan, engine: Engine): Row {
         const a = startBot(`${plan.id}-A`, env);
         procs.push(a);
         await a.ready();
+        // A saves its session once its shard is ready: B resumes it (gateway-sessions.ts).
+        await eventually(
+          async () => ((await world.savedSessions()).length > 0 ? true : undefined),
+          5_000,
+          "A's gateway session to be saved",
+        );
         if (plan.killOnHold && proxy) {
           const holds = proxy.hold;
           proxy.hold = (method, url) => {
@@ -160,8 +166,12 @@ function killRow(plan: KillPlan, engine: Engine): Row {
         const b = startBot(`${plan.id}-B`, env);
         procs.push(b);
         const bStarted = performance.now();
+        const bFrom = world.discord.gatewayLog.length;
         await b.ready();
         const bReadyMs = Math.round(performance.now() - bStarted);
+        const bSessions = world.discord.gatewayLog.slice(bFrom);
+        c.equal(bSessions.filter((e) => e.kind === 'identify').length, 0, 'B identified');
+        c.equal(bSessions.filter((e) => e.kind === 'resumed').length, 1, "B resumed A's session");
         const final = await handle.waitFor(isFinalAnswer, 5_000).catch(() => undefined);
         const bumpsAfter = bumpsOf(world.emu, IDS.serverFresh);
         c.equal(bumpsAfter - bumpsBefore, 1, 'bumps added');
@@ -199,7 +209,7 @@ function killRow(plan: KillPlan, engine: Engine): Row {
           ).catch(() => c.that(false, 'the journal still holds the up'));
           observed =
             `${where}; A killed (${journalSaw}); ` +
-            `B answered ${shown && isEphemeral(shown) ? 'privately' : 'publicly'} "${embed?.title}" ` +
+            `B resumed, answered ${shown && isEphemeral(shown) ? 'privately' : 'publicly'} "${embed?.title}" ` +
             `${Math.round((final?.at ?? 0) - bStarted)} ms after start (ready ${bReadyMs}); ` +
             `bumps +${bumpsAfter - bumpsBefore}; ` +
             `${postsToServer(world.emu).length} POST /server reached the directory`;
