@@ -105,6 +105,7 @@ const MESSAGES: Array<{ name: string; render: () => unknown }> = [
             reminderRoleId: snowflake(3),
             reminderTemplate: '{role} **{server}** can be raised again: {command}',
             publicLanguage: 'auto',
+            timeZone: null,
             problem: { reason: 'missing-permission:SendMessages', at: 1_700_000_000_000 },
             updatedAt: 0,
           },

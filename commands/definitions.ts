@@ -173,6 +173,20 @@ export const settingsCommand = {
     },
     {
       type: ApplicationCommandOptionType.Subcommand,
+      ...named('timezone', 'commands.settings.timezone.name'),
+      ...describe('commands.settings.timezone.description'),
+      options: [
+        {
+          type: ApplicationCommandOptionType.String,
+          ...named('zone', 'commands.settings.timezone.zone.name'),
+          ...describe('commands.settings.timezone.zone.description'),
+          required: true,
+          max_length: 64,
+        },
+      ],
+    },
+    {
+      type: ApplicationCommandOptionType.Subcommand,
       ...named('show', 'commands.settings.show.name'),
       ...describe('commands.settings.show.description'),
     },

@@ -1,5 +1,5 @@
 /**
- * /settings reminders | reminders-off | language | show | webhook | webhook-off: a server's
+ * /settings reminders | reminders-off | language | timezone | show | webhook | webhook-off: a server's
  * reminder settings, public language (features/settings/settings.ts) and the directory's webhook
  * (features/webhooks/settings.ts). Every answer is private, in the user's language.
  * Discord lets only members with Manage Server (or a role an admin granted it to) use it.
@@ -11,6 +11,7 @@ import {
   type SettingsContext,
   setLanguage,
   setReminders,
+  setTimeZone,
   showSettings,
   turnRemindersOff,
 } from '../src/features/settings/settings.js';
@@ -60,6 +61,8 @@ function run({ interaction, deps, t }: CommandContext): Promise<SettingsAnswer> 
       if (!isPublicLanguage(language)) throw new UserInputError('generic');
       return setLanguage(deps, context, language);
     }
+    case 'timezone':
+      return setTimeZone(deps, context, options.getString('zone', true));
     case 'show':
       return showSettings(deps, context);
     case 'webhook':

@@ -27,6 +27,15 @@ export interface UpRecord {
   /** The directory's up count after it, when known. */
   upCount: number | null;
   source: UpSource;
+  /** When the up became possible (the cooldown's end before it), when known. */
+  possibleAt?: number | null;
+}
+
+/** An up as streaks and reaction times read it (features/history/streaks.ts). */
+export interface TimedUpRow {
+  userId: string;
+  at: number;
+  possibleAt: number | null;
 }
 
 /** A member's ups in a period, in leaderboard order. */
@@ -76,6 +85,7 @@ export class HistoryRepository {
             at: up.at,
             up_count: up.upCount,
             source: up.source,
+            possible_at: up.possibleAt ?? null,
           })
           .onConflict((oc) => oc.column('id').doNothing())
           .executeTakeFirst();
@@ -83,9 +93,9 @@ export class HistoryRepository {
       }
       // One statement: inserted only when no up of this member through the bot is that close.
       const result = await sql`
-        INSERT INTO up_history (id, guild_id, user_id, at, up_count, source)
+        INSERT INTO up_history (id, guild_id, user_id, at, up_count, source, possible_at)
         SELECT ${up.id}, ${up.guildId}, ${up.userId}, CAST(${up.at} AS bigint),
-               CAST(${up.upCount} AS bigint), ${up.source}
+               CAST(${up.upCount} AS bigint), ${up.source}, CAST(${up.possibleAt ?? null} AS bigint)
         WHERE NOT EXISTS (
           SELECT 1 FROM up_history
           WHERE guild_id = ${up.guildId} AND user_id = ${up.userId} AND source = 'bot'
@@ -114,6 +124,24 @@ export class HistoryRepository {
     return rows
       .map((r) => ({ userId: r.user_id, ups: Number(r.ups), firstAt: Number(r.first_at) }))
       .sort((a, b) => b.ups - a.ups || a.firstAt - b.firstAt || a.userId.localeCompare(b.userId));
+  }
+
+  /** The server's ups since `since`, oldest first: its streaks and reaction times. */
+  async timed(guildId: string, since: number): Promise<TimedUpRow[]> {
+    const rows = await this.#store.run((db) =>
+      db
+        .selectFrom('up_history')
+        .select(['user_id', 'at', 'possible_at'])
+        .where('guild_id', '=', guildId)
+        .where('at', '>=', since)
+        .orderBy('at')
+        .execute(),
+    );
+    return rows.map((r) => ({
+      userId: r.user_id,
+      at: Number(r.at),
+      possibleAt: r.possible_at === null ? null : Number(r.possible_at),
+    }));
   }
 
   /** Each member's ups per UTC day since `since` (`day`: the day's first millisecond). */

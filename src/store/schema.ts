@@ -47,6 +47,8 @@ export interface GuildSettingsTable {
   problem: GuildProblem | null;
   problem_at: number | null;
   updated_at: number;
+  /** The IANA time zone whose days the server's member streaks count; UTC while null. */
+  time_zone: string | null;
 }
 
 export type ReminderState = 'scheduled' | 'claimed' | 'sent' | 'failed';
@@ -185,6 +187,8 @@ export interface UpHistoryTable {
   /** The directory's up count after it, when its answer gave one. */
   up_count: number | null;
   source: UpSource;
+  /** When the up became possible (the cooldown's end before it), when known: its reaction time. */
+  possible_at: number | null;
 }
 
 /** A server's set-up of the directory's webhook (/settings webhook). */

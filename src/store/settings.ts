@@ -15,6 +15,8 @@ export interface GuildSettings {
   publicLanguage: PublicLanguage;
   problem: { reason: GuildProblem; at: number } | null;
   updatedAt: number;
+  /** The IANA time zone of the server's days (member streaks); null: UTC. */
+  timeZone: string | null;
 }
 
 /** The settings a change sets: those left out (or undefined) keep their value, null clears one. */
@@ -24,6 +26,7 @@ export interface SettingsChange {
   reminderTemplate?: string | null;
   publicLanguage?: PublicLanguage;
   problem?: GuildProblem | null;
+  timeZone?: string | null;
 }
 
 export const DEFAULT_PUBLIC_LANGUAGE: PublicLanguage = 'auto';
@@ -49,6 +52,7 @@ export class SettingsRepository {
       ...(change.reminderRoleId === undefined ? {} : { reminder_role_id: change.reminderRoleId }),
       ...(change.reminderTemplate === undefined ? {} : { reminder_template: change.reminderTemplate }),
       ...(change.publicLanguage === undefined ? {} : { public_language: change.publicLanguage }),
+      ...(change.timeZone === undefined ? {} : { time_zone: change.timeZone }),
       ...(change.problem === undefined
         ? {}
         : { problem: change.problem, problem_at: change.problem === null ? null : now }),
@@ -65,6 +69,7 @@ export class SettingsRepository {
           public_language: DEFAULT_PUBLIC_LANGUAGE,
           problem: null,
           problem_at: null,
+          time_zone: null,
           ...columns,
         })
         .onConflict((oc) => oc.column('guild_id').doUpdateSet(columns))
@@ -111,5 +116,6 @@ function fromRow(row: Selectable<GuildSettingsTable>): GuildSettings {
     publicLanguage: row.public_language,
     problem: row.problem === null ? null : { reason: row.problem, at: row.problem_at ?? row.updated_at },
     updatedAt: row.updated_at,
+    timeZone: row.time_zone ?? null,
   };
 }

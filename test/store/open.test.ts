@@ -113,6 +113,7 @@ describe.each(ENGINES)('opening the store (%s)', (engine) => {
       '009-trace-parents',
       '010-reminder-followups',
       '011-gateway-sessions',
+      '012-streaks',
     ]);
     expect((await new SettingsRepository(second).get('1'))?.publicLanguage).toBe('ru');
   });
@@ -139,6 +140,7 @@ describe.each(ENGINES)('opening the store (%s)', (engine) => {
         '009-trace-parents',
         '010-reminder-followups',
         '011-gateway-sessions',
+        '012-streaks',
       ]);
     }
   });

@@ -30,6 +30,7 @@ describe.each(ENGINES)('guild settings (%s)', (engine) => {
       publicLanguage: 'auto',
       problem: null,
       updatedAt: 1_000,
+      timeZone: null,
     });
     expect(await settings.get(GUILD)).toEqual(saved);
   });

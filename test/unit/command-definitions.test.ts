@@ -242,6 +242,26 @@ const DEPLOYED = [
       },
       {
         type: 1,
+        name: 'timezone',
+        name_localizations: { ru: 'часовой-пояс' },
+        description: "The time zone whose days the members' streaks count",
+        description_localizations: { ru: 'Часовой пояс, по дням которого считаются серии участников' },
+        options: [
+          {
+            type: 3,
+            name: 'zone',
+            name_localizations: { ru: 'пояс' },
+            description: 'An IANA time zone, such as Europe/Moscow, America/New_York or UTC',
+            description_localizations: {
+              ru: 'Часовой пояс IANA, например Europe/Moscow, America/New_York или UTC',
+            },
+            required: true,
+            max_length: 64,
+          },
+        ],
+      },
+      {
+        type: 1,
         name: 'show',
         name_localizations: {
           ru: 'показать',
@@ -378,6 +398,7 @@ describe('command definitions', () => {
       'reminders',
       'reminders-off',
       'language',
+      'timezone',
       'show',
       'webhook',
       'webhook-off',

@@ -57,6 +57,7 @@ class MemorySettings {
       publicLanguage: 'auto' as const,
       problem: null,
       updatedAt: now,
+      timeZone: null,
     };
     const next: GuildSettings = {
       ...old,
@@ -64,6 +65,7 @@ class MemorySettings {
       ...(change.reminderRoleId === undefined ? {} : { reminderRoleId: change.reminderRoleId }),
       ...(change.reminderTemplate === undefined ? {} : { reminderTemplate: change.reminderTemplate }),
       ...(change.publicLanguage === undefined ? {} : { publicLanguage: change.publicLanguage }),
+      ...(change.timeZone === undefined ? {} : { timeZone: change.timeZone }),
       ...(change.problem === undefined
         ? {}
         : { problem: change.problem === null ? null : { reason: change.problem, at: now } }),

@@ -74,9 +74,13 @@ function fakeDeps(answer: () => Promise<ServerUpResult>) {
         journaledAtSchedule.push([...journal.entries.keys()]);
         return 'scheduled';
       },
+      getGuild: async () => {
+        if (settings.fail) throw new Error('store down');
+        return undefined;
+      },
     },
     wakeReminders: (at: number) => void woken.push(at),
-    history: { record: async () => 'recorded' },
+    history: { record: async () => 'recorded', timed: async () => [] },
     commands: { learn: () => undefined },
     directory: {
       postServer: async (body: ServerUpdate) => {

@@ -100,6 +100,7 @@ export function renderOverview(
     );
   }
   pairs.push([t('settings.field.language'), languageText(settings.publicLanguage, guildLocale, t)]);
+  pairs.push([t('settings.field.timeZone'), settings.timeZone ?? t('settings.value.utc')]);
   if ('webhook' in overview) pairs.push([t('settings.field.webhook'), webhookText(overview.webhook, t)]);
   const problems: Array<[string, string | null]> = [];
   if (overview.webhook?.problem) {

@@ -25,6 +25,7 @@ import {
 import { safeCode } from '../../render/text.js';
 import type { PublicLanguage } from '../../store/schema.js';
 import { DEFAULT_PUBLIC_LANGUAGE, type GuildSettings } from '../../store/settings.js';
+import { knownTimeZone } from '../history/streaks.js';
 import { checkTemplate, MAX_TEMPLATE_LENGTH, type TemplateCheck } from '../reminders/template.js';
 import { renderConfirmation, renderOverview, renderRefusal, renderTemplateRefusal } from './render.js';
 
@@ -84,6 +85,7 @@ function defaults(guildId: string, now: number): GuildSettings {
     publicLanguage: DEFAULT_PUBLIC_LANGUAGE,
     problem: null,
     updatedAt: now,
+    timeZone: null,
   };
 }
 
@@ -299,6 +301,51 @@ export async function setLanguage(
       intro: t('settings.languageSet', { language: `**${languageText(language, context.guildLocale, t)}**` }),
     }),
     outcome: `language:${language}`,
+  };
+}
+
+/**
+ * `/settings timezone`: the IANA time zone whose calendar days the members' streaks count
+ * (features/history/streaks.ts). A name this machine's time zone data does not know changes
+ * nothing and says how one is written.
+ */
+export async function setTimeZone(
+  deps: SettingsDeps,
+  context: SettingsContext,
+  name: string,
+): Promise<SettingsAnswer> {
+  const { t, guildId } = context;
+  const zone = knownTimeZone(name);
+  if (!zone) {
+    const [stored, reminder] = await Promise.all([
+      deps.settings.get(guildId),
+      deps.reminders.getGuild(guildId),
+    ]);
+    return {
+      message: renderOverview(
+        { settings: stored ?? defaults(guildId, deps.now()), reminder, guildLocale: context.guildLocale },
+        t,
+        {
+          title: t('settings.title.refused'),
+          color: COLORS.warning,
+          intro: t('settings.timeZoneUnknown', {
+            name: safeCode(name, 66),
+            interpolation: { escapeValue: false },
+          }),
+        },
+      ),
+      outcome: 'timezone:unknown',
+    };
+  }
+  const settings = await deps.settings.update(guildId, { timeZone: zone }, deps.now());
+  const reminder = await deps.reminders.getGuild(guildId);
+  return {
+    message: renderOverview({ settings, reminder, guildLocale: context.guildLocale }, t, {
+      title: t('settings.title.timeZone'),
+      color: COLORS.success,
+      intro: t('settings.timeZoneSet', { zone: `**${zone}**` }),
+    }),
+    outcome: 'timezone',
   };
 }
 

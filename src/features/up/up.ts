@@ -21,10 +21,11 @@ import type { Responder } from '../../interactions/types.js';
 import type { Logger } from '../../log/logger.js';
 import type { EmbedMessage, RenderedMessage } from '../../render/message.js';
 import { renderUpResult, type UpOutcome, upOutcome } from '../../render/up.js';
-import type { HistoryRepository } from '../../store/history.js';
+import { type HistoryRepository, type TimedUpRow, UP_HISTORY_MS } from '../../store/history.js';
 import type { PendingUp, UpJournal } from '../../store/journal.js';
 import type { ReminderRepository } from '../../store/reminders.js';
 import type { GuildSettings, SettingsRepository } from '../../store/settings.js';
+import { memberStreak, STREAK_GRACE_MS, serverStreak } from '../history/streaks.js';
 import { delayText } from '../reminders/delay.js';
 import { remindableTime, remindRow } from '../reminders/remind-button.js';
 
@@ -34,7 +35,7 @@ export interface UpDeps {
   discord: Pick<DiscordLookups, 'guildStats'>;
   journal: UpJournal;
   /** Each server's reminder follows the directory's latest answer. */
-  reminders: Pick<ReminderRepository, 'scheduleGuild'>;
+  reminders: Pick<ReminderRepository, 'scheduleGuild' | 'getGuild'>;
   /** The reminder scheduler of this process: look again before `dueAt` if need be. */
   wakeReminders: (dueAt: number) => void;
   /**
@@ -43,7 +44,7 @@ export interface UpDeps {
    */
   followUp?: (guildId: string, up: { userId: string; at: number }) => Promise<number | undefined>;
   /** Where a success is recorded (store/history.ts): /leaderboard reads it. */
-  history: Pick<HistoryRepository, 'record'>;
+  history: Pick<HistoryRepository, 'record' | 'timed'>;
   /** The server's public language (/settings language). */
   settings: Pick<SettingsRepository, 'get'>;
   logger: Logger;
@@ -60,6 +61,15 @@ export interface UpDecision {
   publicly: boolean;
   /** A success that followed the server's reminder: how long after it (ms); else null. */
   reactionMs: number | null;
+  /** A success: the server's ups (its streaks, features/history/streaks.ts), this one among them. */
+  streaks?: StreakFacts;
+}
+
+/** What an up's answer says of the streaks from: the server's history, this up in it. */
+export interface StreakFacts {
+  ups: TimedUpRow[];
+  userId: string;
+  at: number;
 }
 
 /** A cooldown longer than this is not believed (the directory's is a few hours). */
@@ -130,7 +140,13 @@ async function scheduleReminder(
  * after a restart is the same row. Written before the journal lets go of the up, as the reminder
  * is. Never throws: a store that fails costs the row (one warn line), never the /up.
  */
-async function recordUp(deps: UpDeps, up: PendingUp, decision: UpDecision, at: number): Promise<void> {
+async function recordUp(
+  deps: UpDeps,
+  up: PendingUp,
+  decision: UpDecision,
+  at: number,
+  possibleAt: number | null,
+): Promise<void> {
   if (decision.outcome !== 'success') return;
   try {
     await deps.history.record({
@@ -140,7 +156,14 @@ async function recordUp(deps: UpDeps, up: PendingUp, decision: UpDecision, at: n
       at,
       upCount: Number.isFinite(decision.result.up) ? decision.result.up : null,
       source: 'bot',
+      // Before it, the up was not possible: an older schedule than the directory's (no reaction).
+      possibleAt: possibleAt !== null && possibleAt <= at ? possibleAt : null,
     });
+    decision.streaks = {
+      ups: await deps.history.timed(up.guildId, at - UP_HISTORY_MS),
+      userId: up.userId,
+      at,
+    };
   } catch (err) {
     deps.logger.warn({ err, guildId: up.guildId }, 'could not record the up in the history');
   }
@@ -173,6 +196,11 @@ export async function decideUp(deps: UpDeps, up: PendingUp, options: DecideOptio
       .catch((err: unknown) => deps.logger.warn({ err }, 'could not journal the up; it goes on'));
   }
   let decision: UpDecision;
+  // When the up became possible, as the server's reminder had it: read while the directory answers.
+  const possibleAt = deps.reminders.getGuild(guildId).then(
+    (reminder) => reminder?.nextUpAt ?? null,
+    () => null,
+  );
   try {
     const stats =
       options.gatherStats === false
@@ -184,7 +212,7 @@ export async function decideUp(deps: UpDeps, up: PendingUp, options: DecideOptio
     const answeredAt = deps.now();
     decision = decisionOf(result, answeredAt);
     await scheduleReminder(deps, guildId, decision, answeredAt);
-    await recordUp(deps, up, decision, answeredAt);
+    await recordUp(deps, up, decision, answeredAt, await possibleAt);
   } finally {
     if (!options.journaled) {
       await deps.journal.remove(up.interactionId).catch((err: unknown) => {
@@ -201,6 +229,31 @@ export async function decideUp(deps: UpDeps, up: PendingUp, options: DecideOptio
   return decision;
 }
 
+/**
+ * What a success says of the streaks: the server's and the member's when 2 or more, and the one
+ * this up ended (a late up ends the server's; a day missed, the member's), said as it ends.
+ */
+export function streakLines(facts: StreakFacts, timeZone: string, t: Translate): string[] {
+  const { ups, userId, at } = facts;
+  const server = serverStreak(ups, null, at);
+  const times = ups.filter((u) => u.userId === userId).map((u) => u.at);
+  const member = memberStreak(times, timeZone, at);
+  const before = memberStreak(
+    times.filter((time) => time !== at),
+    timeZone,
+    at,
+  );
+  const lines: string[] = [];
+  if (server.ended && server.ended.at <= at)
+    lines.push(
+      t('up.streakServerEnded', { count: server.ended.length, grace: delayText(STREAK_GRACE_MS, t) }),
+    );
+  else if (server.current >= 2) lines.push(t('up.streakServer', { count: server.current }));
+  if (before.current === 0 && before.last >= 2) lines.push(t('up.streakMemberEnded', { count: before.last }));
+  else if (member.current >= 2) lines.push(t('up.streakMember', { count: member.current }));
+  return lines;
+}
+
 /** An up this soon after the server's reminder is said on its answer ("⚡ 42 s after the reminder"). */
 export const QUICK_UP_MS = 10 * 60_000;
 
@@ -208,7 +261,12 @@ export const QUICK_UP_MS = 10 * 60_000;
  * The decision in words, with the "Remind me" button when it carries a next-up time, and how
  * fast the up followed the server's reminder when that was quick.
  */
-export function renderUpDecision(decision: UpDecision, t: Translate, now: number): EmbedMessage {
+export function renderUpDecision(
+  decision: UpDecision,
+  t: Translate,
+  now: number,
+  timeZone: string | null = null,
+): EmbedMessage {
   const message = renderUpResult(decision.result, t, now);
   const { reactionMs } = decision;
   const [embed] = message.embeds;
@@ -221,6 +279,10 @@ export function renderUpDecision(decision: UpDecision, t: Translate, now: number
         inline: true,
       },
     ];
+  }
+  const streaks = decision.streaks && streakLines(decision.streaks, timeZone ?? 'UTC', t);
+  if (embed && streaks && streaks.length > 0) {
+    embed.fields = [...(embed.fields ?? []), { name: t('up.streaks'), value: streaks.join('\n') }];
   }
   if (decision.remindAt !== null) {
     message.components = [...message.components, remindRow(decision.remindAt, t)];
@@ -267,10 +329,12 @@ export async function answerUp(
   now: number,
   dress: (message: EmbedMessage, t: Translate) => RenderedMessage = (message) => message,
 ): Promise<void> {
+  const timeZone = (await audience.settings)?.timeZone ?? null;
   if (decision.publicly) {
     const t = await publicTranslator(audience);
-    await audience.reply.public(dress(renderUpDecision(decision, t, now), t));
+    await audience.reply.public(dress(renderUpDecision(decision, t, now, timeZone), t));
   } else {
-    await audience.reply.private(dress(renderUpDecision(decision, audience.person, now), audience.person));
+    const t = audience.person;
+    await audience.reply.private(dress(renderUpDecision(decision, t, now, timeZone), t));
   }
 }

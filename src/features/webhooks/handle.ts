@@ -34,7 +34,7 @@ export interface HandlerOptions {
   webhooks: Pick<WebhookRepository, 'get' | 'setProblem'>;
   settings: Pick<SettingsRepository, 'get'>;
   history: Pick<HistoryRepository, 'record'>;
-  reminders: Pick<ReminderRepository, 'moveForUp'>;
+  reminders: Pick<ReminderRepository, 'moveForUp' | 'getGuild'>;
   /** The server's reminder now falls due at `dueAt`: this process's scheduler looks in time. */
   wakeReminders: (dueAt: number) => void;
   /** An up given on the site follows the server's posted reminder through too (never throws). */
@@ -62,6 +62,8 @@ export class DirectoryEventHandler implements EventHandler {
 
   async #bump(stored: StoredEvent, event: Extract<DirectoryEvent, { kind: 'bump' }>): Promise<SendOutcome> {
     const { guildId } = stored;
+    // When the up became possible (its reaction time, the server's streak), before it moves.
+    const possibleAt = (await this.#o.reminders.getGuild(guildId))?.nextUpAt ?? null;
     const recorded = await this.#o.history.record({
       id: `hook:${stored.id}`,
       guildId,
@@ -69,6 +71,7 @@ export class DirectoryEventHandler implements EventHandler {
       at: event.at,
       upCount: null,
       source: 'webhook',
+      possibleAt: possibleAt !== null && possibleAt <= event.at ? possibleAt : null,
     });
     await this.#o.followUp?.(guildId, { userId: event.userId, at: event.at });
     const dueAt = await this.#o.reminders.moveForUp(guildId, event.at, SAME_UP_MS, this.#now());

@@ -14,6 +14,7 @@ import { webhookIntake } from './008-webhook-intake.js';
 import { traceParents } from './009-trace-parents.js';
 import { reminderFollowups } from './010-reminder-followups.js';
 import { gatewaySessions } from './011-gateway-sessions.js';
+import { streaks } from './012-streaks.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '001-initial': initial,
@@ -27,6 +28,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '009-trace-parents': traceParents,
   '010-reminder-followups': reminderFollowups,
   '011-gateway-sessions': gatewaySessions,
+  '012-streaks': streaks,
 };
 
 export const migrationProvider: MigrationProvider = {
