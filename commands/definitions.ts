@@ -187,6 +187,21 @@ export const settingsCommand = {
     },
     {
       type: ApplicationCommandOptionType.Subcommand,
+      ...named('thanks', 'commands.settings.thanks.name'),
+      ...describe('commands.settings.thanks.description'),
+      options: [
+        {
+          type: ApplicationCommandOptionType.String,
+          ...named('message', 'commands.settings.thanks.message.name'),
+          ...describe('commands.settings.thanks.message.description'),
+          required: false,
+          // MAX_THANKS_LENGTH of features/up/thanks.ts, written out so that deploying loads no handler.
+          max_length: 300,
+        },
+      ],
+    },
+    {
+      type: ApplicationCommandOptionType.Subcommand,
       ...named('show', 'commands.settings.show.name'),
       ...describe('commands.settings.show.description'),
     },

@@ -1,5 +1,5 @@
 /**
- * /settings reminders | reminders-off | language | timezone | show | webhook | webhook-off: a server's
+ * /settings reminders | reminders-off | language | timezone | thanks | show | webhook | webhook-off: a server's
  * reminder settings, public language (features/settings/settings.ts) and the directory's webhook
  * (features/webhooks/settings.ts). Every answer is private, in the user's language.
  * Discord lets only members with Manage Server (or a role an admin granted it to) use it.
@@ -11,6 +11,7 @@ import {
   type SettingsContext,
   setLanguage,
   setReminders,
+  setThanks,
   setTimeZone,
   showSettings,
   turnRemindersOff,
@@ -63,6 +64,8 @@ function run({ interaction, deps, t }: CommandContext): Promise<SettingsAnswer> 
     }
     case 'timezone':
       return setTimeZone(deps, context, options.getString('zone', true));
+    case 'thanks':
+      return setThanks(deps, context, options.getString('message'));
     case 'show':
       return showSettings(deps, context);
     case 'webhook':

@@ -72,7 +72,13 @@ export const up: SlashCommand = {
     );
     await answerUp(
       decision,
-      { reply, person: t, settings, guildLocale: interaction.guildLocale },
+      {
+        reply,
+        person: t,
+        settings,
+        guildLocale: interaction.guildLocale,
+        serverName: interaction.guild?.name,
+      },
       deps.now(),
     );
     await tellManager(interaction, t, await settings, deps.logger);

@@ -49,6 +49,8 @@ export interface GuildSettingsTable {
   updated_at: number;
   /** The IANA time zone whose days the server's member streaks count; UTC while null. */
   time_zone: string | null;
+  /** The thank-you line added to a successful /up (features/up/thanks.ts); none while null. */
+  thanks_template: string | null;
 }
 
 export type ReminderState = 'scheduled' | 'claimed' | 'sent' | 'failed';

@@ -17,6 +17,8 @@ export interface GuildSettings {
   updatedAt: number;
   /** The IANA time zone of the server's days (member streaks); null: UTC. */
   timeZone: string | null;
+  /** The thank-you line a successful /up gets; null: none. */
+  thanksTemplate: string | null;
 }
 
 /** The settings a change sets: those left out (or undefined) keep their value, null clears one. */
@@ -27,6 +29,7 @@ export interface SettingsChange {
   publicLanguage?: PublicLanguage;
   problem?: GuildProblem | null;
   timeZone?: string | null;
+  thanksTemplate?: string | null;
 }
 
 export const DEFAULT_PUBLIC_LANGUAGE: PublicLanguage = 'auto';
@@ -53,6 +56,7 @@ export class SettingsRepository {
       ...(change.reminderTemplate === undefined ? {} : { reminder_template: change.reminderTemplate }),
       ...(change.publicLanguage === undefined ? {} : { public_language: change.publicLanguage }),
       ...(change.timeZone === undefined ? {} : { time_zone: change.timeZone }),
+      ...(change.thanksTemplate === undefined ? {} : { thanks_template: change.thanksTemplate }),
       ...(change.problem === undefined
         ? {}
         : { problem: change.problem, problem_at: change.problem === null ? null : now }),
@@ -70,6 +74,7 @@ export class SettingsRepository {
           problem: null,
           problem_at: null,
           time_zone: null,
+          thanks_template: null,
           ...columns,
         })
         .onConflict((oc) => oc.column('guild_id').doUpdateSet(columns))
@@ -117,5 +122,6 @@ function fromRow(row: Selectable<GuildSettingsTable>): GuildSettings {
     problem: row.problem === null ? null : { reason: row.problem, at: row.problem_at ?? row.updated_at },
     updatedAt: row.updated_at,
     timeZone: row.time_zone ?? null,
+    thanksTemplate: row.thanks_template ?? null,
   };
 }

@@ -113,6 +113,25 @@ describe.each(ENGINES)('streaks and reaction times (%s)', (engine) => {
       now - DAY,
     );
 
+    // A thank-you line: a placeholder it does not know is refused (in the asker's language), then set.
+    const thanks = (message?: string, locale?: string): Promise<Answer> =>
+      h.run({
+        guildId: guild.id,
+        name: 'settings',
+        options: [
+          commandOption.subcommand('thanks', message ? [commandOption.string('message', message)] : []),
+        ],
+        permissions: PermissionFlagsBits.ManageGuild,
+        ...(locale ? { locale } : {}),
+      });
+    const refused = await thanks('Спасибо {member} {role}', 'ru');
+    expect(refused.outcome).toBe('refused:thanks-unknownPlaceholder');
+    expect(embedText(embedOf(privateMessage(refused)))).toContain('`{role}`');
+    expect(embedText(embedOf(privateMessage(refused)))).toContain('Подстановки: `{member}`');
+    const set = await thanks('Thanks {member} for raising {server}: {ups} ups, {streak} days @everyone');
+    expect(set.outcome).toBe('thanks');
+    expect(embedText(embedOf(privateMessage(set)))).toContain('Thank-you line');
+
     const up = await h.run({ guildId: guild.id, name: 'up', user: anna });
     expect(up.outcome).toBe('success');
     const answer = embedOf(publicMessage(up));
@@ -121,10 +140,16 @@ describe.each(ENGINES)('streaks and reaction times (%s)', (engine) => {
     expect(streaks?.value).toBe(
       ['🔥 The server: **5** ups on time in a row', '🔥 You: **3** days in a row'].join('\n'),
     );
+    const thanked = answer.fields?.find((f) => f.name === 'Thank you')?.value ?? '';
+    expect(thanked).toMatch(
+      new RegExp(`^Thanks <@${anna.id}> for raising Streaky: [\\d,]+ ups, 3 days @\u200beveryone$`),
+    );
     expect(pingsNobody(up)).toEqual([]);
+    expect((await thanks()).outcome).toBe('thanks-off');
 
     const again = await h.run({ guildId: guild.id, name: 'up', user: boris });
     expect(again.outcome).toBe('success');
+    expect(embedOf(publicMessage(again)).fields?.some((f) => f.name === 'Thank you')).toBe(false);
     expect(embedOf(publicMessage(again)).fields?.find((f) => f.name === 'Streaks')?.value).toBe(
       [
         '🔥 The server: **6** ups on time in a row',

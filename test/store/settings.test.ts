@@ -31,6 +31,7 @@ describe.each(ENGINES)('guild settings (%s)', (engine) => {
       problem: null,
       updatedAt: 1_000,
       timeZone: null,
+      thanksTemplate: null,
     });
     expect(await settings.get(GUILD)).toEqual(saved);
   });

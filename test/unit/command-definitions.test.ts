@@ -262,6 +262,26 @@ const DEPLOYED = [
       },
       {
         type: 1,
+        name: 'thanks',
+        name_localizations: { ru: 'благодарность' },
+        description: 'A thank-you line after each successful /up; without a message, none',
+        description_localizations: {
+          ru: 'Строка благодарности после каждого успешного /up; без текста — никакой',
+        },
+        options: [
+          {
+            type: 3,
+            name: 'message',
+            name_localizations: { ru: 'текст' },
+            description: 'The line; placeholders {member} {server} {ups} {streak}',
+            description_localizations: { ru: 'Строка; подстановки {member} {server} {ups} {streak}' },
+            required: false,
+            max_length: 300,
+          },
+        ],
+      },
+      {
+        type: 1,
         name: 'show',
         name_localizations: {
           ru: 'показать',
@@ -399,6 +419,7 @@ describe('command definitions', () => {
       'reminders-off',
       'language',
       'timezone',
+      'thanks',
       'show',
       'webhook',
       'webhook-off',

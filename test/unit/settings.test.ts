@@ -58,6 +58,7 @@ class MemorySettings {
       problem: null,
       updatedAt: now,
       timeZone: null,
+      thanksTemplate: null,
     };
     const next: GuildSettings = {
       ...old,
@@ -66,6 +67,7 @@ class MemorySettings {
       ...(change.reminderTemplate === undefined ? {} : { reminderTemplate: change.reminderTemplate }),
       ...(change.publicLanguage === undefined ? {} : { publicLanguage: change.publicLanguage }),
       ...(change.timeZone === undefined ? {} : { timeZone: change.timeZone }),
+      ...(change.thanksTemplate === undefined ? {} : { thanksTemplate: change.thanksTemplate }),
       ...(change.problem === undefined
         ? {}
         : { problem: change.problem === null ? null : { reason: change.problem, at: now } }),

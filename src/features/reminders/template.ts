@@ -21,24 +21,41 @@ const PLACEHOLDER = /\{([^{}\s]{1,64})\}/gu;
 export type TemplateCheck =
   | { ok: true; template: string }
   | { ok: false; reason: 'empty' }
-  | { ok: false; reason: 'tooLong'; length: number }
+  | { ok: false; reason: 'tooLong'; length: number; max: number }
   | { ok: false; reason: 'unknownPlaceholder'; placeholder: string };
 
-function isPlaceholder(name: string): name is Placeholder {
-  return (PLACEHOLDERS as readonly string[]).includes(name);
-}
-
-/** Whether an admin's text can be a template; the text is kept as typed (trimmed). */
-export function checkTemplate(text: string): TemplateCheck {
+/**
+ * Whether an admin's text can be a template with these placeholders (the reminder's by default;
+ * the thank-you line has its own, features/up/thanks.ts) and at most `max` characters. The text
+ * is kept as typed (trimmed).
+ */
+export function checkTemplate(
+  text: string,
+  placeholders: readonly string[] = PLACEHOLDERS,
+  max = MAX_TEMPLATE_LENGTH,
+): TemplateCheck {
   const template = text.trim();
   if (template.length === 0) return { ok: false, reason: 'empty' };
   const length = [...template].length;
-  if (length > MAX_TEMPLATE_LENGTH) return { ok: false, reason: 'tooLong', length };
+  if (length > max) return { ok: false, reason: 'tooLong', length, max };
   for (const match of template.matchAll(PLACEHOLDER)) {
     const name = match[1] ?? '';
-    if (!isPlaceholder(name)) return { ok: false, reason: 'unknownPlaceholder', placeholder: `{${name}}` };
+    if (!placeholders.includes(name))
+      return { ok: false, reason: 'unknownPlaceholder', placeholder: `{${name}}` };
   }
   return { ok: true, template };
+}
+
+/**
+ * The template with each known placeholder replaced by its value, in one pass (a value that looks
+ * like a placeholder is not replaced again); others, which checkTemplate refuses, are left.
+ */
+export function fillPlaceholders(template: string, values: Readonly<Record<string, string>>): string {
+  return template
+    .replace(PLACEHOLDER, (whole, name: string) =>
+      Object.hasOwn(values, name) ? (values[name] as string) : whole,
+    )
+    .trim();
 }
 
 export interface TemplateValues {
@@ -69,8 +86,5 @@ export function placeholderValues(values: TemplateValues): Record<Placeholder, s
  * placeholder is not replaced again). Unknown placeholders, which checkTemplate refuses, are left.
  */
 export function fillTemplate(template: string, values: TemplateValues): string {
-  const filled = placeholderValues(values);
-  return template
-    .replace(PLACEHOLDER, (whole, name: string) => (isPlaceholder(name) ? filled[name] : whole))
-    .trim();
+  return fillPlaceholders(template, placeholderValues(values));
 }

@@ -11,7 +11,7 @@ import { container, facts, fitLayout, notice, separator, text as textDisplay } f
 import { fitEmbed, LIMITS } from '../../render/limits.js';
 import type { EmbedMessage, LayoutMessage } from '../../render/message.js';
 import { channelMention, problemText, roleMention } from '../../render/problems.js';
-import { stripControl, timestamp, truncate } from '../../render/text.js';
+import { safeCode, stripControl, timestamp, truncate } from '../../render/text.js';
 import type { GuildReminder } from '../../store/reminders.js';
 import type { GuildSettings } from '../../store/settings.js';
 import type { WebhookSetup } from '../../store/webhooks.js';
@@ -101,6 +101,10 @@ export function renderOverview(
   }
   pairs.push([t('settings.field.language'), languageText(settings.publicLanguage, guildLocale, t)]);
   pairs.push([t('settings.field.timeZone'), settings.timeZone ?? t('settings.value.utc')]);
+  pairs.push([
+    t('settings.field.thanks'),
+    settings.thanksTemplate ? safeCode(settings.thanksTemplate, 320) : t('settings.value.thanksOff'),
+  ]);
   if ('webhook' in overview) pairs.push([t('settings.field.webhook'), webhookText(overview.webhook, t)]);
   const problems: Array<[string, string | null]> = [];
   if (overview.webhook?.problem) {

@@ -26,7 +26,8 @@ import { safeCode } from '../../render/text.js';
 import type { PublicLanguage } from '../../store/schema.js';
 import { DEFAULT_PUBLIC_LANGUAGE, type GuildSettings } from '../../store/settings.js';
 import { knownTimeZone } from '../history/streaks.js';
-import { checkTemplate, MAX_TEMPLATE_LENGTH, type TemplateCheck } from '../reminders/template.js';
+import { checkTemplate, type TemplateCheck } from '../reminders/template.js';
+import { checkThanks } from '../up/thanks.js';
 import { renderConfirmation, renderOverview, renderRefusal, renderTemplateRefusal } from './render.js';
 
 export type SettingsDeps = Pick<
@@ -86,6 +87,7 @@ function defaults(guildId: string, now: number): GuildSettings {
     problem: null,
     updatedAt: now,
     timeZone: null,
+    thanksTemplate: null,
   };
 }
 
@@ -94,7 +96,7 @@ function templateRefusal(check: Exclude<TemplateCheck, { ok: true }>, t: Transla
     case 'empty':
       return t('settings.template.empty');
     case 'tooLong':
-      return t('settings.template.tooLong', { length: check.length, max: MAX_TEMPLATE_LENGTH });
+      return t('settings.template.tooLong', { length: check.length, max: check.max });
     case 'unknownPlaceholder':
       return t('settings.template.unknownPlaceholder', { placeholder: safeCode(check.placeholder, 80) });
   }
@@ -346,6 +348,39 @@ export async function setTimeZone(
       intro: t('settings.timeZoneSet', { zone: `**${zone}**` }),
     }),
     outcome: 'timezone',
+  };
+}
+
+/**
+ * `/settings thanks [message]`: the thank-you line a successful /up gets (features/up/thanks.ts);
+ * without a message, none. A message with a placeholder the line does not know changes nothing.
+ */
+export async function setThanks(
+  deps: SettingsDeps,
+  context: SettingsContext,
+  message: string | null,
+): Promise<SettingsAnswer> {
+  const { t, guildId } = context;
+  let template: string | null = null;
+  if (message !== null) {
+    const check = checkThanks(message);
+    if (!check.ok) {
+      return {
+        message: renderRefusal(`${templateRefusal(check, t)}\n\n${t('settings.thanks.placeholders')}`, t),
+        outcome: `refused:thanks-${check.reason}`,
+      };
+    }
+    template = check.template;
+  }
+  const settings = await deps.settings.update(guildId, { thanksTemplate: template }, deps.now());
+  const reminder = await deps.reminders.getGuild(guildId);
+  return {
+    message: renderOverview({ settings, reminder, guildLocale: context.guildLocale }, t, {
+      title: t(template ? 'settings.title.thanksOn' : 'settings.title.thanksOff'),
+      color: COLORS.success,
+      intro: template ? t('settings.thanks.on') : t('settings.thanks.off'),
+    }),
+    outcome: template ? 'thanks' : 'thanks-off',
   };
 }
 

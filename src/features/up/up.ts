@@ -28,6 +28,7 @@ import type { GuildSettings, SettingsRepository } from '../../store/settings.js'
 import { memberStreak, STREAK_GRACE_MS, serverStreak } from '../history/streaks.js';
 import { delayText } from '../reminders/delay.js';
 import { remindableTime, remindRow } from '../reminders/remind-button.js';
+import { thanksLine } from './thanks.js';
 
 /** What an up needs: a part of the handlers' deps (interactions/types.ts BotDeps). */
 export interface UpDeps {
@@ -63,6 +64,8 @@ export interface UpDecision {
   reactionMs: number | null;
   /** A success: the server's ups (its streaks, features/history/streaks.ts), this one among them. */
   streaks?: StreakFacts;
+  /** Who pressed /up (set once decided). */
+  uppedBy?: string;
 }
 
 /** What an up's answer says of the streaks from: the server's history, this up in it. */
@@ -211,6 +214,7 @@ export async function decideUp(deps: UpDeps, up: PendingUp, options: DecideOptio
     const result = await sendUp(deps.directory, up, options.deadline, stats);
     const answeredAt = deps.now();
     decision = decisionOf(result, answeredAt);
+    decision.uppedBy = up.userId;
     await scheduleReminder(deps, guildId, decision, answeredAt);
     await recordUp(deps, up, decision, answeredAt, await possibleAt);
   } finally {
@@ -261,12 +265,23 @@ export const QUICK_UP_MS = 10 * 60_000;
  * The decision in words, with the "Remind me" button when it carries a next-up time, and how
  * fast the up followed the server's reminder when that was quick.
  */
+/** What the server's settings add to an /up's answer. */
+export interface UpExtras {
+  /** The server's time zone: whose days the member's streak counts (UTC when null). */
+  timeZone?: string | null;
+  /** The server's thank-you line, for a success (features/up/thanks.ts). */
+  thanksTemplate?: string | null;
+  /** The server's name, for the thank-you line. */
+  serverName?: string | null;
+}
+
 export function renderUpDecision(
   decision: UpDecision,
   t: Translate,
   now: number,
-  timeZone: string | null = null,
+  extras: UpExtras = {},
 ): EmbedMessage {
+  const timeZone = extras.timeZone ?? null;
   const message = renderUpResult(decision.result, t, now);
   const { reactionMs } = decision;
   const [embed] = message.embeds;
@@ -283,6 +298,26 @@ export function renderUpDecision(
   const streaks = decision.streaks && streakLines(decision.streaks, timeZone ?? 'UTC', t);
   if (embed && streaks && streaks.length > 0) {
     embed.fields = [...(embed.fields ?? []), { name: t('up.streaks'), value: streaks.join('\n') }];
+  }
+  const userId = decision.uppedBy;
+  if (embed && decision.outcome === 'success' && extras.thanksTemplate && userId) {
+    // Without the history (a store that failed), the day of this up is the streak.
+    const { at, ups } = decision.streaks ?? { at: now, ups: [{ userId, at: now }] };
+    const line = thanksLine(
+      extras.thanksTemplate,
+      {
+        userId,
+        serverName: extras.serverName ?? null,
+        ups: Number.isFinite(decision.result.up) ? decision.result.up : null,
+        streakDays: memberStreak(
+          ups.filter((u) => u.userId === userId).map((u) => u.at),
+          timeZone ?? 'UTC',
+          at,
+        ).current,
+      },
+      t,
+    );
+    if (line !== '') embed.fields = [...(embed.fields ?? []), { name: t('up.thanks'), value: line }];
   }
   if (decision.remindAt !== null) {
     message.components = [...message.components, remindRow(decision.remindAt, t)];
@@ -313,6 +348,8 @@ export interface UpAudience {
   settings: Promise<GuildSettings | undefined>;
   /** The server's locale (Discord's guild_locale): the public language with `auto`. */
   guildLocale: string | null | undefined;
+  /** The server's name, when known here (the thank-you line's `{server}`). */
+  serverName?: string | null;
 }
 
 /** The server's public language for this up's answer. */
@@ -329,12 +366,17 @@ export async function answerUp(
   now: number,
   dress: (message: EmbedMessage, t: Translate) => RenderedMessage = (message) => message,
 ): Promise<void> {
-  const timeZone = (await audience.settings)?.timeZone ?? null;
+  const settings = await audience.settings;
+  const extras: UpExtras = {
+    timeZone: settings?.timeZone ?? null,
+    thanksTemplate: settings?.thanksTemplate ?? null,
+    serverName: audience.serverName ?? null,
+  };
   if (decision.publicly) {
     const t = await publicTranslator(audience);
-    await audience.reply.public(dress(renderUpDecision(decision, t, now, timeZone), t));
+    await audience.reply.public(dress(renderUpDecision(decision, t, now, extras), t));
   } else {
     const t = audience.person;
-    await audience.reply.private(dress(renderUpDecision(decision, t, now, timeZone), t));
+    await audience.reply.private(dress(renderUpDecision(decision, t, now, extras), t));
   }
 }

@@ -4,6 +4,8 @@ import {
   fillTemplate,
   MAX_TEMPLATE_LENGTH,
 } from '../../../src/features/reminders/template.js';
+import { checkThanks, MAX_THANKS_LENGTH, thanksLine } from '../../../src/features/up/thanks.js';
+import { translator } from '../../../src/i18n/index.js';
 
 const values = {
   roleId: '123456789012345678',
@@ -47,6 +49,7 @@ describe('reminder templates', () => {
       ok: false,
       reason: 'tooLong',
       length: MAX_TEMPLATE_LENGTH + 1,
+      max: MAX_TEMPLATE_LENGTH,
     });
   });
 
@@ -62,5 +65,36 @@ describe('reminder templates', () => {
 
   it('does not fill a placeholder that a value brought in', () => {
     expect(fillTemplate('{server}', { ...values, server: '{role}' })).toBe('{role}');
+  });
+});
+
+describe('the thank-you line (features/up/thanks.ts)', () => {
+  const en = translator('en-US');
+  const ru = translator('ru');
+
+  it('takes its own placeholders and at most 300 characters', () => {
+    expect(checkThanks('Thanks {member} for {server}: {ups} ups, {streak} days')).toMatchObject({ ok: true });
+    expect(checkThanks('Thanks {member} {role}')).toEqual({
+      ok: false,
+      reason: 'unknownPlaceholder',
+      placeholder: '{role}',
+    });
+    expect(checkThanks('x'.repeat(MAX_THANKS_LENGTH + 1))).toEqual({
+      ok: false,
+      reason: 'tooLong',
+      length: MAX_THANKS_LENGTH + 1,
+      max: MAX_THANKS_LENGTH,
+    });
+  });
+
+  it('is filled with the member as a mention, the rest escaped, and no mention of its own', () => {
+    const values = { userId: '310000000000000001', serverName: '**Bold** @here', ups: 1234, streakDays: 3 };
+    expect(thanksLine('{member} {server} {ups} {streak} @everyone <@&1> {member}', values, en)).toBe(
+      '<@310000000000000001> \\*\\*Bold\\*\\* @\u200bhere 1,234 3 @\u200beveryone <\u200b@&1> <@310000000000000001>',
+    );
+    expect(thanksLine('{server}: {ups}', { ...values, serverName: null, ups: null }, ru)).toBe(
+      'этот сервер: —',
+    );
+    expect(thanksLine('{ups}', values, ru)).toBe('1\u00a0234');
   });
 });
