@@ -106,6 +106,7 @@ const MESSAGES: Array<{ name: string; render: () => unknown }> = [
             reminderTemplate: '{role} **{server}** can be raised again: {command}',
             publicLanguage: 'auto',
             timeZone: null,
+            thanksTemplate: null,
             problem: { reason: 'missing-permission:SendMessages', at: 1_700_000_000_000 },
             updatedAt: 0,
           },
