@@ -20,6 +20,7 @@ import { markdownTable, notes, type Row, type ScenarioResult, textTable } from '
 import { autocompleteScenario } from './scenarios/autocomplete.js';
 import { chartsScenario } from './scenarios/charts.js';
 import { clientOverheadScenario } from './scenarios/client-overhead.js';
+import { followupsScenario } from './scenarios/followups.js';
 import { hostsScenario } from './scenarios/hosts.js';
 import { memoryScenario } from './scenarios/memory.js';
 import { rateLimitScenario } from './scenarios/rate-limit.js';
@@ -59,6 +60,7 @@ const SCENARIOS: Scenario[] = [
   { id: 10, name: '10. Three hosts', run: () => hostsScenario() },
   { id: 11, name: '11. Autocomplete', run: () => autocompleteScenario() },
   { id: 12, name: '12. Restart', run: () => restartScenario() },
+  { id: 13, name: '13. Reminder follow-through', run: () => followupsScenario() },
 ];
 
 function selected(): Scenario[] {

@@ -19,6 +19,7 @@ import type { Dispatcher } from 'undici';
 import { sendAnswersApart } from './answers-rest.js';
 import { ChannelNames, type ChannelNamesOptions } from './channel-names.js';
 import { GatewayThreadStrategy, type InteractionTap } from './gateway-thread-strategy.js';
+import { paceGlobally } from './global-pace.js';
 import { NO_MENTIONS } from './mentions.js';
 import { createDiscordRestAgent, encodeFormsFirst } from './rest-agent.js';
 
@@ -168,8 +169,12 @@ export function createDiscordClient(options: DiscordClientOptions = {}): Discord
           : { shards: 'auto' as const }),
     rest: options.restProxyUrl ? { ...restOptions, api: options.restProxyUrl } : restOptions,
   });
+  // Alone, the bot keeps Discord's global limit itself (global-pace.ts); with a REST proxy, the
+  // proxy keeps it for every host.
+  if (!options.restProxyUrl) paceGlobally(client.rest);
   // Edits of the original answer and follow-ups never wait behind the look-ups (answers-rest.ts),
-  // nor at the proxy: their REST has the direct address.
+  // nor at the proxy, nor behind the pacing: their REST has the direct address, and this wraps the
+  // pacing.
   sendAnswersApart(client.rest, restOptions, () => client.application?.id ?? client.user?.id);
   const channels = new ChannelNames(
     options.onChannelNamesError ? { onError: options.onChannelNamesError } : {},

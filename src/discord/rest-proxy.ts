@@ -15,20 +15,12 @@
  * BurstHandler, which does not count). So the forwarded requests are counted with no change; the
  * limit is still spelled out below so that no default can move it.
  *
- * That limit alone is not enough for a proxy that runs at it all the time. Its window starts when
- * a request leaves, and the next one starts as soon as it is over (without the 50 ms `offset`
- * when a handler comes back to it on its own): the last requests of one window and the first of
- * the next can reach Discord less than a second apart, by as much as they were delayed on the way
- * (an event loop busy, a body still coming in). Three hosts at 150 a second through it got 3 to 33
- * × 429 of 300 from the stand-in counting 50 a second (test/ops/rest-proxy.test.ts). So every
- * request first takes a slot of the project's own limiter (the directory client's RateLimiter: a
- * sliding log of 50 in any second and 25 ms, each slot counted until the answer came), which no
- * Discord window, wherever it starts, can find more than 50 in; @discordjs/rest's own limit stays
- * behind it as a second guard, and its per-route buckets as they are. A request over the limit
- * waits (`rejectOnRateLimit: null`, the default: nothing is refused with a RateLimitError, which
- * the proxy would answer with a 429), and a 429 from Discord (its Retry-After, global or per
- * route) is waited out and the request sent again: the hosts see the answer late, never a 429 of
- * the limits. What a host must allow: its own REST's timeout (15 s by default) is the longest a
+ * That limit alone is not enough for a proxy that runs at it all the time: every request first
+ * takes a slot of a sliding log of 50 in any second (paceGlobally, global-pace.ts, which says
+ * why). A request over the limit waits (`rejectOnRateLimit: null`, the default: nothing is refused
+ * with a RateLimitError, which the proxy would answer with a 429), and a 429 from Discord (its
+ * Retry-After, global or per route) is waited out and the request sent again: the hosts see the
+ * answer late, never a 429 of the limits. What a host must allow: its own REST's timeout (15 s by default) is the longest a
  * request may wait here; a host that gives up sends it again.
  *
  * Two things `proxyRequests` leaves to its caller, done here in the REST's makeRequest:
@@ -42,14 +34,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { proxyRequests } from '@discordjs/proxy';
-import { DefaultRestOptions, type InternalRequest, REST, type RESTOptions } from '@discordjs/rest';
-import { RateLimiter } from '../directory/rate-limiter.js';
+import { DefaultRestOptions, REST, type RESTOptions } from '@discordjs/rest';
 import { guardedServer, type Listening, listen, listenProblem } from '../http/listener.js';
 import { errorLine } from '../log/error-line.js';
 import type { Logger } from '../log/logger.js';
-
-/** Discord's global limit for a bot token, requests a second (as @discordjs/rest's default). */
-export const DISCORD_GLOBAL_REQUESTS_PER_SECOND = 50;
+import { DISCORD_GLOBAL_REQUESTS_PER_SECOND, paceGlobally } from './global-pace.js';
 
 /** How long stopping lets the requests in flight (waiting for the limit or for Discord) finish. */
 export const REST_PROXY_CLOSE_GRACE_MS = 5_000;
@@ -143,23 +132,9 @@ export async function startRestProxy(options: RestProxyOptions): Promise<RestPro
     rejectOnRateLimit: null,
     makeRequest: upstreamRequest(logger),
   });
-  // The sliding log in front of @discordjs/rest's window (see above): 50 in any second, from the answers.
-  const limiter = new RateLimiter({
-    global: { max: DISCORD_GLOBAL_REQUESTS_PER_SECOND, windowMs: 1_000 },
-    // No bucket of its own is asked for: Discord's per-route limits are @discordjs/rest's.
-    routes: { max: DISCORD_GLOBAL_REQUESTS_PER_SECOND, windowMs: 1_000 },
-  });
-  const paced = {
-    queueRequest: async (request: InternalRequest) => {
-      const grant = await limiter.acquire();
-      try {
-        return await rest.queueRequest(request);
-      } finally {
-        grant.settle();
-      }
-    },
-  } as Pick<REST, 'queueRequest'> as REST;
-  const forward = proxyRequests(paced);
+  // The sliding log in front of @discordjs/rest's window (global-pace.ts): 50 in any second.
+  paceGlobally(rest);
+  const forward = proxyRequests(rest);
   let closing = false;
   const inFlight = new Set<ServerResponse>();
   const handler = (req: IncomingMessage, res: ServerResponse): void => {

@@ -1,0 +1,45 @@
+/**
+ * Discord's global limit (50 requests a second per bot token), kept by whatever REST sends with
+ * the bot's token: the bot's own client when it runs alone (client.ts), and the REST proxy that
+ * several hosts share (rest-proxy.ts).
+ *
+ * @discordjs/rest's own global limit is not enough for a sender that runs at it: its window
+ * starts when a request leaves, and the next one as soon as it is over, so the last requests of
+ * one window and the first of the next can reach Discord less than a second apart, by as much as
+ * they were delayed on the way (an event loop busy, a body still coming in). Three hosts at 150 a
+ * second through the proxy got 3 to 33 × 429 of 300 from the stand-in counting 50 a second
+ * (test/ops/rest-proxy.test.ts); one bot posting 100 reminders and then editing them got 1 to 3
+ * (bench scenario 13). So every request first takes a slot of the project's own limiter (the
+ * directory client's RateLimiter: a sliding log of 50 in any second, each slot counted until the
+ * answer came), which no Discord window, wherever it starts, can find more than 50 in;
+ * @discordjs/rest's own limit stays behind it as a second guard, and its per-route buckets as
+ * they are. A request over the limit waits.
+ */
+import type { InternalRequest, REST } from '@discordjs/rest';
+import { RateLimiter } from '../directory/rate-limiter.js';
+
+/** Discord's global limit for a bot token, requests a second (as @discordjs/rest's default). */
+export const DISCORD_GLOBAL_REQUESTS_PER_SECOND = 50;
+
+/**
+ * Every request of `rest` takes a slot of a sliding log of DISCORD_GLOBAL_REQUESTS_PER_SECOND in
+ * any second first. Wraps `queueRequest`, where every request of @discordjs/rest and discord.js
+ * ends (as answers-rest.ts does): what wraps it afterwards (the interaction answers, sent apart)
+ * is not paced.
+ */
+export function paceGlobally(rest: REST): void {
+  const limiter = new RateLimiter({
+    global: { max: DISCORD_GLOBAL_REQUESTS_PER_SECOND, windowMs: 1_000 },
+    // No bucket of its own is asked for: Discord's per-route limits are @discordjs/rest's.
+    routes: { max: DISCORD_GLOBAL_REQUESTS_PER_SECOND, windowMs: 1_000 },
+  });
+  const queue = rest.queueRequest.bind(rest);
+  rest.queueRequest = async (request: InternalRequest) => {
+    const grant = await limiter.acquire();
+    try {
+      return await queue(request);
+    } finally {
+      grant.settle();
+    }
+  };
+}
