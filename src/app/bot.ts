@@ -15,6 +15,7 @@ import { createDiscordClient, type DiscordClientOptions } from '../discord/clien
 import { CommandMentions } from '../discord/command-mentions.js';
 import { rulesOf } from '../discord/deferral-rules.js';
 import { GatewaySessions } from '../discord/gateway-sessions.js';
+import { prestartGatewayThread } from '../discord/gateway-thread-strategy.js';
 import { guildFactsLookup } from '../discord/guild-posts.js';
 import { GuildStatsSource } from '../discord/guild-stats.js';
 import { identifyBudgetRefusal } from '../discord/identify-budget.js';
@@ -115,6 +116,8 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
   const now = options.now ?? Date.now;
   // Ours, so that stop() can close its keep-alive connections.
   const restAgent = createDiscordRestAgent();
+  // The gateway's thread loads its modules while the store opens and the bot is built.
+  const gatewayThread = prestartGatewayThread();
   // Set once the store is open (below); discord.js asks for the IDENTIFY throttle only at login.
   let identifyLedger: PostgresIdentifyLedger | undefined;
   const { client, directApi, channels, interactions } = createDiscordClient({
@@ -154,7 +157,7 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
     },
     stats: options.stats,
   }).catch(async (err: unknown) => {
-    await restAgent.destroy();
+    await Promise.all([restAgent.destroy(), gatewayThread.close()]);
     throw err;
   });
   const { directory, poster, reporter, store } = services;
@@ -319,8 +322,19 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
     channels,
     logger,
     now,
+    ...(typeof sharding.shardCount === 'number'
+      ? {
+          expected: {
+            shardIds: sharding.isChild
+              ? sharding.childShards
+              : (sharding.hostShards ?? [...Array(sharding.shardCount).keys()]),
+            shardCount: sharding.shardCount,
+          },
+        }
+      : {}),
   });
   interactions.sessions = sessions;
+  interactions.prestarted = gatewayThread;
   sessions.start();
   interactions.identifyBudgetRefusal = (limit, shards) =>
     identifyBudgetRefusal(limit, shards, config.discord.identifyFloor);
@@ -398,6 +412,8 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
         const suspended = await doneWithin(interactions.suspend?.() ?? Promise.resolve(), DESTROY_BOUND_MS);
         if (!suspended) logger.warn('the shards did not close in time; going on');
         await sessions.close();
+        // Never taken: the bot stopped before it logged in.
+        await gatewayThread.close();
         // Deliveries stop first: an event stored from here on is announced at the next start.
         await receiver?.close();
         await stopTasks(tasks, logger);

@@ -64,6 +64,12 @@ export interface GatewaySessionsOptions {
   saveEveryMs?: number;
   /** Older snapshots are not restored (default SESSION_RESTORE_MAX_AGE_MS). */
   maxAgeMs?: number;
+  /**
+   * The shards this process will run, when the configuration says (not with SHARD_COUNT=auto):
+   * their sessions are read from `start()` on, while the rest of the process starts, rather than
+   * when the shards are about to connect.
+   */
+  expected?: { shardIds: readonly number[]; shardCount: number };
 }
 
 /**
@@ -115,6 +121,10 @@ function parsed(text: string): Payload | undefined {
   }
 }
 
+function shardsKey(shardIds: readonly number[], shardCount: number): string {
+  return `${[...shardIds].sort((a, b) => a - b).join(',')}/${shardCount}`;
+}
+
 function restored(t: RestoredDispatch['t'], s: number, d: Record<string, unknown>): RestoredDispatch {
   return { t, s, d: { ...d, [RESTORED]: true } };
 }
@@ -129,15 +139,23 @@ export class GatewaySessions implements SessionKeeping {
   #timer: NodeJS.Timeout | undefined;
   #failing = false;
   #closed = false;
+  /** The expected shards' sessions, being read since start(). */
+  #prefetched: { key: string; loaded: Promise<Map<number, GatewaySnapshot>> } | undefined;
 
   constructor(options: GatewaySessionsOptions) {
     this.#o = options;
     this.#now = options.now ?? Date.now;
   }
 
-  /** Follows the guilds' changes and starts saving every `saveEveryMs`. */
+  /** Follows the guilds' changes, starts saving every `saveEveryMs`, reads the expected sessions. */
   start(): void {
-    const { client } = this.#o;
+    const { client, expected } = this.#o;
+    if (expected && !this.#prefetched) {
+      const loaded = this.#load(expected.shardIds, expected.shardCount);
+      // Awaited by restore(); a failure is said there.
+      loaded.catch(() => undefined);
+      this.#prefetched = { key: shardsKey(expected.shardIds, expected.shardCount), loaded };
+    }
     client.ws.on(GatewayDispatchEvents.Ready, (data: unknown) => {
       if (!isPayload(data) || data[RESTORED]) return;
       this.#identity = JSON.stringify({ user: data.user, application: data.application });
@@ -160,13 +178,13 @@ export class GatewaySessions implements SessionKeeping {
     const out = new Map<number, RestoredShard>();
     const started = performance.now();
     let loaded: Map<number, GatewaySnapshot>;
+    const prefetched = this.#prefetched;
+    this.#prefetched = undefined;
     try {
-      loaded = await this.#o.repository.load(
-        shardIds,
-        shardCount,
-        this.#o.maxAgeMs ?? SESSION_RESTORE_MAX_AGE_MS,
-        this.#now(),
-      );
+      loaded =
+        prefetched?.key === shardsKey(shardIds, shardCount)
+          ? await prefetched.loaded
+          : await this.#load(shardIds, shardCount);
     } catch (err) {
       this.#o.logger.warn({ err }, 'the saved gateway sessions could not be read: the shards identify');
       return out;
@@ -223,6 +241,15 @@ export class GatewaySessions implements SessionKeeping {
         'gateway sessions read from the store: resuming them',
       );
     return out;
+  }
+
+  #load(shardIds: readonly number[], shardCount: number): Promise<Map<number, GatewaySnapshot>> {
+    return this.#o.repository.load(
+      shardIds,
+      shardCount,
+      this.#o.maxAgeMs ?? SESSION_RESTORE_MAX_AGE_MS,
+      this.#now(),
+    );
   }
 
   update(shardId: number, session: SessionInfo | null): void {

@@ -7,7 +7,7 @@ import type { SessionInfo, WorkerData } from '@discordjs/ws';
 import type { AcknowledgerOptions } from './acknowledge.js';
 import type { Deferral, DeferralRules } from './deferral-rules.js';
 
-/** The thread's `workerData`: @discordjs/ws's, the deferral table and the acknowledger's address. */
+/** The thread's data (its `init` message): @discordjs/ws's, the deferral table and the acknowledger's address. */
 export interface GatewayThreadData extends WorkerData {
   rules: DeferralRules;
   /** Undefined: the thread defers nothing (no router to take its deferrals). */
@@ -25,7 +25,13 @@ export interface GatewayThreadData extends WorkerData {
  * the store, by shard (gateway-sessions.ts), before any Connect. The thread RESUMEs them without
  * asking the main thread, which is busy restoring the guilds meanwhile.
  */
-export type ToGatewayThread = { op: 'sessions'; sessions: Record<number, SessionInfo> };
+export type ToGatewayThread =
+  | { op: 'sessions'; sessions: Record<number, SessionInfo> }
+  /**
+   * The thread's data, its first message: the thread is started before the main thread knows it
+   * (prestartGatewayThread), so that it loads its modules meanwhile.
+   */
+  | { op: 'init'; data: GatewayThreadData };
 
 /** The thread sent this deferral (before the packet follows), then how it went. */
 export type FromGatewayThread =

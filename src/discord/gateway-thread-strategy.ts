@@ -82,6 +82,52 @@ export interface InteractionTap {
    * code 4200, not 1000), and ends the thread. discord.js's own destroy afterwards has nothing left.
    */
   suspend?: () => Promise<void>;
+  /** A thread started early (prestartGatewayThread), for the first spawn to take. */
+  prestarted?: PrestartedThread;
+}
+
+/** The gateway's thread, started without its data: it waits for an `init` message. */
+export function startGatewayThread(): Worker {
+  return new Worker(threadScript(import.meta.url, 'src/discord', 'gateway-thread.js'));
+}
+
+export interface PrestartedThread {
+  /** The thread, once, if it is still running; undefined otherwise (the spawn starts one). */
+  take(): Worker | undefined;
+  /** Ends it if nobody took it (the bot stopped before logging in). */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the gateway's thread now, to be taken by the strategy's spawn at login: its modules load
+ * (about half a second on two cores) while the main thread opens the store and builds the bot,
+ * not after, when a restart's shards are waiting to resume. It keeps no process alive until
+ * taken, and a thread that failed meanwhile is only not taken.
+ */
+export function prestartGatewayThread(): PrestartedThread {
+  const worker = startGatewayThread();
+  worker.unref();
+  let usable = true;
+  const lost = (): void => {
+    usable = false;
+  };
+  worker.on('error', lost).on('exit', lost);
+  let taken = false;
+  return {
+    take() {
+      if (taken) return undefined;
+      taken = true;
+      worker.off('error', lost).off('exit', lost);
+      if (!usable) return undefined;
+      worker.ref();
+      return worker;
+    },
+    async close() {
+      if (taken) return;
+      taken = true;
+      await worker.terminate();
+    },
+  };
 }
 
 /** A shard's destroy waits this long for the thread, then the thread is ended all the same. */
@@ -140,9 +186,8 @@ export class GatewayThreadStrategy implements IShardingStrategy {
       acknowledger: deferrals.acknowledger,
       stopped: this.#stopped,
     };
-    const worker = new Worker(threadScript(import.meta.url, 'src/discord', 'gateway-thread.js'), {
-      workerData: data,
-    });
+    const worker = this.#tap.prestarted?.take() ?? startGatewayThread();
+    this.#send({ op: 'init', data }, worker);
     this.#worker = worker;
     this.#shardIds = shardIds;
     const ready = new Promise<void>((resolve, reject) => {
@@ -166,7 +211,7 @@ export class GatewayThreadStrategy implements IShardingStrategy {
     // The sessions are read from the store while the thread starts.
     const restored: Map<number, RestoredShard> =
       (await this.#tap.sessions?.restore(shardIds, options.shardCount)) ?? new Map();
-    const sessions: ToGatewayThread['sessions'] = {};
+    const sessions: Extract<ToGatewayThread, { op: 'sessions' }>['sessions'] = {};
     for (const [shardId, shard] of restored) {
       this.#manager.options.updateSessionInfo(shardId, shard.session);
       sessions[shardId] = shard.session;
@@ -282,8 +327,8 @@ export class GatewayThreadStrategy implements IShardingStrategy {
     return statuses;
   }
 
-  #send(payload: WorkerSendPayload | ToGatewayThread): void {
-    this.#worker?.postMessage(payload);
+  #send(payload: WorkerSendPayload | ToGatewayThread, worker = this.#worker): void {
+    worker?.postMessage(payload);
   }
 
   /** A message from the thread. Never throws: what fails goes to tap.onError. */

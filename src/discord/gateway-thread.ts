@@ -16,7 +16,7 @@
  * the main thread is told (`deferral`), then gets the packet, then the outcome (`deferred`).
  * Everything else goes through as @discordjs/ws's own worker sends it.
  */
-import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
+import { type MessagePort, parentPort } from 'node:worker_threads';
 import {
   type IContextFetchingStrategy,
   type SessionInfo,
@@ -56,7 +56,19 @@ port.postMessage = (message: unknown): void => {
 function flush(): void {
   if (outbox.length > 0) postNow(outbox.splice(0));
 }
-const data = workerData as GatewayThreadData;
+/**
+ * The thread is started before the main thread knows what to give it (gateway-thread-strategy.ts,
+ * prestartGatewayThread): by then it has loaded its modules, on a core of its own, while the main
+ * thread started. Its data comes as its first message.
+ */
+const data = await new Promise<GatewayThreadData>((resolve) => {
+  const onInit = (message: ToGatewayThread | { op?: unknown }): void => {
+    if (message.op !== 'init') return;
+    port.off('message', onInit);
+    resolve((message as Extract<ToGatewayThread, { op: 'init' }>).data);
+  };
+  port.on('message', onInit);
+});
 const acknowledger = data.acknowledger && new InteractionAcknowledger(data.acknowledger);
 
 const post = (message: FromGatewayThread): void => port.postMessage(message);
@@ -125,10 +137,19 @@ class SessionsKeptHere implements IContextFetchingStrategy {
 
 /** @discordjs/ws's worker, with the sessions kept here and each command deferred before its packet is passed on. */
 class GatewayThread extends WorkerBootstrapper {
+  /** @discordjs/ws reads `workerData`, which this thread is started without: the data is its first message. */
+  protected override readonly data: GatewayThreadData;
+
+  constructor(data: GatewayThreadData) {
+    super();
+    this.data = data;
+  }
+
   async start(): Promise<void> {
     const context = new SessionsKeptHere(this.data);
     port.on('message', (message: ToGatewayThread | { op?: unknown }) => {
-      if (message.op === 'sessions') context.restored((message as ToGatewayThread).sessions);
+      if (message.op === 'sessions')
+        context.restored((message as Extract<ToGatewayThread, { op: 'sessions' }>).sessions);
     });
     const forwarded = Object.values(WebSocketShardEvents).filter((e) => e !== WebSocketShardEvents.Dispatch);
     for (const shardId of this.data.shardIds) {
@@ -155,4 +176,4 @@ class GatewayThread extends WorkerBootstrapper {
   }
 }
 
-await new GatewayThread().start();
+await new GatewayThread(data).start();

@@ -274,6 +274,32 @@ describe('restoring a session', () => {
     expect(sessions.identified(1, new Set())).toEqual([]);
   });
 
+  it('the expected shards are read from start() on, once; other shards are read when asked', async () => {
+    const { client, channels } = clientWith([]);
+    const asked: string[] = [];
+    const sessions = new GatewaySessions({
+      repository: {
+        load: async (ids, count) => {
+          asked.push(`${ids.join(',')}/${count}`);
+          return new Map();
+        },
+        save: () => Promise.resolve(),
+      },
+      client,
+      channels,
+      logger,
+      saveEveryMs: 3_600_000,
+      expected: { shardIds: [1, 0], shardCount: 2 },
+    });
+    sessions.start();
+    expect(asked).toEqual(['1,0/2']);
+    await sessions.restore([0, 1], 2);
+    expect(asked).toEqual(['1,0/2']);
+    await sessions.restore([0, 1], 4);
+    expect(asked).toEqual(['1,0/2', '0,1/4']);
+    await sessions.close();
+  });
+
   it('a store that cannot be read restores nothing (the shards identify)', async () => {
     const { client, channels } = clientWith([]);
     const sessions = new GatewaySessions({
