@@ -28,7 +28,7 @@ import {
   snowflake,
   startDiscordStandIn,
 } from '../../test/discord/index.js';
-import { type Emulator, startEmulator, TOKENS } from '../../test/emulator/index.js';
+import { type Emulator, startEmulator } from '../../test/emulator/index.js';
 import {
   BotProcess,
   discordLikeToken,
@@ -36,6 +36,7 @@ import {
   START_BOUND_MS,
   startedReady,
 } from '../../test/ops/helpers.js';
+import { botEnv } from '../../test/ops/world.js';
 import { tempDir } from '../../test/support/temp.js';
 import { size } from '../lib/env.js';
 import { atMost, discordTooManyRow, type Row, type ScenarioResult } from '../lib/report.js';
@@ -171,16 +172,11 @@ async function measure(count: number): Promise<Measured> {
     bot = new BotProcess(
       'main.js',
       {
-        DISCORD_TOKEN: d.token,
-        DISCORD_API_URL: d.restUrl,
-        DIRECTORY_API_URL: emu.url,
-        DIRECTORY_TOKEN: TOKENS.serviceBot,
+        ...botEnv(d, emu),
         DIRECTORY_RATE_LIMIT: `${RAISED.max}/${RAISED.windowMs}`,
         DIRECTORY_ROUTE_RATE_LIMIT: `${RAISED.max}/${RAISED.windowMs}`,
         SHARD_COUNT: '1',
         STATS_INTERVAL: '15m',
-        HTTP_PORT: '0',
-        LOG_LEVEL: 'info',
         DATA_DIR: data.path,
       },
       'followups',

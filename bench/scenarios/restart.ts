@@ -26,7 +26,7 @@ import {
   snowflake,
   startDiscordStandIn,
 } from '../../test/discord/index.js';
-import { type Emulator, startEmulator, TOKENS } from '../../test/emulator/index.js';
+import { type Emulator, startEmulator } from '../../test/emulator/index.js';
 import {
   BotProcess,
   discordLikeToken,
@@ -37,6 +37,7 @@ import {
   startedReady,
   withTimeout,
 } from '../../test/ops/helpers.js';
+import { botEnv } from '../../test/ops/world.js';
 import { tempDir } from '../../test/support/temp.js';
 import { size } from '../lib/env.js';
 import { realisticGuilds } from '../lib/guilds.js';
@@ -139,14 +140,9 @@ async function round(guilds: GuildFixture[], dropped: boolean): Promise<RoundRes
     discord = await startDiscordStandIn({ shards: SHARDS, guilds, token: discordLikeToken() });
     const d = discord;
     const env: Record<string, string> = {
-      DISCORD_TOKEN: d.token,
-      DISCORD_API_URL: d.restUrl,
-      DIRECTORY_API_URL: emu.url,
-      DIRECTORY_TOKEN: TOKENS.serviceBot,
+      ...botEnv(d, emu),
       SHARD_COUNT: String(SHARDS),
       STATS_INTERVAL: '15m',
-      HTTP_PORT: '0',
-      LOG_LEVEL: 'info',
       DATA_DIR: data.path,
     };
     const spawn = (name: string): BotProcess => {

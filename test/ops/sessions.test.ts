@@ -13,26 +13,15 @@
  */
 import { describe, it, type onTestFinished } from 'vitest';
 import { GatewaySessionRepository, openStore, SettingsRepository } from '../../src/store/index.js';
-import {
-  type DiscordStandIn,
-  type GatewayLogEntry,
-  makeGuild,
-  snowflake,
-  startDiscordStandIn,
-} from '../discord/index.js';
-import { describeViolations } from '../discord/spec/conformance.js';
-import { type Emulator, IDS, startEmulator, TOKENS } from '../emulator/index.js';
-import { freshPlace, type Place } from '../store/places.js';
+import { type DiscordStandIn, type GatewayLogEntry, makeGuild, snowflake } from '../discord/index.js';
+import { IDS } from '../emulator/index.js';
 import { isHandled } from '../support/rig.js';
 import { tempDir } from '../support/temp.js';
 import {
-  BotProcess,
+  type BotProcess,
   bodyOf,
-  discordLikeToken,
   eventually,
-  guildSet,
   httpGet,
-  leaksIn,
   START_BOUND_MS,
   sample,
   sleep,
@@ -40,72 +29,21 @@ import {
   statsRequests,
   withTimeout,
 } from './helpers.js';
+import { world } from './world.js';
 
 const SHARDS = 4;
 const GUILDS = 40;
 
-interface World {
-  emu: Emulator;
-  discord: DiscordStandIn;
-  guildIds: string[];
-  spawn(env?: Record<string, string>): BotProcess;
-  place: Place | undefined;
-  dataDir: string;
-}
-
-async function world(finished: typeof onTestFinished, postgres = false): Promise<World> {
-  const place = postgres ? await freshPlace('postgres') : undefined;
+/** The world of world.ts with 4 shards and 40 guilds, and a data directory every process shares. */
+async function sessionsWorld(finished: typeof onTestFinished, postgres = false) {
+  const w = await world(finished, { shards: SHARDS, guilds: GUILDS, postgres });
   const data = tempDir('sessions');
-  const emu = await startEmulator({ rateLimits: false });
-  const set = guildSet(GUILDS, [{ id: IDS.serverFresh, memberCount: 321 }]);
-  const discord = await startDiscordStandIn({
-    shards: SHARDS,
-    guilds: set.guilds,
-    token: discordLikeToken(),
-  });
-  const children: BotProcess[] = [];
-  finished(async () => {
-    const problems: string[] = [];
-    for (const child of children) {
-      await child
-        .destroy()
-        .catch((err: unknown) => problems.push(`cleanup of pid ${child.pid}: ${String(err)}`));
-      const leaked = leaksIn(
-        [{ where: `pid ${child.pid}`, text: child.output() }],
-        [discord.token, TOKENS.serviceBot],
-      );
-      if (leaked.length > 0) problems.push(`a token appears in the output of pid ${child.pid}`);
-    }
-    if (discord.specViolations().length > 0) problems.push(describeViolations(discord.specViolations()));
-    await discord.close();
-    await emu.close();
-    await place?.remove();
-    data.remove();
-    if (problems.length > 0) throw new Error(problems.join('\n'));
-  }, 30_000);
+  finished(() => data.remove());
+  const env = { SHARD_COUNT: String(SHARDS), STATS_INTERVAL: '15m', DATA_DIR: data.path };
   return {
-    emu,
-    discord,
-    guildIds: set.guilds.map((g) => g.id),
-    place,
+    ...w,
     dataDir: data.path,
-    spawn(env = {}) {
-      const child = new BotProcess('main.js', {
-        DISCORD_TOKEN: discord.token,
-        DISCORD_API_URL: discord.restUrl,
-        DIRECTORY_API_URL: emu.url,
-        DIRECTORY_TOKEN: TOKENS.serviceBot,
-        SHARD_COUNT: String(SHARDS),
-        STATS_INTERVAL: '15m',
-        HTTP_PORT: '0',
-        LOG_LEVEL: 'info',
-        DATA_DIR: data.path,
-        ...place?.env,
-        ...env,
-      });
-      children.push(child);
-      return child;
-    },
+    spawn: (extra: Record<string, string> = {}) => w.spawn('main.js', { ...env, ...extra }),
   };
 }
 
@@ -143,7 +81,7 @@ describe.concurrent('gateway sessions across restarts', () => {
   const restart =
     'SIGTERM, then a new process: 4 shards resume with 0 identifies, guilds restored, an /up sent meanwhile answered, a join seen once';
   it(restart, async ({ expect, onTestFinished }) => {
-    const w = await world(onTestFinished);
+    const w = await sessionsWorld(onTestFinished);
     const first = w.spawn();
     await startedReady(first);
     expect(entriesOf(w.discord, 'identify')).toHaveLength(SHARDS);
@@ -221,12 +159,12 @@ describe.concurrent('gateway sessions across restarts', () => {
     expect,
     onTestFinished,
   }) => {
-    const w = await world(onTestFinished, true);
+    const w = await sessionsWorld(onTestFinished, true);
     const first = w.spawn();
     await startedReady(first);
     // Saved every 5 s: wait until the store has all four sessions.
-    if (!w.place) throw new Error('a PostgreSQL place was asked for');
-    const store = await openStore(w.place.options);
+    if (!w.store) throw new Error('a PostgreSQL place was asked for');
+    const store = await openStore(w.store.options);
     onTestFinished(() => store.close());
     const sessions = new GatewaySessionRepository(store);
     const ids = [...Array(SHARDS).keys()];
@@ -288,7 +226,7 @@ describe.concurrent('gateway sessions across restarts', () => {
     expect,
     onTestFinished,
   }) => {
-    const w = await world(onTestFinished);
+    const w = await sessionsWorld(onTestFinished);
     const first = w.spawn();
     await startedReady(first);
     const left = w.guildIds.find((id) => id !== IDS.serverFresh) as string;
