@@ -13,7 +13,7 @@
  * What discord.js sees is unchanged: every event of every shard, in order. An interaction the
  * thread did not defer (a button) goes to `tap.onInteraction` just before discord.js gets it.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { Collection } from '@discordjs/collection';
 import {
   CloseCodes,
@@ -35,12 +35,12 @@ import {
   GatewayDispatchEvents,
   type GatewaySendPayload,
 } from 'discord-api-types/v10';
-import { threadScript } from '../threads/script.js';
 import { doneWithin } from '../time/bounded.js';
 import { AcknowledgeError } from './acknowledge.js';
 import type { Deferral, DeferralRules } from './deferral-rules.js';
 import type { RestoredShard, SessionKeeping } from './gateway-sessions.js';
 import type { FromGatewayThread, GatewayThreadData, ToGatewayThread } from './gateway-thread-protocol.js';
+import { type PrestartedThread, startGatewayThread } from './gateway-thread-start.js';
 import { IdentifyBudgetError } from './identify-budget.js';
 
 /** What the bot hooks into the gateway. Set before login; the strategy is built at login. */
@@ -82,52 +82,8 @@ export interface InteractionTap {
    * code 4200, not 1000), and ends the thread. discord.js's own destroy afterwards has nothing left.
    */
   suspend?: () => Promise<void>;
-  /** A thread started early (prestartGatewayThread), for the first spawn to take. */
+  /** A thread started early (gateway-thread-start.ts), for the first spawn to take. */
   prestarted?: PrestartedThread;
-}
-
-/** The gateway's thread, started without its data: it waits for an `init` message. */
-export function startGatewayThread(): Worker {
-  return new Worker(threadScript(import.meta.url, 'src/discord', 'gateway-thread.js'));
-}
-
-export interface PrestartedThread {
-  /** The thread, once, if it is still running; undefined otherwise (the spawn starts one). */
-  take(): Worker | undefined;
-  /** Ends it if nobody took it (the bot stopped before logging in). */
-  close(): Promise<void>;
-}
-
-/**
- * Starts the gateway's thread now, to be taken by the strategy's spawn at login: its modules load
- * (about half a second on two cores) while the main thread opens the store and builds the bot,
- * not after, when a restart's shards are waiting to resume. It keeps no process alive until
- * taken, and a thread that failed meanwhile is only not taken.
- */
-export function prestartGatewayThread(): PrestartedThread {
-  const worker = startGatewayThread();
-  worker.unref();
-  let usable = true;
-  const lost = (): void => {
-    usable = false;
-  };
-  worker.on('error', lost).on('exit', lost);
-  let taken = false;
-  return {
-    take() {
-      if (taken) return undefined;
-      taken = true;
-      worker.off('error', lost).off('exit', lost);
-      if (!usable) return undefined;
-      worker.ref();
-      return worker;
-    },
-    async close() {
-      if (taken) return;
-      taken = true;
-      await worker.terminate();
-    },
-  };
 }
 
 /** A shard's destroy waits this long for the thread, then the thread is ended all the same. */
