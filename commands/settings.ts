@@ -4,6 +4,8 @@
  * (features/webhooks/settings.ts). Every answer is private, in the user's language.
  * Discord lets only members with Manage Server (or a role an admin granted it to) use it.
  */
+
+import { setThanks, setTimeZone } from '../src/features/settings/server-options.js';
 import {
   type ChosenChannel,
   isPublicLanguage,
@@ -11,8 +13,6 @@ import {
   type SettingsContext,
   setLanguage,
   setReminders,
-  setThanks,
-  setTimeZone,
   showSettings,
   turnRemindersOff,
 } from '../src/features/settings/settings.js';

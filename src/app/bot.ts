@@ -6,8 +6,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { type Client, DefaultUserAgent, Events, Status } from 'discord.js';
+import { type Client, DefaultUserAgent, Events } from 'discord.js';
 import type { Config } from '../config/env.js';
+import { expectedShards } from '../config/sharding.js';
 import type { DirectoryClient } from '../directory/index.js';
 import { InteractionAcknowledger } from '../discord/acknowledge.js';
 import type { ChannelNames } from '../discord/channel-names.js';
@@ -23,7 +24,7 @@ import { discordLookups } from '../discord/lookups.js';
 import { createDiscordRestAgent } from '../discord/rest-agent.js';
 import { exposeShardStates, localShards } from '../discord/shard-stats.js';
 import { watchGuilds } from '../events/guilds.js';
-import { watchShards } from '../events/shards.js';
+import { onceConnected, watchShards } from '../events/shards.js';
 import { historyPruner } from '../features/history/prune.js';
 import { reminderEngines } from '../features/reminders/engines.js';
 import { ReminderRoles } from '../features/reminders/roles.js';
@@ -325,16 +326,7 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
     channels,
     logger,
     now,
-    ...(typeof sharding.shardCount === 'number'
-      ? {
-          expected: {
-            shardIds: sharding.isChild
-              ? sharding.childShards
-              : (sharding.hostShards ?? [...Array(sharding.shardCount).keys()]),
-            shardCount: sharding.shardCount,
-          },
-        }
-      : {}),
+    expected: expectedShards(sharding),
   });
   interactions.sessions = sessions;
   interactions.prestarted = gatewayThread;
@@ -348,26 +340,16 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
   client.on(Events.InteractionCreate, (interaction) => {
     void router.handle(interaction);
   });
-  // Ready, and every shard's session live: a session restored from the store makes discord.js
-  // ready before its shard has resumed (gateway-sessions.ts).
-  let connected = false;
-  const whenConnected = (): void => {
-    if (connected || !client.isReady() || sessions.resuming()) return;
-    if (client.ws.shards.some((s) => s.status !== Status.Ready)) return;
-    connected = true;
+  onceConnected(client, sessions, () => {
     logger.info(
-      { user: client.user.tag, guilds: client.guilds.cache.size, shards: client.ws.shards.size },
+      { user: client.user?.tag, guilds: client.guilds.cache.size, shards: client.ws.shards.size },
       'connected to Discord',
     );
     startTasks(tasks, logger);
     void recover().then((answered) =>
       logger.debug({ answered }, 'the ups from before the restart are dealt with'),
     );
-  };
-  client.once(Events.ClientReady, whenConnected);
-  client.on(Events.ShardResume, whenConnected);
-  // A restored session Discord refused: the shard identified instead.
-  client.on(Events.ShardReady, whenConnected);
+  });
   watchGuilds({ client, channels, discord: deps.discord, reporter, settings, logger });
   watchShards(client, logger, options.onFatal);
 

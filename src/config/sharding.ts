@@ -142,3 +142,22 @@ export function parseShardList(value: string | undefined): number[] {
     return [];
   }
 }
+
+/**
+ * The shards this process will run and their count, when the configuration says (not with
+ * SHARD_COUNT=auto, which Discord decides at login): what its gateway sessions are read for as it
+ * starts (discord/gateway-sessions.ts).
+ */
+export function expectedShards(sharding: {
+  shardCount: number | 'auto';
+  isChild: boolean;
+  childShards: readonly number[];
+  hostShards: readonly number[] | undefined;
+}): { shardIds: readonly number[]; shardCount: number } | undefined {
+  const { shardCount } = sharding;
+  if (typeof shardCount !== 'number') return undefined;
+  const shardIds = sharding.isChild
+    ? sharding.childShards
+    : (sharding.hostShards ?? [...Array(shardCount).keys()]);
+  return { shardIds, shardCount };
+}

@@ -18,7 +18,8 @@ import { Client, GatewayIntentBits, Options } from 'discord.js';
 import type { Dispatcher } from 'undici';
 import { sendAnswersApart } from './answers-rest.js';
 import { ChannelNames, type ChannelNamesOptions } from './channel-names.js';
-import { GatewayThreadStrategy, type InteractionTap } from './gateway-thread-strategy.js';
+import type { InteractionTap } from './gateway-tap.js';
+import { GatewayThreadStrategy } from './gateway-thread-strategy.js';
 import { paceGlobally } from './global-pace.js';
 import { NO_MENTIONS } from './mentions.js';
 import { createDiscordRestAgent, encodeFormsFirst } from './rest-agent.js';
@@ -48,7 +49,7 @@ export interface DiscordConnection {
   /** Discord's REST base the interactions' own requests go to: apiUrl, never the proxy. */
   directApi: string;
   channels: ChannelNames;
-  /** What the bot hooks into the gateway: the deferral table, the thread's deferrals, the packets (gateway-thread-strategy.ts). */
+  /** What the bot hooks into the gateway: the deferral table, the thread's deferrals, the packets, the sessions (gateway-tap.ts). */
   interactions: InteractionTap;
 }
 

@@ -31,60 +31,16 @@ import {
 } from '@discordjs/ws';
 import {
   type APIGatewayBotInfo,
-  type APIGatewaySessionStartLimit,
   GatewayDispatchEvents,
   type GatewaySendPayload,
 } from 'discord-api-types/v10';
 import { doneWithin } from '../time/bounded.js';
 import { AcknowledgeError } from './acknowledge.js';
-import type { Deferral, DeferralRules } from './deferral-rules.js';
-import type { RestoredShard, SessionKeeping } from './gateway-sessions.js';
+import type { RestoredShard } from './gateway-sessions.js';
+import type { InteractionTap } from './gateway-tap.js';
 import type { FromGatewayThread, GatewayThreadData, ToGatewayThread } from './gateway-thread-protocol.js';
-import { type PrestartedThread, startGatewayThread } from './gateway-thread-start.js';
+import { startGatewayThread } from './gateway-thread-start.js';
 import { IdentifyBudgetError } from './identify-budget.js';
-
-/** What the bot hooks into the gateway. Set before login; the strategy is built at login. */
-export interface InteractionTap {
-  /**
-   * The deferral table and the acknowledger's address, for the thread; without them (a client
-   * with no router, as the bench's memory and ready scenarios make) the thread defers nothing.
-   */
-  deferrals?: { rules: DeferralRules; acknowledger: NonNullable<GatewayThreadData['acknowledger']> };
-  /** The thread sent a deferral; `done` settles with its outcome (an AcknowledgeError when refused). */
-  onDeferral?: (id: string, deferral: Deferral, done: Promise<void>) => void;
-  /** An interaction's packet (`d`) the thread did not defer, just before discord.js gets it. */
-  onInteraction?: (packet: unknown) => void;
-  /** discord.js threw on an event, or the thread reported an error. */
-  onError?: (err: unknown, event: string) => void;
-  /**
-   * Discord's identify budget (`session_start_limit` of GET /gateway/bot) each time @discordjs/ws
-   * fetched it afresh before starting the shards.
-   */
-  onSessionStartLimit?: (limit: APIGatewaySessionStartLimit) => void;
-  /**
-   * Asked before the shards start, with the budget as Discord gave it and how many shards would
-   * identify: a reason not to start (an IdentifyBudgetError then fails the login), or undefined.
-   */
-  identifyBudgetRefusal?: (limit: APIGatewaySessionStartLimit, shards: number) => string | undefined;
-  /** The thread ended without being asked to: the shards are gone with it. */
-  onThreadLost?: (err: Error) => void;
-  /** Set by the strategy: the thread defers nothing more (the bot is shutting down). */
-  stopDeferring?: () => void;
-  /**
-   * The sessions kept in the store (gateway-sessions.ts): restored before the shards connect,
-   * told of every change. Without it, sessions live as long as the process (discord.js's way).
-   */
-  sessions?: SessionKeeping;
-  /** A shard began a session: READY after an IDENTIFY, or RESUMED (each as Discord sent it). */
-  onSession?: (shardId: number, kind: 'identified' | 'resumed') => void;
-  /**
-   * Set by the strategy: closes the shards for a restart, their sessions kept resumable (close
-   * code 4200, not 1000), and ends the thread. discord.js's own destroy afterwards has nothing left.
-   */
-  suspend?: () => Promise<void>;
-  /** A thread started early (gateway-thread-start.ts), for the first spawn to take. */
-  prestarted?: PrestartedThread;
-}
 
 /** A shard's destroy waits this long for the thread, then the thread is ended all the same. */
 const DESTROY_BOUND_MS = 10_000;

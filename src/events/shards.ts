@@ -4,7 +4,7 @@
  * The sessions begun are counted where Discord's READY and RESUMED arrive (the gateway's strategy,
  * InteractionTap.onSession): discord.js's shardReady also follows a session restored from the store.
  */
-import { type Client, Events } from 'discord.js';
+import { type Client, Events, Status } from 'discord.js';
 import type { Logger } from '../log/logger.js';
 
 /** Gateway close codes after which discord.js will not reconnect and the operator must act. */
@@ -32,4 +32,22 @@ export function watchShards(client: Client, logger: Logger, onFatal?: (reason: s
   client.on(Events.ShardReconnecting, (shardId) => logger.info({ shardId }, 'shard reconnecting'));
   client.on(Events.Warn, (message) => logger.warn({ source: 'discord.js' }, message));
   client.on(Events.Error, (err) => logger.error({ err }, 'discord.js error'));
+}
+
+/**
+ * `then` once discord.js is ready and every shard's session is live: a session restored from the
+ * store makes discord.js ready before its shard has resumed (discord/gateway-sessions.ts), and a
+ * restored session Discord refused ends with the shard identifying instead.
+ */
+export function onceConnected(client: Client, sessions: { resuming(): boolean }, then: () => void): void {
+  let connected = false;
+  const check = (): void => {
+    if (connected || !client.isReady() || sessions.resuming()) return;
+    if (client.ws.shards.some((shard) => shard.status !== Status.Ready)) return;
+    connected = true;
+    then();
+  };
+  client.once(Events.ClientReady, check);
+  client.on(Events.ShardResume, check);
+  client.on(Events.ShardReady, check);
 }

@@ -25,9 +25,7 @@ import {
 import { safeCode } from '../../render/text.js';
 import type { PublicLanguage } from '../../store/schema.js';
 import { DEFAULT_PUBLIC_LANGUAGE, type GuildSettings } from '../../store/settings.js';
-import { knownTimeZone } from '../history/streaks.js';
 import { checkTemplate, type TemplateCheck } from '../reminders/template.js';
-import { checkThanks } from '../up/thanks.js';
 import { renderConfirmation, renderOverview, renderRefusal, renderTemplateRefusal } from './render.js';
 
 export type SettingsDeps = Pick<
@@ -77,7 +75,7 @@ export interface RemindersRequest extends ChosenChannel {
 /** How long the look at the bot's permissions may take before every permission is named instead. */
 const PERMISSIONS_TIMEOUT_MS = 5_000;
 
-function defaults(guildId: string, now: number): GuildSettings {
+export function defaults(guildId: string, now: number): GuildSettings {
   return {
     guildId,
     reminderChannelId: null,
@@ -91,7 +89,7 @@ function defaults(guildId: string, now: number): GuildSettings {
   };
 }
 
-function templateRefusal(check: Exclude<TemplateCheck, { ok: true }>, t: Translate): string {
+export function templateRefusal(check: Exclude<TemplateCheck, { ok: true }>, t: Translate): string {
   switch (check.reason) {
     case 'empty':
       return t('settings.template.empty');
@@ -303,84 +301,6 @@ export async function setLanguage(
       intro: t('settings.languageSet', { language: `**${languageText(language, context.guildLocale, t)}**` }),
     }),
     outcome: `language:${language}`,
-  };
-}
-
-/**
- * `/settings timezone`: the IANA time zone whose calendar days the members' streaks count
- * (features/history/streaks.ts). A name this machine's time zone data does not know changes
- * nothing and says how one is written.
- */
-export async function setTimeZone(
-  deps: SettingsDeps,
-  context: SettingsContext,
-  name: string,
-): Promise<SettingsAnswer> {
-  const { t, guildId } = context;
-  const zone = knownTimeZone(name);
-  if (!zone) {
-    const [stored, reminder] = await Promise.all([
-      deps.settings.get(guildId),
-      deps.reminders.getGuild(guildId),
-    ]);
-    return {
-      message: renderOverview(
-        { settings: stored ?? defaults(guildId, deps.now()), reminder, guildLocale: context.guildLocale },
-        t,
-        {
-          title: t('settings.title.refused'),
-          color: COLORS.warning,
-          intro: t('settings.timeZoneUnknown', {
-            name: safeCode(name, 66),
-            interpolation: { escapeValue: false },
-          }),
-        },
-      ),
-      outcome: 'timezone:unknown',
-    };
-  }
-  const settings = await deps.settings.update(guildId, { timeZone: zone }, deps.now());
-  const reminder = await deps.reminders.getGuild(guildId);
-  return {
-    message: renderOverview({ settings, reminder, guildLocale: context.guildLocale }, t, {
-      title: t('settings.title.timeZone'),
-      color: COLORS.success,
-      intro: t('settings.timeZoneSet', { zone: `**${zone}**` }),
-    }),
-    outcome: 'timezone',
-  };
-}
-
-/**
- * `/settings thanks [message]`: the thank-you line a successful /up gets (features/up/thanks.ts);
- * without a message, none. A message with a placeholder the line does not know changes nothing.
- */
-export async function setThanks(
-  deps: SettingsDeps,
-  context: SettingsContext,
-  message: string | null,
-): Promise<SettingsAnswer> {
-  const { t, guildId } = context;
-  let template: string | null = null;
-  if (message !== null) {
-    const check = checkThanks(message);
-    if (!check.ok) {
-      return {
-        message: renderRefusal(`${templateRefusal(check, t)}\n\n${t('settings.thanks.placeholders')}`, t),
-        outcome: `refused:thanks-${check.reason}`,
-      };
-    }
-    template = check.template;
-  }
-  const settings = await deps.settings.update(guildId, { thanksTemplate: template }, deps.now());
-  const reminder = await deps.reminders.getGuild(guildId);
-  return {
-    message: renderOverview({ settings, reminder, guildLocale: context.guildLocale }, t, {
-      title: t(template ? 'settings.title.thanksOn' : 'settings.title.thanksOff'),
-      color: COLORS.success,
-      intro: template ? t('settings.thanks.on') : t('settings.thanks.off'),
-    }),
-    outcome: template ? 'thanks' : 'thanks-off',
   };
 }
 
