@@ -111,7 +111,8 @@ describe.each(ENGINES)('the reminder scheduler (%s)', (engine) => {
     const s = scheduler(sender);
     s.start();
     await until(() => expect(sender.sent).toHaveLength(1));
-    expect(s.held).toBe(0);
+    // The sent one is let go once its send is recorded, a moment after the sender saw it.
+    await until(() => expect(s.held).toBe(0));
   });
 
   it('follows the latest answer: a reminder moved later is not sent at its old time', async () => {
