@@ -16,7 +16,7 @@ import { createDiscordClient, type DiscordClientOptions } from '../discord/clien
 import { CommandMentions } from '../discord/command-mentions.js';
 import { rulesOf } from '../discord/deferral-rules.js';
 import { GatewaySessions } from '../discord/gateway-sessions.js';
-import { type PrestartedThread, prestartGatewayThread } from '../discord/gateway-thread-start.js';
+import { prestartGatewayThread } from '../discord/gateway-thread-start.js';
 import { guildFactsLookup } from '../discord/guild-posts.js';
 import { GuildStatsSource } from '../discord/guild-stats.js';
 import { identifyBudgetRefusal } from '../discord/identify-budget.js';
@@ -82,8 +82,6 @@ export interface BotOptions {
    * it to the sharding manager, which has the one port).
    */
   receiveWebhooks?: boolean;
-  /** The gateway's thread, started by the entry point before it loaded the bot (main.ts). */
-  gatewayThread?: PrestartedThread;
 }
 
 export interface BotApp {
@@ -119,9 +117,8 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
   const now = options.now ?? Date.now;
   // Ours, so that stop() can close its keep-alive connections.
   const restAgent = createDiscordRestAgent();
-  // The gateway's thread loads its modules while the store opens and the bot is built (if the
-  // entry point did not start it even earlier).
-  const gatewayThread = options.gatewayThread ?? prestartGatewayThread();
+  // The gateway's thread loads its modules while the store opens and the bot is built.
+  const gatewayThread = prestartGatewayThread();
   // Set once the store is open (below); discord.js asks for the IDENTIFY throttle only at login.
   let identifyLedger: PostgresIdentifyLedger | undefined;
   const { client, directApi, channels, interactions } = createDiscordClient({
