@@ -256,6 +256,16 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
   const recover = (entries?: PendingUp[]) =>
     recoverPendingUps({ ...deps, rest: client.rest, ...(entries ? { entries } : {}) });
 
+  // Each shard's session and guilds, kept in the store for the next process to resume.
+  const sessions = new GatewaySessions({
+    repository: new GatewaySessionRepository(store),
+    client,
+    channels,
+    logger,
+    now,
+    expected: expectedShards(sharding),
+  });
+
   /**
    * Every background task of this process, started in this order once connected and stopped
    * together at shutdown: a new one is added here (or, for every process, in services.ts).
@@ -270,6 +280,8 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
     backgroundTask('webhook announcer', announcer),
     // What the gateway does not give of a guild's statistics (owner's name, online count).
     guildStats.task,
+    // Each shard's session and the guilds changed, saved for the next process (gateway-sessions.ts).
+    sessions.task,
     // The history keeps UP_HISTORY_DAYS: what is older goes now and every few hours.
     historyPruner({ history, webhooks, logger, now }),
     // One host of several answers the ups of hosts that are gone (hosts/adopt.ts).
@@ -316,15 +328,6 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
     interactions.onSessionStartLimit = (limit) => metrics.sessionStartLimit(limit);
     interactions.onSession = (shardId, kind) => metrics.gatewaySession(shardId, kind);
   }
-  // Each shard's session and guilds, kept in the store for the next process to resume.
-  const sessions = new GatewaySessions({
-    repository: new GatewaySessionRepository(store),
-    client,
-    channels,
-    logger,
-    now,
-    expected: expectedShards(sharding),
-  });
   interactions.sessions = sessions;
   interactions.prestarted = gatewayThread;
   sessions.start();

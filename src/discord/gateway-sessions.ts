@@ -20,6 +20,7 @@ import type { SessionInfo } from '@discordjs/ws';
 import { type Client, Events, GatewayDispatchEvents } from 'discord.js';
 import type { Logger } from '../log/logger.js';
 import type { GatewaySave, GatewaySessionRepository, GatewaySnapshot } from '../store/index.js';
+import { PeriodicTask } from '../tasks/periodic.js';
 import type { ChannelNames } from './channel-names.js';
 import { type GuildPacket, guildPacket, unavailablePacket } from './guild-snapshot.js';
 
@@ -136,7 +137,8 @@ export class GatewaySessions implements SessionKeeping {
   /** What READY said of the bot ({user, application}), as JSON: restored with every session. */
   #identity: string | undefined;
   #saving: Promise<void> = Promise.resolve();
-  #timer: NodeJS.Timeout | undefined;
+  /** The saves every `saveEveryMs`, on the background engine (started with the other tasks). */
+  readonly task: PeriodicTask;
   #failing = false;
   #closed = false;
   /** The expected shards' sessions, being read since start(). */
@@ -145,9 +147,17 @@ export class GatewaySessions implements SessionKeeping {
   constructor(options: GatewaySessionsOptions) {
     this.#o = options;
     this.#now = options.now ?? Date.now;
+    this.task = new PeriodicTask({
+      name: 'gateway sessions',
+      everyMs: options.saveEveryMs ?? SESSION_SAVE_EVERY_MS,
+      firstDelayMs: options.saveEveryMs ?? SESSION_SAVE_EVERY_MS,
+      run: () => this.save(),
+      failure: 'the gateway sessions could not be saved',
+      logger: options.logger,
+    });
   }
 
-  /** Follows the guilds' changes, starts saving every `saveEveryMs`, reads the expected sessions. */
+  /** Follows the guilds' changes and reads the expected sessions (the saves are `task`'s). */
   start(): void {
     const { client, expected } = this.#o;
     if (expected && !this.#prefetched) {
@@ -170,8 +180,6 @@ export class GatewaySessions implements SessionKeeping {
     // A new session is saved as soon as its shard has its guilds: a crash right after a start
     // resumes too, without waiting for the next save.
     client.on(Events.ShardReady, () => void this.save());
-    this.#timer ??= setInterval(() => void this.save(), this.#o.saveEveryMs ?? SESSION_SAVE_EVERY_MS);
-    this.#timer.unref();
   }
 
   async restore(shardIds: readonly number[], shardCount: number): Promise<Map<number, RestoredShard>> {
@@ -292,8 +300,6 @@ export class GatewaySessions implements SessionKeeping {
 
   /** The last save (the shards are closed by now): nothing is saved after it. */
   async close(): Promise<void> {
-    if (this.#timer) clearInterval(this.#timer);
-    this.#timer = undefined;
     if (this.#closed) return this.#saving;
     await this.save();
     this.#closed = true;
