@@ -107,6 +107,8 @@ const MESSAGES: Array<{ name: string; render: () => unknown }> = [
             publicLanguage: 'auto',
             timeZone: null,
             thanksTemplate: null,
+            reminderEarlyMs: null,
+            reminderRepeat: null,
             problem: { reason: 'missing-permission:SendMessages', at: 1_700_000_000_000 },
             updatedAt: 0,
           },

@@ -146,6 +146,32 @@ export const settingsCommand = {
           required: false,
           max_length: 1_000,
         },
+        // The bounds of features/reminders/cycle.ts, written out so that deploying loads no
+        // handler (a test holds them equal); the handler still checks.
+        {
+          type: ApplicationCommandOptionType.Integer,
+          ...named('early', 'commands.settings.reminders.early.name'),
+          ...describe('commands.settings.reminders.early.description'),
+          required: false,
+          min_value: 1,
+          max_value: 30,
+        },
+        {
+          type: ApplicationCommandOptionType.Integer,
+          ...named('repeat', 'commands.settings.reminders.repeat.name'),
+          ...describe('commands.settings.reminders.repeat.description'),
+          required: false,
+          min_value: 5,
+          max_value: 240,
+        },
+        {
+          type: ApplicationCommandOptionType.Integer,
+          ...named('repeat-times', 'commands.settings.reminders.repeat-times.name'),
+          ...describe('commands.settings.reminders.repeat-times.description'),
+          required: false,
+          min_value: 1,
+          max_value: 10,
+        },
       ],
     },
     {

@@ -53,6 +53,9 @@ function run({ interaction, deps, t }: CommandContext): Promise<SettingsAnswer> 
         roleId: role?.id ?? null,
         roleMentionable: role?.mentionable,
         message: options.getString('message'),
+        earlyMinutes: options.getInteger('early'),
+        repeatMinutes: options.getInteger('repeat'),
+        repeatTimes: options.getInteger('repeat-times'),
       });
     }
     case 'reminders-off':

@@ -33,6 +33,7 @@ export const POSTED_IN_CHANNEL_TYPES: readonly (ChannelType.GuildText | ChannelT
 /** Discord's JSON error codes the bot tells apart. */
 export const DiscordCode = {
   UnknownChannel: 10003,
+  UnknownMessage: 10008,
   UnknownUser: 10013,
   MissingAccess: 50001,
   CannotMessageUser: 50007,
@@ -149,6 +150,25 @@ export async function editMessage(
     return { ok: true, messageId: edited.id };
   } catch (err) {
     return { ok: false, failure: classifyPostError(err) };
+  }
+}
+
+/**
+ * Deletes a message the bot posted (a reminder replaced by the next one, a confirmation not
+ * saved). Never throws: one already gone (10008) counts as deleted.
+ */
+export async function deleteMessage(
+  rest: REST,
+  channelId: string,
+  messageId: string,
+): Promise<{ ok: true } | { ok: false; failure: PostFailure }> {
+  try {
+    await rest.delete(Routes.channelMessage(channelId, messageId));
+    return { ok: true };
+  } catch (err) {
+    const failure = classifyPostError(err);
+    if (failure.kind === 'rejected' && failure.code === DiscordCode.UnknownMessage) return { ok: true };
+    return { ok: false, failure };
   }
 }
 

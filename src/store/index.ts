@@ -38,6 +38,7 @@ export {
   type Claim,
   type GuildReminder,
   type Reminder,
+  type ReminderCycle,
   type ReminderKey,
   ReminderRepository,
 } from './reminders.js';
@@ -45,6 +46,7 @@ export type { GuildProblem, PublicLanguage, ReminderState, UpSource } from './sc
 export {
   DEFAULT_PUBLIC_LANGUAGE,
   type GuildSettings,
+  type ReminderRepeat,
   type SettingsChange,
   SettingsRepository,
 } from './settings.js';

@@ -42,6 +42,22 @@ export interface GuildReminder extends Reminder {
 export interface Claim extends Lease {
   key: ReminderKey;
   dueAt: number;
+  /** A server's reminder: where its cycle stands. */
+  cycle?: ReminderCycle;
+}
+
+/**
+ * Where a server's reminder stands in its cycle (one next-up time): the heads-up before the up is
+ * possible, the reminder when it is, then its repeats until someone ups.
+ */
+export interface ReminderCycle {
+  nextUpAt: number;
+  /** How many reminders were posted since the up became possible: k > 0, the next is repeat k. */
+  step: number;
+  /** When the heads-up was posted; null: none. */
+  headsUpAt: number | null;
+  /** The reminder posted last in the server's channel, still waiting for an up. */
+  post: { channelId: string; messageId: string; postedAt: number } | null;
 }
 
 type Table = 'reminders' | 'personal_reminders';
@@ -64,24 +80,39 @@ export class ReminderRepository {
     now: number,
   ): Promise<'scheduled' | 'unchanged'> {
     const cooldown = times.cooldownMs === undefined ? {} : { cooldown_ms: times.cooldownMs };
+    const { nextUpAt } = times;
     const row = await this.#store.run((db) =>
       db
         .insertInto('reminders')
-        .values({
+        .values((eb) => ({
           guild_id: guildId,
-          next_up_at: times.nextUpAt,
+          next_up_at: nextUpAt,
           cooldown_ms: times.cooldownMs ?? null,
           ...scheduledColumns(times.dueAt, now),
-        })
+          ...newCycle(),
+          due_at: eb(eb.val(times.dueAt), '-', earlyOf(eb, guildId)),
+        }))
         .onConflict((oc) =>
           oc
             .column('guild_id')
-            .doUpdateSet({ next_up_at: times.nextUpAt, ...cooldown, ...scheduledColumns(times.dueAt, now) })
+            .doUpdateSet((eb) => ({
+              next_up_at: nextUpAt,
+              ...cooldown,
+              ...scheduledColumns(times.dueAt, now),
+              ...newCycle(),
+              due_at: eb(eb.val(times.dueAt), '-', earlyOf(eb, guildId)),
+            }))
+            // The same next-up time whose cycle has begun (a heads-up or a reminder posted, or
+            // being posted) keeps it: no reminder twice.
             .where((eb) =>
               eb.not(
                 eb.and([
-                  eb('reminders.due_at', '=', times.dueAt),
-                  eb('reminders.state', 'in', ['sent', 'claimed']),
+                  eb('reminders.next_up_at', '=', nextUpAt),
+                  eb.or([
+                    eb('reminders.state', 'in', ['sent', 'claimed']),
+                    eb('reminders.step', '>', 0),
+                    eb('reminders.heads_up_at', 'is not', null),
+                  ]),
                 ]),
               ),
             ),
@@ -110,8 +141,9 @@ export class ReminderRepository {
         .updateTable('reminders')
         .set((eb) => ({
           ...scheduledColumns(0, now),
+          ...newCycle(),
           next_up_at: eb(eb.val(upAt), '+', eb.ref('cooldown_ms')),
-          due_at: eb(eb.val(upAt), '+', eb.ref('cooldown_ms')),
+          due_at: eb(eb(eb.val(upAt), '+', eb.ref('cooldown_ms')), '-', earlyOf(eb, guildId)),
         }))
         .where('guild_id', '=', guildId)
         .where('cooldown_ms', 'is not', null)
@@ -122,6 +154,25 @@ export class ReminderRepository {
             eb(eb.val(upAt), '+', eb.ref('cooldown_ms')),
           ),
         )
+        .returning('due_at')
+        .executeTakeFirst(),
+    );
+    return row === undefined ? undefined : Number(row.due_at);
+  }
+
+  /**
+   * The server's heads-up setting changed: a reminder whose cycle has not begun is due that long
+   * before its next-up time (or at it, with none). Its new due time, or undefined when none moved.
+   */
+  async retime(guildId: string, now: number): Promise<number | undefined> {
+    const row = await this.#store.run((db) =>
+      db
+        .updateTable('reminders')
+        .set((eb) => ({ due_at: eb(eb.ref('next_up_at'), '-', earlyOf(eb, guildId)), updated_at: now }))
+        .where('guild_id', '=', guildId)
+        .where('state', '=', 'scheduled')
+        .where('step', '=', 0)
+        .where('heads_up_at', 'is', null)
         .returning('due_at')
         .executeTakeFirst(),
     );
@@ -226,11 +277,32 @@ export class ReminderRepository {
     const won = await this.#store.run((db) =>
       claimRow(db, tableOf(key), { where: due, waiting: 'scheduled', by, leaseMs, now }, { updated_at: now }),
     );
-    return won && { key, ...won.lease, dueAt: won.row.due_at };
+    if (!won) return undefined;
+    const claim: Claim = { key, ...won.lease, dueAt: Number(won.row.due_at) };
+    if (key.kind === 'guild') claim.cycle = cycleOf(won.row as Selectable<RemindersTable>);
+    return claim;
   }
 
-  /** False if the claim was no longer ours (taken over, rescheduled, cancelled). */
-  markSent(claim: Claim, now: number): Promise<boolean> {
+  /**
+   * False if the claim was no longer ours (taken over, rescheduled, cancelled). A server's reminder
+   * due `again` (its next repeat, or the reminder after its heads-up: step 0) waits for then, with
+   * a new nonce: another message.
+   */
+  markSent(claim: Claim, now: number, again?: { at: number; step: number }): Promise<boolean> {
+    if (again && claim.key.kind === 'guild') {
+      return this.#store.run((db) =>
+        finishRow(db, 'reminders', matches(claim.key), claim, {
+          state: 'scheduled',
+          due_at: again.at,
+          step: again.step,
+          nonce: null,
+          sent_at: now,
+          failure: null,
+          updated_at: now,
+          ...(again.step === 0 ? { heads_up_at: now } : {}),
+        }),
+      );
+    }
     return this.#finish(claim, { state: 'sent', sent_at: now, failure: null, updated_at: now });
   }
 
@@ -265,6 +337,35 @@ export function scheduledColumns(dueAt: number, now: number): ReminderColumns {
     updated_at: now,
     // The work scheduling it (an /up's trace), when tracing is on.
     trace_parent: currentTraceParent(),
+  };
+}
+
+/** A cycle begun anew: nothing posted for this next-up time yet. */
+function newCycle(): { step: number; heads_up_at: null } {
+  return { step: 0, heads_up_at: null };
+}
+
+/** The server's heads-up, in ms before the next-up time (0: none), read in the statement itself. */
+function earlyOf(eb: ExpressionBuilder<Database, 'reminders'>, guildId: string) {
+  return eb.fn.coalesce(
+    eb
+      .selectFrom('guild_settings')
+      .select('reminder_early_ms')
+      .where('guild_settings.guild_id', '=', guildId),
+    eb.val(0),
+  );
+}
+
+function cycleOf(row: Selectable<RemindersTable>): ReminderCycle {
+  const postedAt = row.posted_at === null ? null : Number(row.posted_at);
+  return {
+    nextUpAt: Number(row.next_up_at),
+    step: Number(row.step),
+    headsUpAt: row.heads_up_at === null ? null : Number(row.heads_up_at),
+    post:
+      row.post_channel_id && row.post_message_id && postedAt !== null
+        ? { channelId: row.post_channel_id, messageId: row.post_message_id, postedAt }
+        : null,
   };
 }
 

@@ -4,6 +4,7 @@
  * The migrations in ./migrations create these tables; a test checks that both engines end up
  * with the same columns, nullability and indexes.
  */
+import type { Generated } from 'kysely';
 import type { PublicLanguage } from '../i18n/public-language.js';
 
 export type { PublicLanguage };
@@ -51,6 +52,12 @@ export interface GuildSettingsTable {
   time_zone: string | null;
   /** The thank-you line added to a successful /up (features/up/thanks.ts); none while null. */
   thanks_template: string | null;
+  /** How long before the up is possible a heads-up is posted; none while null. */
+  reminder_early_ms: number | null;
+  /** How often the reminder is posted again until someone ups; never while null. */
+  reminder_repeat_ms: number | null;
+  /** How many times at most it is posted again. */
+  reminder_repeat_times: number | null;
 }
 
 export type ReminderState = 'scheduled' | 'claimed' | 'sent' | 'failed';
@@ -89,6 +96,13 @@ export interface RemindersTable extends ReminderColumns {
   post_message_id: string | null;
   post_text: string | null;
   posted_at: number | null;
+  /**
+   * How many reminders were posted since the up became possible, in this cycle (this next_up_at):
+   * 0 while the first is to come; k: the next is its k-th repeat. 0 by default (the database's).
+   */
+  step: Generated<number>;
+  /** When this cycle's heads-up was posted; null: none yet. */
+  heads_up_at: number | null;
 }
 
 /** A posted reminder to edit once the server is upped: who upped, when (followups.ts). */

@@ -1,7 +1,7 @@
 /**
- * Per-server settings: where the next-up reminder goes, whom it mentions, its text, the language
- * of the bot's public messages, and the last problem met posting there (for the settings command
- * to show). A server with no row has the defaults.
+ * Per-server settings: where the next-up reminder goes, whom it mentions, its text, its heads-up
+ * and repeats, the language of the bot's public messages, and the last problem met posting there
+ * (for the settings command to show). A server with no row has the defaults.
  */
 import type { Selectable } from 'kysely';
 import type { GuildProblem, GuildSettingsTable, PublicLanguage } from './schema.js';
@@ -19,6 +19,15 @@ export interface GuildSettings {
   timeZone: string | null;
   /** The thank-you line a successful /up gets; null: none. */
   thanksTemplate: string | null;
+  /** How long before the up is possible the reminder's heads-up is posted; null: none. */
+  reminderEarlyMs: number | null;
+  /** The reminder posted again every `everyMs` until someone ups, `times` times at most; null: never. */
+  reminderRepeat: ReminderRepeat | null;
+}
+
+export interface ReminderRepeat {
+  everyMs: number;
+  times: number;
 }
 
 /** The settings a change sets: those left out (or undefined) keep their value, null clears one. */
@@ -30,6 +39,8 @@ export interface SettingsChange {
   problem?: GuildProblem | null;
   timeZone?: string | null;
   thanksTemplate?: string | null;
+  reminderEarlyMs?: number | null;
+  reminderRepeat?: ReminderRepeat | null;
 }
 
 export const DEFAULT_PUBLIC_LANGUAGE: PublicLanguage = 'auto';
@@ -57,6 +68,13 @@ export class SettingsRepository {
       ...(change.publicLanguage === undefined ? {} : { public_language: change.publicLanguage }),
       ...(change.timeZone === undefined ? {} : { time_zone: change.timeZone }),
       ...(change.thanksTemplate === undefined ? {} : { thanks_template: change.thanksTemplate }),
+      ...(change.reminderEarlyMs === undefined ? {} : { reminder_early_ms: change.reminderEarlyMs }),
+      ...(change.reminderRepeat === undefined
+        ? {}
+        : {
+            reminder_repeat_ms: change.reminderRepeat?.everyMs ?? null,
+            reminder_repeat_times: change.reminderRepeat?.times ?? null,
+          }),
       ...(change.problem === undefined
         ? {}
         : { problem: change.problem, problem_at: change.problem === null ? null : now }),
@@ -75,6 +93,9 @@ export class SettingsRepository {
           problem_at: null,
           time_zone: null,
           thanks_template: null,
+          reminder_early_ms: null,
+          reminder_repeat_ms: null,
+          reminder_repeat_times: null,
           ...columns,
         })
         .onConflict((oc) => oc.column('guild_id').doUpdateSet(columns))
@@ -123,5 +144,10 @@ function fromRow(row: Selectable<GuildSettingsTable>): GuildSettings {
     updatedAt: row.updated_at,
     timeZone: row.time_zone ?? null,
     thanksTemplate: row.thanks_template ?? null,
+    reminderEarlyMs: row.reminder_early_ms === null ? null : Number(row.reminder_early_ms),
+    reminderRepeat:
+      row.reminder_repeat_ms === null || row.reminder_repeat_times === null
+        ? null
+        : { everyMs: Number(row.reminder_repeat_ms), times: Number(row.reminder_repeat_times) },
   };
 }

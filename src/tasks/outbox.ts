@@ -38,8 +38,11 @@ import { ABORT_GRACE_MS, backoffDelay, type SetTimer, settle, TaskLoop } from '.
 
 /** What became of one item: what the feature's sender says. */
 export type SendOutcome =
-  /** Posted (or nothing to post): recorded as done. */
-  | { kind: 'sent' }
+  /**
+   * Posted (or nothing to post): recorded as done; or, for an item that recurs (a server's reminder
+   * posted again until someone ups), due `again` at `again.at`, its `step`-th time (the feature's count).
+   */
+  | { kind: 'sent'; again?: { at: number; step: number } }
   /** Sending again would not help (the channel is gone, a permission is missing): recorded. */
   | { kind: 'failed'; reason: string }
   /** May work later (Discord 5xx, a lost connection): tried again after a backoff. */

@@ -62,6 +62,22 @@ function guildWithChannels(): { guild: GuildFixture; general: string; news: stri
 }
 
 describe('Create Message in guild channels', () => {
+  it("deletes the bot's own message once: then it is Discord's 10008, to delete or to edit", async () => {
+    const { guild, general } = guildWithChannels();
+    const si = await start({ guilds: [guild] });
+    const r = rest(si);
+    const kept = await post(r, general, { content: 'kept', allowed_mentions: NO_PINGS });
+    const gone = await post(r, general, { content: 'gone', allowed_mentions: NO_PINGS });
+    await r.delete(Routes.channelMessage(general, gone.id));
+    expect(si.liveMessages(general).map((m) => m.content)).toEqual(['kept']);
+    expect(si.channelMessages(general).find((m) => m.id === gone.id)?.deletedAt).toEqual(expect.any(Number));
+    expect((await apiError(r.delete(Routes.channelMessage(general, gone.id)))).code).toBe(10008);
+    const edit = r.patch(Routes.channelMessage(general, gone.id), { body: { content: 'x' } });
+    expect((await apiError(edit)).code).toBe(10008);
+    expect((await apiError(r.delete(Routes.channelMessage(general, '1')))).code).toBe(10008);
+    expect(si.liveMessages(general).map((m) => m.id)).toEqual([kept.id]);
+  });
+
   it('creates a message by the bot and records the whole request body', async () => {
     const { guild, general } = guildWithChannels();
     const si = await start({ guilds: [guild] });

@@ -36,6 +36,10 @@ const unknownChannel = (): RouteResult => ({
   status: 404,
   body: { message: 'Unknown Channel', code: 10003 },
 });
+const unknownMessage = (): RouteResult => ({
+  status: 404,
+  body: { message: 'Unknown Message', code: 10008 },
+});
 const missingAccess = (): RouteResult => ({ status: 403, body: { message: 'Missing Access', code: 50001 } });
 const missingPermissions = (): RouteResult => ({
   status: 403,
@@ -280,8 +284,8 @@ export class ChannelMessages {
    * its author may; the V2 flag set by an edit stays, and its rules hold on the merged message).
    */
   edit(channelId: string, messageId: string, rawBody: unknown): RouteResult {
-    const posted = this.#byChannel.get(channelId)?.find((p) => p.id === messageId);
-    if (!posted) return { status: 404, body: { message: 'Unknown Message', code: 10008 } };
+    const posted = this.#live(channelId, messageId);
+    if (!posted) return unknownMessage();
     const patch = isRecord(rawBody) ? rawBody : {};
     const invalid = validateMessage(patch, [], { existing: posted.message });
     if (invalid) return invalid;
@@ -295,6 +299,22 @@ export class ChannelMessages {
     next.edited_timestamp = new Date().toISOString();
     posted.edits.push(structuredClone(patch));
     return { status: 200, body: structuredClone(next) };
+  }
+
+  /**
+   * DELETE /channels/{id}/messages/{id}: a message the bot posted (its own: no permission needed),
+   * once; a message already deleted, or never posted there, is Discord's 10008.
+   */
+  delete(channelId: string, messageId: string): RouteResult {
+    const posted = this.#live(channelId, messageId);
+    if (!posted) return unknownMessage();
+    posted.deletedAt = Date.now();
+    return { status: 204 };
+  }
+
+  #live(channelId: string, messageId: string): PostedMessage | undefined {
+    const posted = this.#byChannel.get(channelId)?.find((p) => p.id === messageId);
+    return posted?.deletedAt === undefined ? posted : undefined;
   }
 
   #remember(key: string, entry: NonceEntry): void {

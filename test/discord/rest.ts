@@ -442,6 +442,7 @@ function route(
     return { result: host.messages.getChannel(second) };
   }
   if (first === 'channels' && second !== undefined && third === 'messages' && segments.length === 4) {
+    if (method === 'DELETE') return { result: host.messages.delete(second, segments[3]!) };
     if (method !== 'PATCH') return { result: methodNotAllowed() };
     return { result: host.messages.edit(second, segments[3]!, parsed.body) };
   }

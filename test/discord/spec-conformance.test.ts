@@ -236,6 +236,7 @@ describe('the stand-in checks every request it receives', () => {
       content: 'hello again',
       allowed_mentions: { parse: [] },
     });
+    await call('DELETE', `/channels/${guild.channels[0]!.id}/messages/${String(posted.id)}`);
     await call('POST', `/interactions/${handle.id}/${handle.token}/callback`, { type: 5 });
     await call('GET', hook);
     await call('GET', `${hook}/messages/@original`);

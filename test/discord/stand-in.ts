@@ -680,6 +680,7 @@ function messagingControls(host: MessagingHost): StandInMessaging {
     waitForHeldPost: (channelId, timeoutMs = DEFAULT_TIMEOUT_MS) => holds.waitFor(channelId, timeoutMs),
     postedMessages: () => [...messages.posted],
     channelMessages: (channelId) => messages.inChannel(channelId),
+    liveMessages: (channelId) => messages.inChannel(channelId).filter((m) => m.deletedAt === undefined),
     dmMessages: (userId) => messages.toUser(userId),
     waitForMessage: (channelId, pred = () => true, timeoutMs = DEFAULT_TIMEOUT_MS) =>
       messages.waitFor(

@@ -305,6 +305,8 @@ export interface PostedMessage {
   message: MessagePayload;
   /** The bodies of the edits made to it since (PATCH /channels/{id}/messages/{id}), in order. */
   edits: Array<Record<string, unknown>>;
+  /** When it was deleted (DELETE /channels/{id}/messages/{id}); still listed, as Discord's audit would. */
+  deletedAt?: number;
 }
 
 export interface PostFailureOptions {
@@ -386,8 +388,10 @@ export interface StandInMessaging {
   waitForHeldPost(channelId: string, timeoutMs?: number): Promise<HeldPost>;
   /** Every message created, guild and DM, in order. */
   postedMessages(): PostedMessage[];
-  /** Messages created in a channel (guild or DM). */
+  /** Messages created in a channel (guild or DM), deleted ones too (with `deletedAt`). */
   channelMessages(channelId: string): PostedMessage[];
+  /** The messages a channel shows now: those created there and not deleted. */
+  liveMessages(channelId: string): PostedMessage[];
   /** Messages created in the user's DM channel. */
   dmMessages(userId: string): PostedMessage[];
   /** The first message of the channel matching `pred` (default: any): one already there, else the next. */

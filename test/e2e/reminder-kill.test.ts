@@ -55,7 +55,13 @@ describe.each(ENGINES)('a reminder across kill -9 (%s)', (engine) => {
             now,
           );
         }
-        return { world, channelId, reminders, followups: new FollowupRepository(store) };
+        return {
+          world,
+          channelId,
+          reminders,
+          followups: new FollowupRepository(store),
+          settings: new SettingsRepository(store),
+        };
       },
       start(name: string, w: World): BotProcess {
         const proc = startBot(name, { ...childEnv(w), REMINDER_CLAIM_MS: String(CLAIM_MS) });
@@ -120,6 +126,51 @@ describe.each(ENGINES)('a reminder across kill -9 (%s)', (engine) => {
     expect(messages).toHaveLength(1);
     // The second post carried the same nonce and got the first message back.
     expect(messages[0]?.repeats).toBe(1);
+  }, 120_000);
+
+  it.concurrent('killed while the reminder after a heads-up is on its way: each post once, each replaced once', async ({
+    onTestFinished,
+  }) => {
+    const { setUp, start } = scope(onTestFinished);
+    const { world: w, channelId, reminders, settings } = await setUp(null);
+    const now = Date.now();
+    // A heads-up 12 s before the up is possible (8 s from now: after the bot is up), then one repeat.
+    await settings.update(
+      freshGuild.id,
+      { reminderEarlyMs: 12_000, reminderRepeat: { everyMs: 4_000, times: 1 } },
+      now,
+    );
+    const nextUpAt = now + 20_000;
+    await reminders.scheduleGuild(freshGuild.id, { dueAt: nextUpAt, nextUpAt }, now);
+    const first = start('cycle-1', w);
+    await first.ready();
+    const headsUp = await w.discord.waitForMessage(channelId, undefined, 20_000);
+    expect(headsUp.receivedAt).toBeLessThan(nextUpAt);
+    w.discord.holdPosts(channelId);
+    const held = await w.discord.waitForHeldPost(channelId, 30_000);
+    first.kill('SIGKILL');
+    await withTimeout(first.exited, 5_000, 'the first bot to die');
+    // Discord had the reminder's post; the heads-up is still there (it goes once the post is answered).
+    await held.complete();
+    await w.discord.releasePosts(channelId);
+    expect(w.discord.liveMessages(channelId)).toHaveLength(2);
+
+    const second = start('cycle-2', w);
+    await second.ready();
+    await eventually(
+      async () => ((await reminders.getGuild(freshGuild.id))?.state === 'sent' ? true : undefined),
+      30_000,
+      'the repeat to be posted and the cycle recorded as over',
+    );
+    const [first1, reminder, repeat, ...more] = w.discord.channelMessages(channelId);
+    expect(more).toEqual([]);
+    expect(first1?.id).toBe(headsUp.id);
+    // The reminder's second post carried the same nonce and got the first message back.
+    expect(reminder?.repeats).toBe(1);
+    expect(reminder?.receivedAt).toBeGreaterThanOrEqual(nextUpAt);
+    expect(repeat?.receivedAt).toBeGreaterThanOrEqual(nextUpAt + 4_000);
+    expect(repeat?.text).toContain('Repeat 1 of 1');
+    expect(w.discord.liveMessages(channelId).map((m) => m.id)).toEqual([repeat?.id]);
   }, 120_000);
 
   it.concurrent("killed while the reminder's follow-up is tried again: the next process edits it once", async ({

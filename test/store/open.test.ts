@@ -114,6 +114,7 @@ describe.each(ENGINES)('opening the store (%s)', (engine) => {
       '010-reminder-followups',
       '011-gateway-sessions',
       '012-streaks',
+      '013-reminder-repeats',
     ]);
     expect((await new SettingsRepository(second).get('1'))?.publicLanguage).toBe('ru');
   });
@@ -141,6 +142,7 @@ describe.each(ENGINES)('opening the store (%s)', (engine) => {
         '010-reminder-followups',
         '011-gateway-sessions',
         '012-streaks',
+        '013-reminder-repeats',
       ]);
     }
   });

@@ -1,5 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type Claim, ReminderRepository, type Store } from '../../src/store/index.js';
+import {
+  type Claim,
+  FollowupRepository,
+  ReminderRepository,
+  SettingsRepository,
+  type Store,
+} from '../../src/store/index.js';
 import { ENGINES, freshStore } from './places.js';
 
 const GUILD = '722424773233213460';
@@ -79,6 +85,87 @@ describe.each(ENGINES)('reminders (%s)', (engine) => {
       await reminders.markFailed(claim!, 'channel-deleted', T0 + 2);
       expect(await reminders.scheduleGuild(GUILD, { dueAt: T0, nextUpAt: T0 }, T0 + 3)).toBe('scheduled');
       expect(await reminders.getGuild(GUILD)).toMatchObject({ state: 'scheduled', failure: null });
+    });
+  });
+
+  describe("a server reminder's heads-up and repeats", () => {
+    const NEXT = T0 + 4 * HOUR;
+    const EARLY = 10 * 60_000;
+    let settings: SettingsRepository;
+    beforeEach(() => {
+      settings = new SettingsRepository(store);
+    });
+
+    it("is due the server's heads-up before the next-up time, through an /up and through the webhook", async () => {
+      await settings.update(GUILD, { reminderEarlyMs: EARLY }, T0);
+      await reminders.scheduleGuild(GUILD, { dueAt: NEXT, nextUpAt: NEXT, cooldownMs: 4 * HOUR }, T0);
+      expect(await reminders.getGuild(GUILD)).toMatchObject({ dueAt: NEXT - EARLY, nextUpAt: NEXT });
+      // An up elsewhere, an hour later: the next-up time moves, and the heads-up with it.
+      expect(await reminders.moveForUp(GUILD, T0 + HOUR, 1_000, T0 + HOUR)).toBe(NEXT + HOUR - EARLY);
+      // Another server, with no heads-up: due at its next-up time.
+      await reminders.scheduleGuild('1', { dueAt: NEXT, nextUpAt: NEXT }, T0);
+      expect((await reminders.getGuild('1'))?.dueAt).toBe(NEXT);
+    });
+
+    it('goes on after its heads-up with a new nonce, and an answer for the same next-up time keeps that', async () => {
+      await settings.update(GUILD, { reminderEarlyMs: EARLY }, T0);
+      await reminders.scheduleGuild(GUILD, { dueAt: NEXT, nextUpAt: NEXT }, T0);
+      const headsUp = await reminders.claim(guild, 'a', 60_000, NEXT - EARLY);
+      expect(headsUp?.cycle).toEqual({ nextUpAt: NEXT, step: 0, headsUpAt: null, post: null });
+      await new FollowupRepository(store).recordPost(GUILD, {
+        channelId: 'c',
+        messageId: 'm1',
+        text: 'soon',
+        postedAt: NEXT,
+      });
+      expect(await reminders.markSent(headsUp!, NEXT - EARLY + 5, { at: NEXT, step: 0 })).toBe(true);
+      expect(await reminders.getGuild(GUILD)).toMatchObject({ state: 'scheduled', dueAt: NEXT, nonce: null });
+      // The bot's /up answered "not yet" with the same time: no second heads-up.
+      expect(await reminders.scheduleGuild(GUILD, { dueAt: NEXT, nextUpAt: NEXT }, NEXT - 60_000)).toBe(
+        'unchanged',
+      );
+      expect(await reminders.retime(GUILD, NEXT - 60_000)).toBeUndefined();
+      expect(await reminders.claim(guild, 'b', 60_000, NEXT - 1)).toBeUndefined();
+      const reminder = await reminders.claim(guild, 'b', 60_000, NEXT);
+      expect(reminder?.nonce).not.toBe(headsUp?.nonce);
+      expect(reminder?.cycle).toEqual({
+        nextUpAt: NEXT,
+        step: 0,
+        headsUpAt: NEXT - EARLY + 5,
+        post: { channelId: 'c', messageId: 'm1', postedAt: NEXT },
+      });
+      // Then its first repeat; the claim of the holder only.
+      expect(await reminders.markSent(headsUp!, NEXT, { at: NEXT + HOUR, step: 1 })).toBe(false);
+      expect(await reminders.markSent(reminder!, NEXT + 1, { at: NEXT + HOUR, step: 1 })).toBe(true);
+      const repeat = await reminders.claim(guild, 'c', 60_000, NEXT + HOUR);
+      expect(repeat?.cycle?.step).toBe(1);
+      expect(await reminders.markSent(repeat!, NEXT + HOUR)).toBe(true);
+      expect((await reminders.getGuild(GUILD))?.state).toBe('sent');
+      // An up: a new cycle, its heads-up to come.
+      await reminders.scheduleGuild(
+        GUILD,
+        { dueAt: NEXT + 5 * HOUR, nextUpAt: NEXT + 5 * HOUR },
+        NEXT + HOUR,
+      );
+      const next = await reminders.claim(guild, 'd', 60_000, NEXT + 5 * HOUR - EARLY);
+      expect(next?.cycle).toMatchObject({ nextUpAt: NEXT + 5 * HOUR, step: 0, headsUpAt: null });
+    });
+
+    it('takes a heads-up set, changed or turned off while it waits, not once it was posted', async () => {
+      await reminders.scheduleGuild(GUILD, { dueAt: NEXT, nextUpAt: NEXT }, T0);
+      await settings.update(GUILD, { reminderEarlyMs: EARLY }, T0);
+      expect(await reminders.retime(GUILD, T0)).toBe(NEXT - EARLY);
+      await settings.update(GUILD, { reminderEarlyMs: null }, T0);
+      expect(await reminders.retime(GUILD, T0)).toBe(NEXT);
+      await settings.update(GUILD, { reminderEarlyMs: 2 * EARLY }, T0);
+      expect(await reminders.retime(GUILD, T0)).toBe(NEXT - 2 * EARLY);
+      const claim = await reminders.claim(guild, 'a', 60_000, NEXT - 2 * EARLY);
+      // Being posted: left alone.
+      expect(await reminders.retime(GUILD, T0)).toBeUndefined();
+      await reminders.markSent(claim!, NEXT - 2 * EARLY, { at: NEXT, step: 0 });
+      await settings.update(GUILD, { reminderEarlyMs: EARLY }, T0);
+      expect(await reminders.retime(GUILD, T0)).toBeUndefined();
+      expect((await reminders.getGuild(GUILD))?.dueAt).toBe(NEXT);
     });
   });
 

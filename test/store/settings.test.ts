@@ -32,6 +32,8 @@ describe.each(ENGINES)('guild settings (%s)', (engine) => {
       updatedAt: 1_000,
       timeZone: null,
       thanksTemplate: null,
+      reminderEarlyMs: null,
+      reminderRepeat: null,
     });
     expect(await settings.get(GUILD)).toEqual(saved);
   });

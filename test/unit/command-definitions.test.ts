@@ -13,6 +13,13 @@ import {
   settingsCommand,
   userCommandDefinitions,
 } from '../../commands/definitions.js';
+import {
+  MAX_EARLY_MINUTES,
+  MAX_REPEAT_MINUTES,
+  MAX_REPEAT_TIMES,
+  MIN_REPEAT_MINUTES,
+} from '../../src/features/reminders/cycle.js';
+import { cycleSettings } from '../../src/features/settings/settings.js';
 import { isPlausibleKey, MAX_KEY_LENGTH, MIN_KEY_LENGTH } from '../../src/features/webhooks/settings.js';
 import { localizations } from '../../src/i18n/index.js';
 
@@ -178,6 +185,49 @@ const DEPLOYED = [
             },
             required: false,
             max_length: 1000,
+          },
+          {
+            type: 4,
+            name: 'early',
+            name_localizations: {
+              ru: 'заранее',
+            },
+            description: 'Post a heads-up this many minutes before the up is possible (1–30; default: none)',
+            description_localizations: {
+              ru: 'Предупредить за столько минут до того, как можно поднять (1–30; по умолчанию нет)',
+            },
+            required: false,
+            min_value: 1,
+            max_value: 30,
+          },
+          {
+            type: 4,
+            name: 'repeat',
+            name_localizations: {
+              ru: 'повтор',
+            },
+            description:
+              'Post the reminder again every this many minutes until someone ups (5–240; default: never)',
+            description_localizations: {
+              ru: 'Повторять напоминание каждые N минут, пока никто не поднимет (5–240; по умолчанию нет)',
+            },
+            required: false,
+            min_value: 5,
+            max_value: 240,
+          },
+          {
+            type: 4,
+            name: 'repeat-times',
+            name_localizations: {
+              ru: 'повторов',
+            },
+            description: 'How many times at most the reminder is posted again (1–10; default: 3)',
+            description_localizations: {
+              ru: 'Сколько раз, не больше, повторить напоминание (1–10; по умолчанию 3)',
+            },
+            required: false,
+            min_value: 1,
+            max_value: 10,
           },
         ],
       },
@@ -447,6 +497,26 @@ describe('command definitions', () => {
       expect(name.length).toBeLessThanOrEqual(32);
     }
     expect('description' in directoryCardCommand).toBe(false);
+  });
+
+  it("make Discord's client refuse the heads-up and repeats the handler would refuse", () => {
+    const reminders = settingsCommand.options.find((o) => o.name === 'reminders');
+    const option = (name: string) =>
+      reminders && 'options' in reminders ? reminders.options.find((o) => o.name === name) : undefined;
+    expect(option('early')).toMatchObject({ min_value: 1, max_value: MAX_EARLY_MINUTES });
+    expect(option('repeat')).toMatchObject({ min_value: MIN_REPEAT_MINUTES, max_value: MAX_REPEAT_MINUTES });
+    expect(option('repeat-times')).toMatchObject({ min_value: 1, max_value: MAX_REPEAT_TIMES });
+    // The handler keeps its own check (a client other than Discord's may send anything).
+    expect(cycleSettings({ earlyMinutes: MAX_EARLY_MINUTES + 1 })).toMatchObject({ ok: false });
+    expect(cycleSettings({ repeatMinutes: MIN_REPEAT_MINUTES - 1 })).toMatchObject({ ok: false });
+    expect(cycleSettings({ repeatMinutes: 10, repeatTimes: MAX_REPEAT_TIMES + 1 })).toMatchObject({
+      ok: false,
+    });
+    expect(cycleSettings({ earlyMinutes: MAX_EARLY_MINUTES, repeatMinutes: 10 })).toEqual({
+      ok: true,
+      earlyMs: MAX_EARLY_MINUTES * 60_000,
+      repeat: { everyMs: 600_000, times: 3 },
+    });
   });
 
   it("make Discord's client refuse a webhook key the server would refuse for its length", () => {

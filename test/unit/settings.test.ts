@@ -59,6 +59,8 @@ class MemorySettings {
       updatedAt: now,
       timeZone: null,
       thanksTemplate: null,
+      reminderEarlyMs: null,
+      reminderRepeat: null,
     };
     const next: GuildSettings = {
       ...old,
@@ -140,6 +142,7 @@ function setup(routes: Record<string, unknown> = {}) {
     reminderRoleChosen: (guildId, roleId) => void chosen.push([guildId, roleId]),
     reminders: {
       getGuild: async () => guildReminder,
+      retime: async () => undefined,
       cancel: async (key: ReminderKey) => {
         cancelled.push(key);
       },

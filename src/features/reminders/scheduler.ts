@@ -7,7 +7,9 @@
  * look, at start. A process sends only for the guilds of its shards (`ownsGuild`).
  *
  * Each due reminder is claimed, sent with the claim's nonce, and recorded (the engine): sent once
- * across restarts, kill -9 and several processes.
+ * across restarts, kill -9 and several processes. A server's reminder may be due again in its
+ * cycle (a heads-up, then the reminder, then repeats: cycle.ts); each post is its own claim, with
+ * its own nonce.
  */
 import type { Claim, Reminder, ReminderKey, ReminderRepository } from '../../store/reminders.js';
 import { Outbox, type RunnerOptions, type SendOutcome } from '../../tasks/outbox.js';
@@ -39,10 +41,13 @@ export class ReminderScheduler {
       source: {
         due: (_now, until, limit) => reminders.dueSoon(until, limit),
         claim: (reminder, by, leaseMs, now) => reminders.claim(reminder.key, by, leaseMs, now),
-        finish: (claim, outcome, now) =>
-          outcome.kind === 'sent'
-            ? reminders.markSent(claim, now)
-            : reminders.markFailed(claim, outcome.reason, now),
+        finish: async (claim, outcome, now) => {
+          if (outcome.kind !== 'sent') return reminders.markFailed(claim, outcome.reason, now);
+          const kept = await reminders.markSent(claim, now, outcome.again);
+          // A server's reminder that goes on (its heads-up was posted, or a repeat is to come).
+          if (kept && outcome.again) this.wake(outcome.again.at);
+          return kept;
+        },
         retryAt: (claim, at) => reminders.retryAt(claim, at),
       },
       policy: {

@@ -2,8 +2,9 @@
  * What a due reminder posts, and what a failure means for the server's settings.
  *
  * - The server's reminder: in its reminder channel, the admins' template or a localized default,
- *   in the server's public language, in a Components V2 container; `allowed_mentions` names the configured role and nothing
- *   else, so `@everyone` in a template or a server's name pings no one.
+ *   in the server's public language, in a Components V2 container; `allowed_mentions` names the
+ *   configured role and nothing else, so `@everyone` in a template or a server's name pings no one.
+ *   Its heads-up and repeats, when the server wants them (cycle.ts), each replace the post before.
  * - A member's reminder: a DM; with DMs closed (50007), a mention of that member (and of no one
  *   else) in the reminder channel; with no reminder channel, given up and recorded.
  *
@@ -16,6 +17,7 @@ import type { APIMessageTopLevelComponent, REST } from 'discord.js';
 import type { CommandMentions } from '../../discord/command-mentions.js';
 import { failedPost, type GuildFactsLookup } from '../../discord/guild-posts.js';
 import {
+  deleteMessage,
   editMessage,
   type OutgoingMessage,
   type PostFailure,
@@ -33,10 +35,11 @@ import type { Claim, Reminder } from '../../store/reminders.js';
 import type { GuildProblem } from '../../store/schema.js';
 import type { GuildSettings, SettingsRepository } from '../../store/settings.js';
 import type { SendOutcome } from '../../tasks/outbox.js';
+import { type CyclePost, cycleAgain, cyclePost, replaces } from './cycle.js';
 import { delayText } from './delay.js';
 import { notifyRow, reminderActionRow } from './remind-button.js';
 import type { ReminderSender } from './scheduler.js';
-import { fillTemplate } from './template.js';
+import { fillPlaceholders, fillTemplate, placeholderValues } from './template.js';
 
 /**
  * A reminder as posted: its text in a green container (Components V2). A role or member mention in
@@ -76,28 +79,57 @@ export class DiscordReminderSender implements ReminderSender {
     const channelId = settings?.reminderChannelId;
     // Reminders off: nothing to post; the reminder is done for this next-up time.
     if (!settings || !channelId) return { kind: 'sent' };
+    const cycle = claim.cycle ?? { nextUpAt: claim.dueAt, step: 0, headsUpAt: null, post: null };
+    const now = this.#now();
+    const post = cyclePost(claim.dueAt, cycle, settings, now);
+    if (post.kind === 'done' || post.kind === 'wait') {
+      const again = cycleAgain(post, cycle, settings, now);
+      return again ? { kind: 'sent', again } : { kind: 'sent' };
+    }
     const roleId = settings.reminderRoleId;
     if (roleId && this.#o.roleDeleted(guildId, roleId)) {
       // Not posted: a reminder that pings no one looks sent while nobody is told. The admins are.
       await this.#record(guildId, 'role-deleted');
       return { kind: 'failed', reason: 'role-deleted' };
     }
-    const { text: content, t } = await this.#serverText(guildId, settings, claim.dueAt);
+    const { text, shown, t } = await this.#serverText(guildId, settings, cycle.nextUpAt, post);
     const message: OutgoingMessage = {
       // A reminder that mentions a role lets members take or drop it ("Notify me").
-      layout: reminderLayout(content, roleId ? notifyRow(guildId, t) : undefined),
+      layout: reminderLayout(shown, roleId ? notifyRow(guildId, t) : undefined),
       allowedMentions: roleId ? { parse: [], roles: [roleId] } : { parse: [] },
       nonce: claim.nonce,
     };
     const posted = await postMessage(this.#o.rest, channelId, message);
     if (!posted.ok) return this.#failed(guildId, posted.failure);
-    // Where it is and what it said: the first up after it edits it (followUp).
+    // The one before it in this cycle goes: one reminder in the channel, not a pile.
+    const replaced = replaces(cycle, posted.messageId);
+    if (replaced) await this.#delete(guildId, replaced);
+    // Where it is and what it said: the first up after it edits it (followUp). How fast that up
+    // was counts from when the up became possible (a heads-up) or from the first reminder.
+    const postedAt =
+      post.kind === 'heads-up'
+        ? cycle.nextUpAt
+        : post.kind === 'repeat' && replaced
+          ? replaced.postedAt
+          : this.#now();
     await this.#o.followups
-      ?.recordPost(guildId, { channelId, messageId: posted.messageId, text: content, postedAt: this.#now() })
+      ?.recordPost(guildId, { channelId, messageId: posted.messageId, text, postedAt })
       .catch((err: unknown) => {
         this.#o.logger.warn({ err, guildId }, 'could not record where the reminder was posted');
       });
-    return { kind: 'sent' };
+    const again = cycleAgain(post, cycle, settings, now);
+    return again ? { kind: 'sent', again } : { kind: 'sent' };
+  }
+
+  /** Deletes the reminder a newer one replaced; one already gone is fine, a failure one warn line. */
+  async #delete(guildId: string, post: { channelId: string; messageId: string }): Promise<void> {
+    const deleted = await deleteMessage(this.#o.rest, post.channelId, post.messageId);
+    if (!deleted.ok) {
+      this.#o.logger.warn(
+        { guildId, messageId: post.messageId, failure: deleted.failure },
+        'could not delete the reminder a newer one replaced',
+      );
+    }
   }
 
   async #personal(
@@ -168,22 +200,36 @@ export class DiscordReminderSender implements ReminderSender {
     return { kind: 'failed', reason: edited.failure.kind };
   }
 
-  /** The reminder's text in the server's public language, and that language's words. */
+  /**
+   * The post's text in the server's public language, and that language's words: `text` as the
+   * follow-up keeps it (the heads-up's, or the admins' template or the default), `shown` with a
+   * repeat's line under it.
+   */
   async #serverText(
     guildId: string,
     settings: GuildSettings,
-    dueAt: number,
-  ): Promise<{ text: string; t: Translate }> {
+    nextUpAt: number,
+    post: Exclude<CyclePost, { kind: 'done' | 'wait' }>,
+  ): Promise<{ text: string; shown: string; t: Translate }> {
     const facts = await this.#o.guild(guildId);
     const t = translator(publicLocale(settings?.publicLanguage ?? 'auto', facts?.preferredLocale));
-    const template = settings.reminderTemplate ?? t('reminders.default');
-    const text = fillTemplate(template, {
+    const values = placeholderValues({
       roleId: settings.reminderRoleId,
       ...(await this.#command()),
       server: facts?.name ?? guildId,
-      time: dueAt,
+      time: nextUpAt,
     });
-    return { text, t };
+    if (post.kind === 'heads-up') {
+      // "In 10 minutes", in each reader's own words and time.
+      const text = fillPlaceholders(t('reminders.headsUp'), {
+        ...values,
+        time: `<t:${Math.floor(nextUpAt / 1000)}:R>`,
+      });
+      return { text, shown: text, t };
+    }
+    const text = fillPlaceholders(settings.reminderTemplate ?? t('reminders.default'), values);
+    if (post.kind === 'reminder') return { text, shown: text, t };
+    return { text, shown: `${text}\n-# ${t('reminders.repeat', { n: post.n, of: post.of })}`, t };
   }
 
   async #command(): Promise<{ commandId: string | null; commandName: string }> {

@@ -13,7 +13,7 @@ import type { EmbedMessage, LayoutMessage } from '../../render/message.js';
 import { channelMention, problemText, roleMention } from '../../render/problems.js';
 import { safeCode, stripControl, timestamp, truncate } from '../../render/text.js';
 import type { GuildReminder } from '../../store/reminders.js';
-import type { GuildSettings } from '../../store/settings.js';
+import type { GuildSettings, ReminderRepeat } from '../../store/settings.js';
 import type { WebhookSetup } from '../../store/webhooks.js';
 
 /** A template shown as typed, in a code block: nothing in it renders, nor can end the block. */
@@ -71,8 +71,8 @@ function webhookText(webhook: WebhookSetup | undefined, t: Translate): string {
 }
 
 /**
- * Every setting: the reminders (channel, role, text, the next one), the public language, and the
- * problem last met, with how to fix it. `intro` opens the description (what just changed).
+ * Every setting: the reminders (channel, role, text, the next one, heads-up, repeats), the public
+ * language, and the problem last met, with how to fix it. `intro` opens the description (what just changed).
  */
 export function renderOverview(
   overview: Overview,
@@ -97,6 +97,8 @@ export function renderOverview(
         settings.reminderRoleId ? roleMention(settings.reminderRoleId, t) : t('settings.value.noRole'),
       ],
       [t('settings.field.nextReminder'), nextReminderText(reminder, t)],
+      [t('settings.field.early'), earlyText(settings.reminderEarlyMs, t)],
+      [t('settings.field.repeat'), repeatText(settings.reminderRepeat, t)],
     );
   }
   pairs.push([t('settings.field.language'), languageText(settings.publicLanguage, guildLocale, t)]);
@@ -152,6 +154,16 @@ export function renderOverview(
     ...(problems.length > 0 ? [separator(), textDisplay(facts(problems))] : []),
   ]);
   return { layout: fitLayout([panel]) };
+}
+
+function earlyText(earlyMs: number | null, t: Translate): string {
+  if (earlyMs === null) return t('settings.value.earlyOff');
+  return t('settings.value.earlyOn', { minutes: Math.round(earlyMs / 60_000) });
+}
+
+function repeatText(repeat: ReminderRepeat | null, t: Translate): string {
+  if (repeat === null) return t('settings.value.repeatOff');
+  return t('settings.value.repeatOn', { minutes: Math.round(repeat.everyMs / 60_000), count: repeat.times });
 }
 
 /** What the bot posts in the reminder channel when it is chosen: short, in the server's language. */

@@ -7,8 +7,8 @@
  * Choosing a channel proves it works: the bot posts a short confirmation there first, and saves
  * nothing if it cannot, telling the admin which permission to grant and where.
  */
-import { type APIMessageTopLevelComponent, PermissionFlagsBits, Routes } from 'discord.js';
-import { POSTED_IN_CHANNEL_TYPES, postMessage } from '../../discord/messages.js';
+import { type APIMessageTopLevelComponent, PermissionFlagsBits } from 'discord.js';
+import { deleteMessage, POSTED_IN_CHANNEL_TYPES, postMessage } from '../../discord/messages.js';
 import { fetchChannelPermissions } from '../../discord/permissions.js';
 import { type Translate, translator } from '../../i18n/index.js';
 import { languageText, publicLocale } from '../../i18n/public-language.js';
@@ -24,7 +24,14 @@ import {
 } from '../../render/problems.js';
 import { safeCode } from '../../render/text.js';
 import type { PublicLanguage } from '../../store/schema.js';
-import { DEFAULT_PUBLIC_LANGUAGE, type GuildSettings } from '../../store/settings.js';
+import { DEFAULT_PUBLIC_LANGUAGE, type GuildSettings, type ReminderRepeat } from '../../store/settings.js';
+import {
+  DEFAULT_REPEAT_TIMES,
+  MAX_EARLY_MINUTES,
+  MAX_REPEAT_MINUTES,
+  MAX_REPEAT_TIMES,
+  MIN_REPEAT_MINUTES,
+} from '../reminders/cycle.js';
 import { checkTemplate, type TemplateCheck } from '../reminders/template.js';
 import { renderConfirmation, renderOverview, renderRefusal, renderTemplateRefusal } from './render.js';
 
@@ -32,6 +39,7 @@ export type SettingsDeps = Pick<
   BotDeps,
   'settings' | 'reminders' | 'reminderRoleChosen' | 'rest' | 'commands' | 'now' | 'logger'
 > &
+  Partial<Pick<BotDeps, 'wakeReminders'>> &
   Partial<Pick<BotDeps, 'webhooks'>>;
 
 /** Who asks, where: from the interaction. */
@@ -70,6 +78,12 @@ export interface RemindersRequest extends ChosenChannel {
   roleMentionable?: boolean | undefined;
   /** The admin's template, as typed; null for the default text. */
   message: string | null;
+  /** `early:` minutes before the up is possible for a heads-up; null (the default): none. */
+  earlyMinutes?: number | null;
+  /** `repeat:` every how many minutes the reminder is posted again until an up; null: never. */
+  repeatMinutes?: number | null;
+  /** `repeat-times:` how many times at most; null: DEFAULT_REPEAT_TIMES. */
+  repeatTimes?: number | null;
 }
 
 /** How long the look at the bot's permissions may take before every permission is named instead. */
@@ -86,6 +100,8 @@ export function defaults(guildId: string, now: number): GuildSettings {
     updatedAt: now,
     timeZone: null,
     thanksTemplate: null,
+    reminderEarlyMs: null,
+    reminderRepeat: null,
   };
 }
 
@@ -183,9 +199,13 @@ export async function deleteConfirmation(
   channelId: string,
   messageId: string,
 ): Promise<void> {
-  await deps.rest.delete(Routes.channelMessage(channelId, messageId)).catch((e: unknown) => {
-    deps.logger.warn({ err: e, guildId }, 'could not delete the confirmation of settings not saved');
-  });
+  const deleted = await deleteMessage(deps.rest, channelId, messageId);
+  if (!deleted.ok) {
+    deps.logger.warn(
+      { failure: deleted.failure, guildId },
+      'could not delete the confirmation of settings not saved',
+    );
+  }
 }
 
 /** `/settings reminders`: check the text, post the confirmation, and only then save. */
@@ -212,6 +232,8 @@ export async function setReminders(
   if (request.roleId === guildId) {
     return { message: renderRefusal(t('settings.everyoneRole'), t), outcome: 'refused:everyone' };
   }
+  const cycle = cycleSettings(request);
+  if (!cycle.ok) return { message: renderRefusal(t(cycle.refusal, cycle.values), t), outcome: cycle.outcome };
 
   const current = (await deps.settings.get(guildId)) ?? defaults(guildId, deps.now());
   const publicT = translator(publicLocale(current.publicLanguage, context.guildLocale));
@@ -233,6 +255,8 @@ export async function setReminders(
         reminderChannelId: request.channelId,
         reminderRoleId: request.roleId,
         reminderTemplate: template,
+        reminderEarlyMs: cycle.earlyMs,
+        reminderRepeat: cycle.repeat,
         problem: null,
       },
       deps.now(),
@@ -244,6 +268,9 @@ export async function setReminders(
     throw err;
   }
   deps.reminderRoleChosen(guildId, request.roleId);
+  // The reminder waiting takes the heads-up as now set.
+  const retimed = await deps.reminders.retime(guildId, deps.now());
+  if (retimed !== undefined) deps.wakeReminders?.(retimed);
   const reminder = await deps.reminders.getGuild(guildId);
   const intro = [t('settings.remindersOn', { channel })];
   if (request.roleId !== null && request.roleMentionable === false) {
@@ -262,6 +289,45 @@ export async function setReminders(
   };
 }
 
+type CycleSettings =
+  | { ok: true; earlyMs: number | null; repeat: ReminderRepeat | null }
+  | { ok: false; refusal: string; values: Record<string, number>; outcome: string };
+
+/**
+ * `early:`, `repeat:` and `repeat-times:` as the store keeps them (features/reminders/cycle.ts).
+ * Discord's client keeps each within its bounds; a request that is not (another client) is refused.
+ */
+export function cycleSettings(
+  request: Pick<RemindersRequest, 'earlyMinutes' | 'repeatMinutes' | 'repeatTimes'>,
+): CycleSettings {
+  const early = request.earlyMinutes ?? null;
+  const every = request.repeatMinutes ?? null;
+  const times = request.repeatTimes ?? null;
+  const within = (value: number | null, min: number, max: number) =>
+    value === null || (Number.isInteger(value) && value >= min && value <= max);
+  if (!within(early, 1, MAX_EARLY_MINUTES))
+    return {
+      ok: false,
+      refusal: 'settings.cycle.early',
+      values: { max: MAX_EARLY_MINUTES },
+      outcome: 'refused:early',
+    };
+  if (!within(every, MIN_REPEAT_MINUTES, MAX_REPEAT_MINUTES) || !within(times, 1, MAX_REPEAT_TIMES))
+    return {
+      ok: false,
+      refusal: 'settings.cycle.repeat',
+      values: { min: MIN_REPEAT_MINUTES, max: MAX_REPEAT_MINUTES, times: MAX_REPEAT_TIMES },
+      outcome: 'refused:repeat',
+    };
+  if (every === null && times !== null)
+    return { ok: false, refusal: 'settings.cycle.timesAlone', values: {}, outcome: 'refused:repeat-times' };
+  return {
+    ok: true,
+    earlyMs: early === null ? null : early * 60_000,
+    repeat: every === null ? null : { everyMs: every * 60_000, times: times ?? DEFAULT_REPEAT_TIMES },
+  };
+}
+
 /** `/settings reminders-off`: no channel, no role, no server reminder; members' own reminders stay. */
 export async function turnRemindersOff(
   deps: SettingsDeps,
@@ -270,7 +336,14 @@ export async function turnRemindersOff(
   const { t, guildId } = context;
   const settings = await deps.settings.update(
     guildId,
-    { reminderChannelId: null, reminderRoleId: null, reminderTemplate: null, problem: null },
+    {
+      reminderChannelId: null,
+      reminderRoleId: null,
+      reminderTemplate: null,
+      reminderEarlyMs: null,
+      reminderRepeat: null,
+      problem: null,
+    },
     deps.now(),
   );
   deps.reminderRoleChosen(guildId, null);

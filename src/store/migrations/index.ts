@@ -15,6 +15,7 @@ import { traceParents } from './009-trace-parents.js';
 import { reminderFollowups } from './010-reminder-followups.js';
 import { gatewaySessions } from './011-gateway-sessions.js';
 import { streaks } from './012-streaks.js';
+import { reminderRepeats } from './013-reminder-repeats.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '001-initial': initial,
@@ -29,6 +30,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '010-reminder-followups': reminderFollowups,
   '011-gateway-sessions': gatewaySessions,
   '012-streaks': streaks,
+  '013-reminder-repeats': reminderRepeats,
 };
 
 export const migrationProvider: MigrationProvider = {

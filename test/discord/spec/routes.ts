@@ -42,6 +42,7 @@ export const SPEC_ROUTES: readonly SpecRoute[] = [
   { method: 'GET', path: '/channels/{channel_id}' },
   { method: 'POST', path: '/channels/{channel_id}/messages' },
   { method: 'PATCH', path: '/channels/{channel_id}/messages/{message_id}' },
+  { method: 'DELETE', path: '/channels/{channel_id}/messages/{message_id}' },
   { method: 'POST', path: '/interactions/{interaction_id}/{interaction_token}/callback' },
   { method: 'GET', path: WEBHOOK },
   { method: 'POST', path: WEBHOOK },
