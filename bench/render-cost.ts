@@ -109,6 +109,8 @@ const MESSAGES: Array<{ name: string; render: () => unknown }> = [
             thanksTemplate: null,
             reminderEarlyMs: null,
             reminderRepeat: null,
+            digest: null,
+            liveChannelId: null,
             problem: { reason: 'missing-permission:SendMessages', at: 1_700_000_000_000 },
             updatedAt: 0,
           },

@@ -12,7 +12,14 @@ import { currentTraceParent } from '../trace/spans.js';
 import type { Database, OutboxColumns } from './schema.js';
 
 /** The tables whose rows are claimed: each has state, claimed_by, claim_expires_at and nonce. */
-export type ClaimTable = 'reminders' | 'personal_reminders' | 'webhook_events' | 'reminder_followups';
+export type ClaimTable =
+  | 'reminders'
+  | 'personal_reminders'
+  | 'webhook_events'
+  | 'reminder_followups'
+  | 'digests'
+  | 'live_boards'
+  | 'reward_grants';
 
 /** Picks the row (or rows) of a claim table a statement is about. */
 export type RowFilter = (eb: ExpressionBuilder<Database, ClaimTable>) => Expression<SqlBool>;

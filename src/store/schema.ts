@@ -58,7 +58,15 @@ export interface GuildSettingsTable {
   reminder_repeat_ms: number | null;
   /** How many times at most it is posted again. */
   reminder_repeat_times: number | null;
+  /** Where the period digest is posted (features/digests); none while null. */
+  digest_channel_id: string | null;
+  digest_period: DigestPeriod | null;
+  /** Where the live leaderboard is kept (live_boards); none while null. */
+  live_channel_id: string | null;
 }
+
+/** The calendar periods of digests and reward roles, in the server's time zone. */
+export type DigestPeriod = 'week' | 'month';
 
 export type ReminderState = 'scheduled' | 'claimed' | 'sent' | 'failed';
 
@@ -254,6 +262,67 @@ export interface OutboxColumns {
   trace_parent: string | null;
 }
 
+/** A server's digest of one period: posted once at its end (an outbox row, features/digests). */
+export interface DigestsTable extends OutboxColumns {
+  /** `<guild id>:<period key>`: one digest per server and period. */
+  id: string;
+  guild_id: string;
+  channel_id: string;
+  period: DigestPeriod;
+  period_start: number;
+  period_end: number;
+  /** The IANA zone whose calendar the period follows. */
+  time_zone: string;
+  /** The period's end, spread over a few minutes by server (10,000 servers share a boundary). */
+  due_at: number;
+}
+
+/**
+ * A server's live leaderboard: one message kept up to date, edited at most once a minute and only
+ * when its content changed (an outbox row, pending again after each up).
+ */
+export interface LiveBoardsTable extends OutboxColumns {
+  guild_id: string;
+  channel_id: string;
+  /** The message kept up to date; null until posted (or after it was deleted). */
+  message_id: string | null;
+  /** A hash of what it shows: an edit that would change nothing is not made. */
+  content_hash: string | null;
+  /** When it is next to be looked at. */
+  due_at: number;
+  /** When an up last changed what it shows, and the change the message shows. */
+  changed_at: number | null;
+  shown_at: number | null;
+  edited_at: number | null;
+}
+
+/** A reward role: members reaching `ups` in the period get it; `top`: the month's top member. */
+export interface RewardRolesTable {
+  guild_id: string;
+  role_id: string;
+  /** Null for the top role. */
+  ups: number | null;
+  period: RewardPeriod;
+  created_at: number;
+}
+
+export type RewardPeriod = 'week' | 'month' | 'all' | 'top';
+export type RewardAction = 'add' | 'remove';
+
+/** One grant or removal of a reward role: done once (an outbox row), and kept as the record. */
+export interface RewardGrantsTable extends OutboxColumns {
+  /** `<guild>:<role>:<user>:<period key>:<action>`: each happens once. */
+  id: string;
+  guild_id: string;
+  role_id: string;
+  user_id: string;
+  /** The period it is for ('all' for ever; a month's or a week's key). */
+  period_key: string;
+  action: RewardAction;
+  due_at: number;
+  created_at: number;
+}
+
 /** A shard's Discord gateway session, to resume in the next process (gateway-sessions.ts). */
 export interface GatewaySessionsTable {
   shard_id: number;
@@ -293,4 +362,8 @@ export interface Database {
   reminder_followups: ReminderFollowupsTable;
   gateway_sessions: GatewaySessionsTable;
   gateway_guilds: GatewayGuildsTable;
+  digests: DigestsTable;
+  live_boards: LiveBoardsTable;
+  reward_roles: RewardRolesTable;
+  reward_grants: RewardGrantsTable;
 }

@@ -4,7 +4,7 @@
  * (for the settings command to show). A server with no row has the defaults.
  */
 import type { Selectable } from 'kysely';
-import type { GuildProblem, GuildSettingsTable, PublicLanguage } from './schema.js';
+import type { DigestPeriod, GuildProblem, GuildSettingsTable, PublicLanguage } from './schema.js';
 import type { Store } from './store.js';
 
 export interface GuildSettings {
@@ -23,6 +23,10 @@ export interface GuildSettings {
   reminderEarlyMs: number | null;
   /** The reminder posted again every `everyMs` until someone ups, `times` times at most; null: never. */
   reminderRepeat: ReminderRepeat | null;
+  /** Where and how often the period digest is posted; null: none. */
+  digest: { channelId: string; period: DigestPeriod } | null;
+  /** Where the live leaderboard is kept; null: none. */
+  liveChannelId: string | null;
 }
 
 export interface ReminderRepeat {
@@ -41,6 +45,8 @@ export interface SettingsChange {
   thanksTemplate?: string | null;
   reminderEarlyMs?: number | null;
   reminderRepeat?: ReminderRepeat | null;
+  digest?: { channelId: string; period: DigestPeriod } | null;
+  liveChannelId?: string | null;
 }
 
 export const DEFAULT_PUBLIC_LANGUAGE: PublicLanguage = 'auto';
@@ -75,6 +81,13 @@ export class SettingsRepository {
             reminder_repeat_ms: change.reminderRepeat?.everyMs ?? null,
             reminder_repeat_times: change.reminderRepeat?.times ?? null,
           }),
+      ...(change.digest === undefined
+        ? {}
+        : {
+            digest_channel_id: change.digest?.channelId ?? null,
+            digest_period: change.digest?.period ?? null,
+          }),
+      ...(change.liveChannelId === undefined ? {} : { live_channel_id: change.liveChannelId }),
       ...(change.problem === undefined
         ? {}
         : { problem: change.problem, problem_at: change.problem === null ? null : now }),
@@ -129,6 +142,10 @@ export class SettingsRepository {
       await trx.deleteFrom('up_history').where('guild_id', '=', guildId).execute();
       await trx.deleteFrom('directory_webhooks').where('guild_id', '=', guildId).execute();
       await trx.deleteFrom('webhook_events').where('guild_id', '=', guildId).execute();
+      await trx.deleteFrom('digests').where('guild_id', '=', guildId).execute();
+      await trx.deleteFrom('live_boards').where('guild_id', '=', guildId).execute();
+      await trx.deleteFrom('reward_roles').where('guild_id', '=', guildId).execute();
+      await trx.deleteFrom('reward_grants').where('guild_id', '=', guildId).execute();
     });
   }
 }
@@ -149,5 +166,10 @@ function fromRow(row: Selectable<GuildSettingsTable>): GuildSettings {
       row.reminder_repeat_ms === null || row.reminder_repeat_times === null
         ? null
         : { everyMs: Number(row.reminder_repeat_ms), times: Number(row.reminder_repeat_times) },
+    digest:
+      row.digest_channel_id && row.digest_period
+        ? { channelId: row.digest_channel_id, period: row.digest_period }
+        : null,
+    liveChannelId: row.live_channel_id ?? null,
   };
 }

@@ -115,6 +115,7 @@ describe.each(ENGINES)('opening the store (%s)', (engine) => {
       '011-gateway-sessions',
       '012-streaks',
       '013-reminder-repeats',
+      '014-digests-rewards',
     ]);
     expect((await new SettingsRepository(second).get('1'))?.publicLanguage).toBe('ru');
   });
@@ -143,6 +144,7 @@ describe.each(ENGINES)('opening the store (%s)', (engine) => {
         '011-gateway-sessions',
         '012-streaks',
         '013-reminder-repeats',
+        '014-digests-rewards',
       ]);
     }
   });

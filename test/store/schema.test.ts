@@ -30,6 +30,7 @@ describe('one schema on both engines', () => {
   it('is the schema the code expects', () => {
     const shape = shapes.get('sqlite')!;
     expect(Object.keys(shape)).toEqual([
+      'digests',
       'directory_grants',
       'directory_holds',
       'directory_waiters',
@@ -39,10 +40,13 @@ describe('one schema on both engines', () => {
       'guild_settings',
       'identify_turns',
       'leases',
+      'live_boards',
       'pending_ups',
       'personal_reminders',
       'reminder_followups',
       'reminders',
+      'reward_grants',
+      'reward_roles',
       'shard_states',
       'up_history',
       'webhook_events',

@@ -34,6 +34,8 @@ describe.each(ENGINES)('guild settings (%s)', (engine) => {
       thanksTemplate: null,
       reminderEarlyMs: null,
       reminderRepeat: null,
+      digest: null,
+      liveChannelId: null,
     });
     expect(await settings.get(GUILD)).toEqual(saved);
   });

@@ -61,6 +61,8 @@ class MemorySettings {
       thanksTemplate: null,
       reminderEarlyMs: null,
       reminderRepeat: null,
+      digest: null,
+      liveChannelId: null,
     };
     const next: GuildSettings = {
       ...old,

@@ -102,6 +102,8 @@ export function defaults(guildId: string, now: number): GuildSettings {
     thanksTemplate: null,
     reminderEarlyMs: null,
     reminderRepeat: null,
+    digest: null,
+    liveChannelId: null,
   };
 }
 

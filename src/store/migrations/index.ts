@@ -16,6 +16,7 @@ import { reminderFollowups } from './010-reminder-followups.js';
 import { gatewaySessions } from './011-gateway-sessions.js';
 import { streaks } from './012-streaks.js';
 import { reminderRepeats } from './013-reminder-repeats.js';
+import { digestsRewards } from './014-digests-rewards.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '001-initial': initial,
@@ -31,6 +32,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '011-gateway-sessions': gatewaySessions,
   '012-streaks': streaks,
   '013-reminder-repeats': reminderRepeats,
+  '014-digests-rewards': digestsRewards,
 };
 
 export const migrationProvider: MigrationProvider = {

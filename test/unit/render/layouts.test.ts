@@ -200,6 +200,8 @@ describe('every V2 message within Discord limits, in both languages', () => {
           thanksTemplate: null,
           reminderEarlyMs: 30 * 60_000,
           reminderRepeat: { everyMs: 240 * 60_000, times: 10 },
+          digest: null,
+          liveChannelId: null,
           problem: { reason: 'missing-permission:SendMessages,ViewChannel', at: 1_700_000_000_000 },
           updatedAt: 0,
         },
