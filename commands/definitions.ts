@@ -228,6 +228,125 @@ export const settingsCommand = {
     },
     {
       type: ApplicationCommandOptionType.Subcommand,
+      ...named('digest', 'commands.settings.digest.name'),
+      ...describe('commands.settings.digest.description'),
+      options: [
+        {
+          type: ApplicationCommandOptionType.Channel,
+          ...named('channel', 'commands.settings.digest.channel.name'),
+          ...describe('commands.settings.digest.channel.description'),
+          required: true,
+          channel_types: [...POSTED_IN_CHANNEL_TYPES],
+        },
+        {
+          type: ApplicationCommandOptionType.String,
+          ...named('period', 'commands.settings.digest.period.name'),
+          ...describe('commands.settings.digest.period.description'),
+          required: true,
+          choices: [
+            choice('week', 'commands.settings.digest.choices.week'),
+            choice('month', 'commands.settings.digest.choices.month'),
+          ],
+        },
+      ],
+    },
+    {
+      type: ApplicationCommandOptionType.Subcommand,
+      ...named('digest-off', 'commands.settings.digestOff.name'),
+      ...describe('commands.settings.digestOff.description'),
+    },
+    {
+      type: ApplicationCommandOptionType.Subcommand,
+      ...named('live-leaderboard', 'commands.settings.liveLeaderboard.name'),
+      ...describe('commands.settings.liveLeaderboard.description'),
+      options: [
+        {
+          type: ApplicationCommandOptionType.Channel,
+          ...named('channel', 'commands.settings.liveLeaderboard.channel.name'),
+          ...describe('commands.settings.liveLeaderboard.channel.description'),
+          required: true,
+          channel_types: [...POSTED_IN_CHANNEL_TYPES],
+        },
+      ],
+    },
+    {
+      type: ApplicationCommandOptionType.Subcommand,
+      ...named('live-leaderboard-off', 'commands.settings.liveLeaderboardOff.name'),
+      ...describe('commands.settings.liveLeaderboardOff.description'),
+    },
+    {
+      type: ApplicationCommandOptionType.SubcommandGroup,
+      ...named('rewards', 'commands.settings.rewards.name'),
+      ...describe('commands.settings.rewards.description'),
+      options: [
+        {
+          type: ApplicationCommandOptionType.Subcommand,
+          ...named('add', 'commands.settings.rewards.add.name'),
+          ...describe('commands.settings.rewards.add.description'),
+          options: [
+            {
+              type: ApplicationCommandOptionType.Role,
+              ...named('role', 'commands.settings.rewards.add.role.name'),
+              ...describe('commands.settings.rewards.add.role.description'),
+              required: true,
+            },
+            {
+              type: ApplicationCommandOptionType.Integer,
+              ...named('ups', 'commands.settings.rewards.add.ups.name'),
+              ...describe('commands.settings.rewards.add.ups.description'),
+              required: true,
+              // MIN_REWARD_UPS and MAX_REWARD_UPS of features/settings/rewards.ts (a test holds them equal).
+              min_value: 1,
+              max_value: 1_000,
+            },
+            {
+              type: ApplicationCommandOptionType.String,
+              ...named('period', 'commands.settings.rewards.add.period.name'),
+              ...describe('commands.settings.rewards.add.period.description'),
+              required: false,
+              choices: [
+                choice('week', 'commands.settings.rewards.choices.week'),
+                choice('month', 'commands.settings.rewards.choices.month'),
+                choice('all', 'commands.settings.rewards.choices.all'),
+              ],
+            },
+          ],
+        },
+        {
+          type: ApplicationCommandOptionType.Subcommand,
+          ...named('top-role', 'commands.settings.rewards.top-role.name'),
+          ...describe('commands.settings.rewards.top-role.description'),
+          options: [
+            {
+              type: ApplicationCommandOptionType.Role,
+              ...named('role', 'commands.settings.rewards.top-role.role.name'),
+              ...describe('commands.settings.rewards.top-role.role.description'),
+              required: true,
+            },
+          ],
+        },
+        {
+          type: ApplicationCommandOptionType.Subcommand,
+          ...named('remove', 'commands.settings.rewards.remove.name'),
+          ...describe('commands.settings.rewards.remove.description'),
+          options: [
+            {
+              type: ApplicationCommandOptionType.Role,
+              ...named('role', 'commands.settings.rewards.remove.role.name'),
+              ...describe('commands.settings.rewards.remove.role.description'),
+              required: true,
+            },
+          ],
+        },
+        {
+          type: ApplicationCommandOptionType.Subcommand,
+          ...named('show', 'commands.settings.rewards.show.name'),
+          ...describe('commands.settings.rewards.show.description'),
+        },
+      ],
+    },
+    {
+      type: ApplicationCommandOptionType.Subcommand,
       ...named('show', 'commands.settings.show.name'),
       ...describe('commands.settings.show.description'),
     },

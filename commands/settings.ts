@@ -1,10 +1,15 @@
 /**
- * /settings reminders | reminders-off | language | timezone | thanks | show | webhook | webhook-off: a server's
- * reminder settings, public language (features/settings/settings.ts) and the directory's webhook
- * (features/webhooks/settings.ts). Every answer is private, in the user's language.
+ * /settings reminders | reminders-off | language | timezone | thanks | digest | digest-off |
+ * live-leaderboard | live-leaderboard-off | rewards add | remove | show | top-role | show | webhook |
+ * webhook-off: a server's reminder settings, public language (features/settings/settings.ts), its
+ * digests and live leaderboard (features/settings/posts.ts), its reward roles (features/settings/
+ * rewards.ts) and the directory's webhook (features/webhooks/settings.ts). Every answer is private, in the user's language.
  * Discord lets only members with Manage Server (or a role an admin granted it to) use it.
  */
 
+import { isCalendarPeriod } from '../src/features/history/calendar.js';
+import { setDigest, setLiveBoard, turnDigestOff, turnLiveBoardOff } from '../src/features/settings/posts.js';
+import { addReward, removeReward, setTopRole, showRewards } from '../src/features/settings/rewards.js';
 import { setThanks, setTimeZone } from '../src/features/settings/server-options.js';
 import {
   type ChosenChannel,
@@ -35,7 +40,34 @@ function chosenChannel(options: CommandContext['interaction']['options']): Chose
   };
 }
 
-function run({ interaction, deps, t }: CommandContext): Promise<SettingsAnswer> {
+/** `/settings rewards add | remove | show | top-role` (features/settings/rewards.ts). */
+function rewards(
+  deps: CommandContext['deps'],
+  context: SettingsContext,
+  options: CommandContext['interaction']['options'],
+): Promise<SettingsAnswer> | SettingsAnswer {
+  switch (options.getSubcommand(true)) {
+    case 'add': {
+      const period = options.getString('period') ?? 'month';
+      if (period !== 'week' && period !== 'month' && period !== 'all') throw new UserInputError('generic');
+      return addReward(deps, context, {
+        roleId: options.get('role', true).role?.id ?? String(options.get('role', true).value),
+        ups: options.getInteger('ups', true),
+        period,
+      });
+    }
+    case 'remove':
+      return removeReward(deps, context, String(options.get('role', true).value));
+    case 'top-role':
+      return setTopRole(deps, context, String(options.get('role', true).value));
+    case 'show':
+      return showRewards(deps, context);
+    default:
+      throw new UserInputError('generic');
+  }
+}
+
+function run({ interaction, deps, t }: CommandContext): Promise<SettingsAnswer> | SettingsAnswer {
   const guildId = interaction.guildId;
   if (!guildId) throw new GuildOnlyError();
   const context: SettingsContext = {
@@ -45,6 +77,7 @@ function run({ interaction, deps, t }: CommandContext): Promise<SettingsAnswer> 
     t,
   };
   const options = interaction.options;
+  if (options.getSubcommandGroup(false) === 'rewards') return rewards(deps, context, options);
   switch (options.getSubcommand(true)) {
     case 'reminders': {
       const role = options.get('role')?.role;
@@ -69,6 +102,17 @@ function run({ interaction, deps, t }: CommandContext): Promise<SettingsAnswer> 
       return setTimeZone(deps, context, options.getString('zone', true));
     case 'thanks':
       return setThanks(deps, context, options.getString('message'));
+    case 'digest': {
+      const period = options.getString('period', true);
+      if (!isCalendarPeriod(period)) throw new UserInputError('generic');
+      return setDigest(deps, context, { ...chosenChannel(options), period });
+    }
+    case 'digest-off':
+      return turnDigestOff(deps, context);
+    case 'live-leaderboard':
+      return setLiveBoard(deps, context, chosenChannel(options));
+    case 'live-leaderboard-off':
+      return turnLiveBoardOff(deps, context);
     case 'show':
       return showSettings(deps, context);
     case 'webhook':

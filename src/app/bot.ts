@@ -20,15 +20,18 @@ import { prestartGatewayThread } from '../discord/gateway-thread-start.js';
 import { guildFactsLookup } from '../discord/guild-posts.js';
 import { GuildStatsSource } from '../discord/guild-stats.js';
 import { identifyBudgetRefusal } from '../discord/identify-budget.js';
-import { discordLookups } from '../discord/lookups.js';
+import { discordLookups, fetchIdentity } from '../discord/lookups.js';
 import { createDiscordRestAgent } from '../discord/rest-agent.js';
 import { exposeShardStates, localShards } from '../discord/shard-stats.js';
 import { watchGuilds } from '../events/guilds.js';
 import { onceConnected, watchShards } from '../events/shards.js';
+import { postEngines } from '../features/digests/engines.js';
 import { historyPruner } from '../features/history/prune.js';
 import { reminderEngines } from '../features/reminders/engines.js';
 import { ReminderRoles } from '../features/reminders/roles.js';
 import type { ReminderScheduler } from '../features/reminders/scheduler.js';
+import { RewardEngine } from '../features/rewards/engine.js';
+import { discordRewardGranter } from '../features/rewards/grant.js';
 import { recoverPendingUps } from '../features/up/recover.js';
 import { WebhookAnnouncer } from '../features/webhooks/announcer.js';
 import { DirectoryEventHandler } from '../features/webhooks/handle.js';
@@ -54,6 +57,7 @@ import {
   WebhookRepository,
 } from '../store/index.js';
 import type { PendingUp } from '../store/journal.js';
+import { RewardRepository } from '../store/rewards.js';
 import type { ServerReporter } from '../tasks/server-reports.js';
 import type { StatsPoster } from '../tasks/stats-poster.js';
 import { type BackgroundTask, backgroundTask, startTasks, stopTasks } from '../tasks/tasks.js';
@@ -198,6 +202,40 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
   });
   const { scheduler, followUp } = engines;
   const wakeReminders = (dueAt: number): void => scheduler.wake(dueAt);
+  // Each server's digests and live leaderboard (features/digests).
+  const postsEngines = postEngines({
+    store,
+    settings,
+    history,
+    rest: client.rest,
+    charts,
+    name: async (userId) => (await fetchIdentity(client.rest, userId, 2_000))?.name ?? null,
+    guild,
+    owner,
+    ownsGuild: ownership.guildFilter(),
+    leaseMs: config.reminderClaimMs,
+    logger,
+    now,
+  });
+  // Each server's reward roles (features/rewards).
+  const rewards = new RewardRepository(store);
+  const rewardEngine = new RewardEngine({
+    rewards,
+    settings,
+    granter: discordRewardGranter({ rest: client.rest, botUserId: () => client.user?.id }),
+    owner,
+    ownsGuild: ownership.guildFilter(),
+    leaseMs: config.reminderClaimMs,
+    logger,
+    now,
+  });
+  /** What follows from an up recorded (the bot's /up, the directory's webhook). Never throws. */
+  const upRecorded = async (guildId: string, userId: string, at: number): Promise<void> => {
+    await Promise.all([
+      postsEngines.posts.upRecorded(guildId, at),
+      rewardEngine.afterUp(guildId, userId, at),
+    ]);
+  };
   const announcer = new WebhookAnnouncer({
     webhooks,
     owner,
@@ -213,6 +251,7 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
       reminders,
       wakeReminders,
       followUp,
+      upRecorded,
       guild,
       logger,
       now,
@@ -240,6 +279,9 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
     charts,
     wakeReminders,
     followUp,
+    posts: postsEngines.posts,
+    rewards,
+    upRecorded,
     reminderRoleChosen: (guildId, roleId) => reminderRoles.chosen(guildId, roleId),
     commands,
     rest: client.rest,
@@ -278,6 +320,11 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
     backgroundTask('reminder follow-ups', engines.followups),
     // And webhook events stored but not announced before a restart.
     backgroundTask('webhook announcer', announcer),
+    // And the digests of periods that ended meanwhile, and the live leaderboards.
+    backgroundTask('digests', postsEngines.digests),
+    backgroundTask('live leaderboards', postsEngines.liveBoards),
+    // And the reward roles to give or take back (periods that ended meanwhile included).
+    ...rewardEngine.tasks,
     // What the gateway does not give of a guild's statistics (owner's name, online count).
     guildStats.task,
     // Each shard's session and the guilds changed, saved for the next process (gateway-sessions.ts).

@@ -1,6 +1,6 @@
 /**
  * Messages the bot posts on its own (not answers to an interaction): a reminder in a server's
- * channel, a personal reminder by DM, the confirmation /settings posts. Through discord.js's REST
+ * channel, a personal reminder by DM, the confirmation /settings posts, a digest with its chart. Through discord.js's REST
  * client, which waits out Discord's 429s itself; each failure is sorted into what the caller can
  * tell a server's admins (the channel is gone, a permission is missing, DMs are closed) and what
  * trying again may fix.
@@ -15,10 +15,12 @@ import {
   DiscordAPIError,
   HTTPError,
   MessageFlags,
+  type RawFile,
   type REST,
   type RESTPostAPIChannelMessageJSONBody,
   Routes,
 } from 'discord.js';
+import type { MessageFile } from '../render/message.js';
 
 /**
  * The channels /settings lets a server choose for the bot's posts (reminders, the directory's
@@ -63,6 +65,8 @@ interface Delivery {
    * process that took over a reminder) returns the first message instead of a new one.
    */
   nonce?: string;
+  /** Files the message shows as `attachment://<name>` (a chart in a MediaGallery). */
+  files?: MessageFile[];
 }
 
 export type PostFailure =
@@ -113,7 +117,21 @@ function body(message: OutgoingMessage): RESTPostAPIChannelMessageJSONBody {
       : { components: message.layout, flags: MessageFlags.IsComponentsV2 }),
     allowed_mentions: message.allowedMentions,
     ...(message.nonce === undefined ? {} : { nonce: message.nonce, enforce_nonce: true }),
+    ...(message.files === undefined
+      ? {}
+      : {
+          attachments: message.files.map((file, id) => ({
+            id,
+            filename: file.name,
+            ...(file.description === undefined ? {} : { description: file.description }),
+          })),
+        }),
   };
+}
+
+/** The files as discord.js's REST client sends them (multipart), in the order of `attachments`. */
+function restFiles(message: OutgoingMessage): RawFile[] | undefined {
+  return message.files?.map((file) => ({ name: file.name, data: file.attachment, contentType: 'image/png' }));
 }
 
 /** Posts in a channel. Never throws: a failure comes back sorted. */
@@ -123,8 +141,10 @@ export async function postMessage(
   message: OutgoingMessage,
 ): Promise<PostResult> {
   try {
+    const files = restFiles(message);
     const posted = (await rest.post(Routes.channelMessages(channelId), {
       body: body(message),
+      ...(files ? { files } : {}),
     })) as APIMessage;
     return { ok: true, messageId: posted.id };
   } catch (err) {

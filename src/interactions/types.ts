@@ -18,15 +18,34 @@ import type { SupportedLocale, Translate } from '../i18n/index.js';
 import type { Logger } from '../log/logger.js';
 import type { ChartRenderer } from '../render/charts.js';
 import type { RenderedMessage } from '../render/message.js';
+import type { DigestRepository } from '../store/digests.js';
 import type { HistoryRepository } from '../store/history.js';
 import type { UpJournal } from '../store/journal.js';
+import type { LiveBoardRepository } from '../store/live-boards.js';
 import type { ReminderRepository } from '../store/reminders.js';
+import type { RewardRepository } from '../store/rewards.js';
 import type { SettingsRepository } from '../store/settings.js';
 import type { WebhookRepository } from '../store/webhooks.js';
 import type { DescribeFailure, Subject } from './error-message.js';
 import type { LookupSuggestions, Suggestion } from './suggestions.js';
 
 export type { Subject };
+
+/**
+ * What the bot posts in a server on its own besides reminders: its digests and its live
+ * leaderboard (features/digests), their stores, and how to tell their engines of a change.
+ */
+export interface ServerPosts {
+  digests: DigestRepository;
+  liveBoards: LiveBoardRepository;
+  wakeDigests(dueAt: number): void;
+  wakeLiveBoards(dueAt: number): void;
+  /**
+   * An up was recorded: the server's live leaderboard is due a minute after its last edit at the
+   * soonest. Never throws.
+   */
+  upRecorded(guildId: string, at: number): Promise<void>;
+}
 
 /**
  * What handlers get instead of importing modules: our own boundaries, easy to fake in tests.
@@ -63,6 +82,15 @@ export interface BotDeps {
    * server's reminders mention now (null: none), so its deletion is noticed, even while offline.
    */
   reminderRoleChosen(guildId: string, roleId: string | null): void;
+  /** The server's digests and live leaderboard (/settings digest, /settings live-leaderboard). */
+  posts: ServerPosts;
+  /** The server's reward roles (/settings rewards), in the store. */
+  rewards: RewardRepository;
+  /**
+   * An up was recorded (the bot's /up, the directory's webhook): what follows from it is told (the
+   * live leaderboard, reward roles). Never throws.
+   */
+  upRecorded(guildId: string, userId: string, at: number): Promise<void>;
   /** `</up:id>` mentions of the bot's commands, for the messages it posts on its own. */
   commands: CommandMentions;
   /** discord.js's REST client: for the messages the bot posts on its own (discord/messages.ts). */

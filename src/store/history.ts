@@ -107,17 +107,18 @@ export class HistoryRepository {
   }
 
   /**
-   * Every member who raised the server since `since`, most ups first (equal counts: the one who
+   * Every member who raised the server since `since` (and before `until`), most ups first (equal counts: the one who
    * began first). The whole list: a server has at most a few thousand members who ever up, and
    * the asker's rank comes from it.
    */
-  async members(guildId: string, since: number): Promise<MemberUps[]> {
+  async members(guildId: string, since: number, until = Number.MAX_SAFE_INTEGER): Promise<MemberUps[]> {
     const rows = await this.#store.run((db) =>
       db
         .selectFrom('up_history')
         .select((eb) => ['user_id', eb.fn.countAll<number>().as('ups'), eb.fn.min('at').as('first_at')])
         .where('guild_id', '=', guildId)
         .where('at', '>=', since)
+        .where('at', '<', until)
         .groupBy('user_id')
         .execute(),
     );
@@ -126,14 +127,15 @@ export class HistoryRepository {
       .sort((a, b) => b.ups - a.ups || a.firstAt - b.firstAt || a.userId.localeCompare(b.userId));
   }
 
-  /** The server's ups since `since`, oldest first: its streaks and reaction times. */
-  async timed(guildId: string, since: number): Promise<TimedUpRow[]> {
+  /** The server's ups since `since` (and before `until`), oldest first: its streaks and reaction times. */
+  async timed(guildId: string, since: number, until = Number.MAX_SAFE_INTEGER): Promise<TimedUpRow[]> {
     const rows = await this.#store.run((db) =>
       db
         .selectFrom('up_history')
         .select(['user_id', 'at', 'possible_at'])
         .where('guild_id', '=', guildId)
         .where('at', '>=', since)
+        .where('at', '<', until)
         .orderBy('at')
         .execute(),
     );

@@ -19,6 +19,7 @@ import {
   MAX_REPEAT_TIMES,
   MIN_REPEAT_MINUTES,
 } from '../../src/features/reminders/cycle.js';
+import { MAX_REWARD_UPS, MIN_REWARD_UPS } from '../../src/features/settings/rewards.js';
 import { cycleSettings } from '../../src/features/settings/settings.js';
 import { isPlausibleKey, MAX_KEY_LENGTH, MIN_KEY_LENGTH } from '../../src/features/webhooks/settings.js';
 import { localizations } from '../../src/i18n/index.js';
@@ -293,14 +294,20 @@ const DEPLOYED = [
       {
         type: 1,
         name: 'timezone',
-        name_localizations: { ru: 'часовой-пояс' },
+        name_localizations: {
+          ru: 'часовой-пояс',
+        },
         description: "The time zone whose days the members' streaks count",
-        description_localizations: { ru: 'Часовой пояс, по дням которого считаются серии участников' },
+        description_localizations: {
+          ru: 'Часовой пояс, по дням которого считаются серии участников',
+        },
         options: [
           {
             type: 3,
             name: 'zone',
-            name_localizations: { ru: 'пояс' },
+            name_localizations: {
+              ru: 'пояс',
+            },
             description: 'An IANA time zone, such as Europe/Moscow, America/New_York or UTC',
             description_localizations: {
               ru: 'Часовой пояс IANA, например Europe/Moscow, America/New_York или UTC',
@@ -313,7 +320,9 @@ const DEPLOYED = [
       {
         type: 1,
         name: 'thanks',
-        name_localizations: { ru: 'благодарность' },
+        name_localizations: {
+          ru: 'благодарность',
+        },
         description: 'A thank-you line after each successful /up; without a message, none',
         description_localizations: {
           ru: 'Строка благодарности после каждого успешного /up; без текста — никакой',
@@ -322,11 +331,265 @@ const DEPLOYED = [
           {
             type: 3,
             name: 'message',
-            name_localizations: { ru: 'текст' },
+            name_localizations: {
+              ru: 'текст',
+            },
             description: 'The line; placeholders {member} {server} {ups} {streak}',
-            description_localizations: { ru: 'Строка; подстановки {member} {server} {ups} {streak}' },
+            description_localizations: {
+              ru: 'Строка; подстановки {member} {server} {ups} {streak}',
+            },
             required: false,
             max_length: 300,
+          },
+        ],
+      },
+      {
+        type: 1,
+        name: 'digest',
+        name_localizations: {
+          ru: 'сводка',
+        },
+        description: "Post a summary of this server's ups at the end of each week or month",
+        description_localizations: {
+          ru: 'Публиковать сводку апов сервера в конце каждой недели или месяца',
+        },
+        options: [
+          {
+            type: 7,
+            name: 'channel',
+            name_localizations: {
+              ru: 'канал',
+            },
+            description: 'Where the digest is posted',
+            description_localizations: {
+              ru: 'Где публикуется сводка',
+            },
+            required: true,
+            channel_types: [0, 5],
+          },
+          {
+            type: 3,
+            name: 'period',
+            name_localizations: {
+              ru: 'период',
+            },
+            description: "Each week (from Monday) or each month, in the server's time zone",
+            description_localizations: {
+              ru: 'Каждую неделю (с понедельника) или каждый месяц, по часовому поясу сервера',
+            },
+            required: true,
+            choices: [
+              {
+                name: 'Each week',
+                name_localizations: {
+                  ru: 'Каждую неделю',
+                },
+                value: 'week',
+              },
+              {
+                name: 'Each month',
+                name_localizations: {
+                  ru: 'Каждый месяц',
+                },
+                value: 'month',
+              },
+            ],
+          },
+        ],
+      },
+      {
+        type: 1,
+        name: 'digest-off',
+        name_localizations: {
+          ru: 'без-сводки',
+        },
+        description: 'Stop the digests',
+        description_localizations: {
+          ru: 'Больше не публиковать сводки',
+        },
+      },
+      {
+        type: 1,
+        name: 'live-leaderboard',
+        name_localizations: {
+          ru: 'живая-таблица',
+        },
+        description: "Keep one message with the month's leaderboard up to date",
+        description_localizations: {
+          ru: 'Держать одно сообщение с таблицей лидеров месяца в актуальном виде',
+        },
+        options: [
+          {
+            type: 7,
+            name: 'channel',
+            name_localizations: {
+              ru: 'канал',
+            },
+            description: 'Where the live leaderboard is kept',
+            description_localizations: {
+              ru: 'Где держать живую таблицу',
+            },
+            required: true,
+            channel_types: [0, 5],
+          },
+        ],
+      },
+      {
+        type: 1,
+        name: 'live-leaderboard-off',
+        name_localizations: {
+          ru: 'без-живой-таблицы',
+        },
+        description: 'Remove the live leaderboard and its message',
+        description_localizations: {
+          ru: 'Убрать живую таблицу и её сообщение',
+        },
+      },
+      {
+        type: 2,
+        name: 'rewards',
+        name_localizations: {
+          ru: 'награды',
+        },
+        description: 'Roles members earn by upping this server',
+        description_localizations: {
+          ru: 'Роли, которые участники получают за апы этого сервера',
+        },
+        options: [
+          {
+            type: 1,
+            name: 'add',
+            name_localizations: {
+              ru: 'добавить',
+            },
+            description: 'Give a role to members who reach a count of ups in a period',
+            description_localizations: {
+              ru: 'Выдавать роль участникам, набравшим число апов за период',
+            },
+            options: [
+              {
+                type: 8,
+                name: 'role',
+                name_localizations: {
+                  ru: 'роль',
+                },
+                description: 'The role to give',
+                description_localizations: {
+                  ru: 'Какую роль выдавать',
+                },
+                required: true,
+              },
+              {
+                type: 4,
+                name: 'ups',
+                name_localizations: {
+                  ru: 'апов',
+                },
+                description: 'How many ups it takes (1–1000)',
+                description_localizations: {
+                  ru: 'Сколько апов нужно (1–1000)',
+                },
+                required: true,
+                min_value: 1,
+                max_value: 1000,
+              },
+              {
+                type: 3,
+                name: 'period',
+                name_localizations: {
+                  ru: 'период',
+                },
+                description: 'Counted per week or month (taken back at its end), or in all (default: month)',
+                description_localizations: {
+                  ru: 'За неделю или месяц (забирается в конце), или за всё время (по умолчанию: месяц)',
+                },
+                required: false,
+                choices: [
+                  {
+                    name: 'Each week',
+                    name_localizations: {
+                      ru: 'Каждую неделю',
+                    },
+                    value: 'week',
+                  },
+                  {
+                    name: 'Each month',
+                    name_localizations: {
+                      ru: 'Каждый месяц',
+                    },
+                    value: 'month',
+                  },
+                  {
+                    name: 'All time (kept)',
+                    name_localizations: {
+                      ru: 'За всё время (хранимое)',
+                    },
+                    value: 'all',
+                  },
+                ],
+              },
+            ],
+          },
+          {
+            type: 1,
+            name: 'top-role',
+            name_localizations: {
+              ru: 'лучший-месяца',
+            },
+            description: "A role for the month's top member, moved at each month's end",
+            description_localizations: {
+              ru: 'Роль для лучшего участника месяца, переходит в конце каждого месяца',
+            },
+            options: [
+              {
+                type: 8,
+                name: 'role',
+                name_localizations: {
+                  ru: 'роль',
+                },
+                description: 'The role to give',
+                description_localizations: {
+                  ru: 'Какую роль выдавать',
+                },
+                required: true,
+              },
+            ],
+          },
+          {
+            type: 1,
+            name: 'remove',
+            name_localizations: {
+              ru: 'убрать',
+            },
+            description: 'Stop giving a reward role (members who have it keep it)',
+            description_localizations: {
+              ru: 'Больше не выдавать роль-награду (у кого она есть, останется)',
+            },
+            options: [
+              {
+                type: 8,
+                name: 'role',
+                name_localizations: {
+                  ru: 'роль',
+                },
+                description: 'The reward role',
+                description_localizations: {
+                  ru: 'Роль-награда',
+                },
+                required: true,
+              },
+            ],
+          },
+          {
+            type: 1,
+            name: 'show',
+            name_localizations: {
+              ru: 'показать',
+            },
+            description: "This server's reward roles",
+            description_localizations: {
+              ru: 'Роли-награды этого сервера',
+            },
           },
         ],
       },
@@ -344,7 +607,9 @@ const DEPLOYED = [
       {
         type: 1,
         name: 'webhook',
-        name_localizations: { ru: 'вебхук' },
+        name_localizations: {
+          ru: 'вебхук',
+        },
         description: "Announce the directory's events for this server (comments, ups) in a channel",
         description_localizations: {
           ru: 'Объявлять события каталога об этом сервере (комментарии, апы) в канале',
@@ -353,9 +618,13 @@ const DEPLOYED = [
           {
             type: 3,
             name: 'key',
-            name_localizations: { ru: 'ключ' },
+            name_localizations: {
+              ru: 'ключ',
+            },
             description: "The webhook key shown on this server's edit page on the directory",
-            description_localizations: { ru: 'Ключ вебхука со страницы редактирования сервера в каталоге' },
+            description_localizations: {
+              ru: 'Ключ вебхука со страницы редактирования сервера в каталоге',
+            },
             required: true,
             min_length: 16,
             max_length: 256,
@@ -363,9 +632,13 @@ const DEPLOYED = [
           {
             type: 7,
             name: 'channel',
-            name_localizations: { ru: 'канал' },
+            name_localizations: {
+              ru: 'канал',
+            },
             description: 'Where the events are announced',
-            description_localizations: { ru: 'Куда публиковать события' },
+            description_localizations: {
+              ru: 'Куда публиковать события',
+            },
             required: true,
             channel_types: [0, 5],
           },
@@ -374,9 +647,13 @@ const DEPLOYED = [
       {
         type: 1,
         name: 'webhook-off',
-        name_localizations: { ru: 'вебхук-выкл' },
+        name_localizations: {
+          ru: 'вебхук-выкл',
+        },
         description: "Stop receiving the directory's events for this server",
-        description_localizations: { ru: 'Больше не получать события каталога об этом сервере' },
+        description_localizations: {
+          ru: 'Больше не получать события каталога об этом сервере',
+        },
       },
     ],
   },
@@ -405,9 +682,27 @@ const DEPLOYED = [
         },
         required: false,
         choices: [
-          { name: 'Last 7 days', name_localizations: { ru: 'Последние 7 дней' }, value: 'week' },
-          { name: 'Last 30 days', name_localizations: { ru: 'Последние 30 дней' }, value: 'month' },
-          { name: 'All time', name_localizations: { ru: 'За всё время' }, value: 'all' },
+          {
+            name: 'Last 7 days',
+            name_localizations: {
+              ru: 'Последние 7 дней',
+            },
+            value: 'week',
+          },
+          {
+            name: 'Last 30 days',
+            name_localizations: {
+              ru: 'Последние 30 дней',
+            },
+            value: 'month',
+          },
+          {
+            name: 'All time',
+            name_localizations: {
+              ru: 'За всё время',
+            },
+            value: 'all',
+          },
         ],
       },
     ],
@@ -470,6 +765,11 @@ describe('command definitions', () => {
       'language',
       'timezone',
       'thanks',
+      'digest',
+      'digest-off',
+      'live-leaderboard',
+      'live-leaderboard-off',
+      'rewards',
       'show',
       'webhook',
       'webhook-off',
@@ -506,6 +806,10 @@ describe('command definitions', () => {
     expect(option('early')).toMatchObject({ min_value: 1, max_value: MAX_EARLY_MINUTES });
     expect(option('repeat')).toMatchObject({ min_value: MIN_REPEAT_MINUTES, max_value: MAX_REPEAT_MINUTES });
     expect(option('repeat-times')).toMatchObject({ min_value: 1, max_value: MAX_REPEAT_TIMES });
+    const rewards = settingsCommand.options.find((o) => o.name === 'rewards');
+    const add = rewards && 'options' in rewards ? rewards.options.find((o) => o.name === 'add') : undefined;
+    const ups = add && 'options' in add ? add.options.find((o) => o.name === 'ups') : undefined;
+    expect(ups).toMatchObject({ min_value: MIN_REWARD_UPS, max_value: MAX_REWARD_UPS });
     // The handler keeps its own check (a client other than Discord's may send anything).
     expect(cycleSettings({ earlyMinutes: MAX_EARLY_MINUTES + 1 })).toMatchObject({ ok: false });
     expect(cycleSettings({ repeatMinutes: MIN_REPEAT_MINUTES - 1 })).toMatchObject({ ok: false });

@@ -123,7 +123,8 @@ export interface LeaderboardChart {
   weekly: boolean;
 }
 
-function mention(userId: string, t: Translate): string {
+/** A member's mention (which pings nobody: allowed_mentions is empty), or "(unknown member)". */
+export function memberMention(userId: string, t: Translate): string {
   return SNOWFLAKE.test(userId) ? `<@${userId}>` : t('leaderboard.unknownUser');
 }
 
@@ -135,7 +136,7 @@ function streakText(board: StreakBoard, t: Translate): string[] {
     const lines = board.fastest.map((f, i) =>
       t('leaderboard.line', {
         rank: i + 1,
-        user: mention(f.userId, t),
+        user: memberMention(f.userId, t),
         ups: delayText(f.reactionMs, t),
         ...plain,
       }),
@@ -149,7 +150,7 @@ function streakText(board: StreakBoard, t: Translate): string[] {
   const members = board.members.map((m, i) =>
     t('leaderboard.line', {
       rank: i + 1,
-      user: mention(m.userId, t),
+      user: memberMention(m.userId, t),
       ups: t('leaderboard.streakDays', { count: m.best, current: m.current }),
       ...plain,
     }),
@@ -172,7 +173,7 @@ export function renderLeaderboard(
   const lines = s.top.map((m, i) =>
     t('leaderboard.line', {
       rank: i + 1,
-      user: mention(m.userId, t),
+      user: memberMention(m.userId, t),
       ups: t('leaderboard.ups', { count: m.ups }),
       interpolation: { escapeValue: false },
     }),

@@ -58,6 +58,17 @@ export interface Overview {
   guildLocale: string | null;
   /** The directory's webhook; shown when given (undefined: off). */
   webhook?: WebhookSetup | undefined;
+  /** When the next digest is due, when known. */
+  nextDigestAt?: number | undefined;
+}
+
+function digestText(settings: GuildSettings, nextAt: number | undefined, t: Translate): string {
+  if (!settings.digest) return t('settings.value.digestOff');
+  return t('settings.value.digestOn', {
+    period: t(`settings.value.every.${settings.digest.period}`),
+    channel: channelMention(settings.digest.channelId, t),
+    next: nextAt === undefined ? '—' : `<t:${Math.floor(nextAt / 1000)}:R>`,
+  });
 }
 
 function webhookText(webhook: WebhookSetup | undefined, t: Translate): string {
@@ -101,6 +112,13 @@ export function renderOverview(
       [t('settings.field.repeat'), repeatText(settings.reminderRepeat, t)],
     );
   }
+  pairs.push([t('settings.field.digest'), digestText(settings, overview.nextDigestAt, t)]);
+  pairs.push([
+    t('settings.field.live'),
+    settings.liveChannelId
+      ? t('settings.value.liveOn', { channel: channelMention(settings.liveChannelId, t) })
+      : t('settings.value.liveOff'),
+  ]);
   pairs.push([t('settings.field.language'), languageText(settings.publicLanguage, guildLocale, t)]);
   pairs.push([t('settings.field.timeZone'), settings.timeZone ?? t('settings.value.utc')]);
   pairs.push([

@@ -4,10 +4,12 @@
  * /up gets (features/up/thanks.ts). Every answer private, in the user's language, as the rest of
  * /settings (settings.ts).
  */
+import type { BotDeps } from '../../interactions/types.js';
 import { COLORS } from '../../render/colors.js';
 import { safeCode } from '../../render/text.js';
 import { knownTimeZone } from '../history/streaks.js';
 import { checkThanks } from '../up/thanks.js';
+import { planDigest } from './posts.js';
 import { renderOverview, renderRefusal } from './render.js';
 import {
   defaults,
@@ -19,11 +21,11 @@ import {
 
 /**
  * `/settings timezone`: the IANA time zone whose calendar days the members' streaks count
- * (features/history/streaks.ts). A name this machine's time zone data does not know changes
+ * (features/history/streaks.ts) and whose weeks and months the digests follow. A name this machine's time zone data does not know changes
  * nothing and says how one is written.
  */
 export async function setTimeZone(
-  deps: SettingsDeps,
+  deps: SettingsDeps & Partial<Pick<BotDeps, 'posts'>>,
   context: SettingsContext,
   name: string,
 ): Promise<SettingsAnswer> {
@@ -51,6 +53,8 @@ export async function setTimeZone(
     };
   }
   const settings = await deps.settings.update(guildId, { timeZone: zone }, deps.now());
+  // The digest's period ends at midnight of the new zone.
+  if (deps.posts && settings.digest) await planDigest(deps.posts, settings, deps.now());
   const reminder = await deps.reminders.getGuild(guildId);
   return {
     message: renderOverview({ settings, reminder, guildLocale: context.guildLocale }, t, {

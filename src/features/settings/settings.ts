@@ -138,7 +138,7 @@ export function channelRefusal(chosen: ChosenChannel, context: SettingsContext):
 }
 
 /** What the bot lacks of `needed` in the channel; null when its permissions cannot be had. */
-async function lacking(
+export async function lacking(
   deps: SettingsDeps,
   context: SettingsContext,
   channelId: string,
@@ -380,19 +380,27 @@ export async function setLanguage(
 }
 
 /** `/settings show`: every setting, the next reminder and the problem last met. */
-export async function showSettings(deps: SettingsDeps, context: SettingsContext): Promise<SettingsAnswer> {
+export async function showSettings(
+  deps: SettingsDeps & Partial<Pick<BotDeps, 'posts'>>,
+  context: SettingsContext,
+): Promise<SettingsAnswer> {
   const { t, guildId } = context;
-  const [stored, reminder, webhook] = await Promise.all([
+  const [stored, reminder, webhook, nextDigestAt] = await Promise.all([
     deps.settings.get(guildId),
     deps.reminders.getGuild(guildId),
     deps.webhooks?.get(guildId),
+    deps.posts?.digests.next(guildId),
   ]);
   const settings = stored ?? defaults(guildId, deps.now());
   return {
-    message: renderOverview({ settings, reminder, guildLocale: context.guildLocale, webhook }, t, {
-      title: t('settings.title.show'),
-      color: COLORS.info,
-    }),
+    message: renderOverview(
+      { settings, reminder, guildLocale: context.guildLocale, webhook, nextDigestAt },
+      t,
+      {
+        title: t('settings.title.show'),
+        color: COLORS.info,
+      },
+    ),
     outcome: settings.problem || webhook?.problem ? 'shown:problem' : 'shown',
   };
 }

@@ -44,6 +44,11 @@ export interface UpDeps {
    * long after the reminder it came, when there was one.
    */
   followUp?: (guildId: string, up: { userId: string; at: number }) => Promise<number | undefined>;
+  /**
+   * A success was recorded: what follows from an up (the live leaderboard, reward roles) is told.
+   * Never throws.
+   */
+  upRecorded?: (guildId: string, userId: string, at: number) => Promise<void>;
   /** Where a success is recorded (store/history.ts): /leaderboard reads it. */
   history: Pick<HistoryRepository, 'record' | 'timed'>;
   /** The server's public language (/settings language). */
@@ -170,7 +175,11 @@ async function recordUp(
   } catch (err) {
     deps.logger.warn({ err, guildId: up.guildId }, 'could not record the up in the history');
   }
-  decision.reactionMs = (await deps.followUp?.(up.guildId, { userId: up.userId, at })) ?? null;
+  const [reactionMs] = await Promise.all([
+    deps.followUp?.(up.guildId, { userId: up.userId, at }),
+    deps.upRecorded?.(up.guildId, up.userId, at),
+  ]);
+  decision.reactionMs = reactionMs ?? null;
 }
 
 export interface DecideOptions {

@@ -39,6 +39,8 @@ export interface HandlerOptions {
   wakeReminders: (dueAt: number) => void;
   /** An up given on the site follows the server's posted reminder through too (never throws). */
   followUp?: (guildId: string, up: { userId: string; at: number }) => Promise<unknown>;
+  /** An up was recorded: what follows from it is told (the live leaderboard, reward roles). Never throws. */
+  upRecorded?: (guildId: string, userId: string, at: number) => Promise<void>;
   guild: GuildFactsLookup;
   logger: Logger;
   now?: () => number;
@@ -74,6 +76,7 @@ export class DirectoryEventHandler implements EventHandler {
       possibleAt: possibleAt !== null && possibleAt <= event.at ? possibleAt : null,
     });
     await this.#o.followUp?.(guildId, { userId: event.userId, at: event.at });
+    if (recorded) await this.#o.upRecorded?.(guildId, event.userId, event.at);
     const dueAt = await this.#o.reminders.moveForUp(guildId, event.at, SAME_UP_MS, this.#now());
     if (dueAt !== undefined) this.#o.wakeReminders(dueAt);
     this.#o.logger.info(

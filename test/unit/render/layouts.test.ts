@@ -228,6 +228,8 @@ describe('every V2 message within Discord limits, in both languages', () => {
       t('settings.field.nextReminder'),
       t('settings.field.early'),
       t('settings.field.repeat'),
+      t('settings.field.digest'),
+      t('settings.field.live'),
       t('settings.field.language'),
       t('settings.field.timeZone'),
       t('settings.field.thanks'),

@@ -1,0 +1,148 @@
+/**
+ * Period digests on the outbox engine (tasks/outbox.ts): each server's digest (store/digests.ts)
+ * is claimed at its due time, posted once with the claim's nonce (Discord drops a second copy
+ * after a crash), and recorded; the next period's is written first, so the cycle goes on whatever
+ * happens to this post. A process posts only for the servers of its shards. The chart is drawn
+ * off the event loop (render/charts.ts); a chart that cannot be drawn costs the image, never the
+ * digest. A channel deleted or a permission lost is recorded on the server's settings for its
+ * admins (`/settings show`), as a reminder's is.
+ */
+import type { REST } from 'discord.js';
+import { failedPost, type GuildFactsLookup } from '../../discord/guild-posts.js';
+import { postMessage } from '../../discord/messages.js';
+import { translator } from '../../i18n/index.js';
+import { publicLocale } from '../../i18n/public-language.js';
+import type { Logger } from '../../log/logger.js';
+import type { ChartRequest } from '../../render/chart-spec.js';
+import type { Digest, DigestClaim, DigestRepository } from '../../store/digests.js';
+import type { HistoryRepository } from '../../store/history.js';
+import type { SettingsRepository } from '../../store/settings.js';
+import { finishAs } from '../../tasks/finish-as.js';
+import { Outbox, type RunnerOptions, type SendOutcome } from '../../tasks/outbox.js';
+import { CHART_MEMBERS, upsChart } from '../history/chart.js';
+import { digestFacts, renderDigest } from './digest.js';
+import { digestPlan } from './plan.js';
+
+export interface DigestSenderOptions {
+  rest: REST;
+  settings: Pick<SettingsRepository, 'get' | 'update'>;
+  history: Pick<HistoryRepository, 'members' | 'timed' | 'perDay'>;
+  digests: Pick<DigestRepository, 'schedule'>;
+  charts: { render(request: ChartRequest): Promise<Buffer> };
+  /** A member's display name for the chart's legend. */
+  name(userId: string): Promise<string | null>;
+  guild: GuildFactsLookup;
+  logger: Logger;
+  now?: () => number;
+}
+
+export class DigestSender {
+  readonly #o: DigestSenderOptions;
+  readonly #now: () => number;
+
+  constructor(options: DigestSenderOptions) {
+    this.#o = options;
+    this.#now = options.now ?? Date.now;
+  }
+
+  async send(digest: Digest, claim: DigestClaim): Promise<SendOutcome> {
+    const { guildId } = digest;
+    const settings = await this.#o.settings.get(guildId);
+    // Turned off meanwhile: nothing to post, and no next one.
+    if (!settings?.digest) return { kind: 'sent' };
+    const timeZone = settings.timeZone ?? 'UTC';
+    await this.#o.digests.schedule(digestPlan(guildId, settings.digest, timeZone, digest.end));
+    const facts = await digestFacts(this.#o.history, guildId, digest);
+    const guild = await this.#o.guild(guildId);
+    const t = translator(publicLocale(settings.publicLanguage, guild?.preferredLocale));
+    const chart =
+      facts.members === 0
+        ? null
+        : await upsChart(
+            { history: this.#o.history, charts: this.#o.charts, name: this.#o.name },
+            {
+              guildId,
+              since: digest.start,
+              now: digest.end - 1,
+              named: facts.top.slice(0, CHART_MEMBERS).map((m) => m.userId),
+              title: t(`digest.title.${digest.period}`),
+            },
+            t,
+          ).catch((err: unknown) => {
+            this.#o.logger.warn({ err, guildId }, 'the digest chart could not be drawn; posting without it');
+            return null;
+          });
+    const message = renderDigest(facts, t, chart);
+    // Where the server wants it now (a channel changed after this digest was written).
+    const posted = await postMessage(this.#o.rest, settings.digest.channelId, {
+      layout: message.layout,
+      ...(message.files ? { files: message.files } : {}),
+      allowedMentions: { parse: [] },
+      nonce: claim.nonce,
+    });
+    if (posted.ok) return { kind: 'sent' };
+    const { outcome, problem } = failedPost(posted.failure);
+    if (problem) {
+      await this.#o.settings.update(guildId, { problem }, this.#now()).catch((err: unknown) => {
+        this.#o.logger.warn({ err, guildId, problem }, 'could not record a digest problem');
+      });
+    }
+    return outcome;
+  }
+}
+
+export interface DigestSchedulerOptions extends RunnerOptions {
+  digests: Pick<DigestRepository, 'due' | 'claim' | 'finish' | 'retryAt'>;
+  sender: Pick<DigestSender, 'send'>;
+  ownsGuild?: ((guildId: string) => boolean) | undefined;
+  onDone?: ((event: { latenessMs: number; outcome: SendOutcome }) => void) | undefined;
+}
+
+/** The digests' outbox: posts each at its due time, once, across restarts and hosts. */
+export class DigestScheduler {
+  readonly #outbox: Outbox<Digest, DigestClaim>;
+
+  constructor(options: DigestSchedulerOptions) {
+    const { digests, sender, ownsGuild, onDone } = options;
+    this.#outbox = new Outbox<Digest, DigestClaim>({
+      ...options,
+      // A digest takes a chart: fewer at once than the reminders' 16, the global pace does the rest.
+      defaults: { concurrency: 8 },
+      source: {
+        due: (_now, until, limit) => digests.due(until, limit),
+        claim: (digest, by, leaseMs, now) => digests.claim(digest.id, by, leaseMs, now),
+        finish: finishAs((claim, state, failure, now) => digests.finish(claim, state, failure, now)),
+        retryAt: (claim, at) => digests.retryAt(claim, at),
+      },
+      policy: {
+        noun: 'digest',
+        verb: 'posted',
+        key: (digest) => digest.id,
+        dueAt: (digest) => digest.dueAt,
+        accepts: ownsGuild && ((digest) => ownsGuild(digest.guildId)),
+        fields: (digest) => ({ guildId: digest.guildId, digest: digest.id }),
+        since: (digest) => digest.dueAt,
+        act: (digest, claim) => sender.send(digest, claim),
+        traceParent: (digest) => digest.traceParent,
+      },
+      onDone: onDone && (({ latenessMs, outcome }) => onDone({ latenessMs, outcome })),
+    });
+  }
+
+  start(): void {
+    this.#outbox.start();
+  }
+
+  /** A digest of this process falls due at `dueAt`. */
+  wake(dueAt: number): void {
+    this.#outbox.wake(dueAt);
+  }
+
+  stop(): Promise<void> {
+    return this.#outbox.stop();
+  }
+
+  get held(): number {
+    return this.#outbox.held;
+  }
+}

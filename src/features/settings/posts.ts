@@ -1,0 +1,171 @@
+/**
+ * `/settings digest`, `digest-off`, `live-leaderboard` and `live-leaderboard-off`: what the bot
+ * posts in a server on its own besides reminders, a digest at each period's end (features/digests/
+ * send.ts) and one message kept up to date (features/digests/live.ts). The channel is checked as
+ * /settings reminders checks it, and the bot's permissions there are read first: a channel where it
+ * could not post changes nothing and the answer says what to grant. Every answer private, in the
+ * user's language.
+ */
+import { deleteMessage } from '../../discord/messages.js';
+import type { BotDeps, ServerPosts } from '../../interactions/types.js';
+import { COLORS } from '../../render/colors.js';
+import { channelMention, type PermissionName, permissionList } from '../../render/problems.js';
+import type { DigestPeriod } from '../../store/schema.js';
+import type { GuildSettings } from '../../store/settings.js';
+import { digestPlan } from '../digests/plan.js';
+import { renderOverview, renderRefusal } from './render.js';
+import {
+  type ChosenChannel,
+  channelRefusal,
+  lacking,
+  type SettingsAnswer,
+  type SettingsContext,
+  type SettingsDeps,
+} from './settings.js';
+
+/** What posting a digest takes (its chart is a file), and what keeping the board does. */
+const DIGEST_PERMISSIONS: readonly PermissionName[] = ['ViewChannel', 'SendMessages', 'AttachFiles'];
+const LIVE_PERMISSIONS: readonly PermissionName[] = ['ViewChannel', 'SendMessages'];
+
+export type PostsDeps = SettingsDeps & Pick<BotDeps, 'posts'>;
+
+/** A refusal when the bot cannot post there (undefined: it can, or that cannot be known now). */
+async function cannotPost(
+  deps: SettingsDeps,
+  context: SettingsContext,
+  channelId: string,
+  needed: readonly PermissionName[],
+): Promise<SettingsAnswer | undefined> {
+  const missing = await lacking(deps, context, channelId, needed);
+  if (!missing || missing.length === 0) return undefined;
+  const { t } = context;
+  const text = t('settings.post.cannotPost', {
+    channel: channelMention(channelId, t),
+    permissions: permissionList(missing, t),
+  });
+  return { message: renderRefusal(text, t), outcome: 'refused:missing-permission' };
+}
+
+async function answer(
+  deps: PostsDeps,
+  context: SettingsContext,
+  settings: GuildSettings,
+  look: { title: string; intro: string; outcome: string; nextDigestAt?: number | undefined },
+): Promise<SettingsAnswer> {
+  const reminder = await deps.reminders.getGuild(context.guildId);
+  return {
+    message: renderOverview(
+      { settings, reminder, guildLocale: context.guildLocale, nextDigestAt: look.nextDigestAt },
+      context.t,
+      { title: look.title, color: COLORS.success, intro: look.intro },
+    ),
+    outcome: look.outcome,
+  };
+}
+
+/** The server's digest as its settings now say (the period holding now), written and woken. */
+export async function planDigest(
+  posts: ServerPosts,
+  settings: GuildSettings,
+  now: number,
+): Promise<number | undefined> {
+  if (!settings.digest) {
+    await posts.digests.cancel(settings.guildId);
+    return undefined;
+  }
+  const plan = digestPlan(settings.guildId, settings.digest, settings.timeZone ?? 'UTC', now);
+  await posts.digests.cancel(settings.guildId, plan.key);
+  await posts.digests.schedule(plan);
+  posts.wakeDigests(plan.dueAt);
+  return plan.dueAt;
+}
+
+/** `/settings digest channel: period:` */
+export async function setDigest(
+  deps: PostsDeps,
+  context: SettingsContext,
+  request: ChosenChannel & { period: DigestPeriod },
+): Promise<SettingsAnswer> {
+  const refusal =
+    channelRefusal(request, context) ??
+    (await cannotPost(deps, context, request.channelId, DIGEST_PERMISSIONS));
+  if (refusal) return refusal;
+  const { t, guildId } = context;
+  const digest = { channelId: request.channelId, period: request.period };
+  const settings = await deps.settings.update(guildId, { digest }, deps.now());
+  const nextDigestAt = await planDigest(deps.posts, settings, deps.now());
+  return answer(deps, context, settings, {
+    title: t('settings.title.digestOn'),
+    intro: t(`settings.digestSet.${request.period}`, {
+      channel: channelMention(request.channelId, t),
+      zone: settings.timeZone ?? 'UTC',
+      next: nextDigestAt === undefined ? '—' : `<t:${Math.floor(nextDigestAt / 1000)}:R>`,
+    }),
+    outcome: `digest:${request.period}`,
+    nextDigestAt,
+  });
+}
+
+/** `/settings digest-off` */
+export async function turnDigestOff(deps: PostsDeps, context: SettingsContext): Promise<SettingsAnswer> {
+  const { t, guildId } = context;
+  const settings = await deps.settings.update(guildId, { digest: null }, deps.now());
+  await deps.posts.digests.cancel(guildId);
+  return answer(deps, context, settings, {
+    title: t('settings.title.digestOff'),
+    intro: t('settings.digestOff'),
+    outcome: 'digest-off',
+  });
+}
+
+/** `/settings live-leaderboard channel:` */
+export async function setLiveBoard(
+  deps: PostsDeps,
+  context: SettingsContext,
+  request: ChosenChannel,
+): Promise<SettingsAnswer> {
+  const refusal =
+    channelRefusal(request, context) ??
+    (await cannotPost(deps, context, request.channelId, LIVE_PERMISSIONS));
+  if (refusal) return refusal;
+  const { t, guildId } = context;
+  const now = deps.now();
+  const settings = await deps.settings.update(guildId, { liveChannelId: request.channelId }, now);
+  const moved = await deps.posts.liveBoards.set(guildId, request.channelId, now);
+  deps.posts.wakeLiveBoards(now);
+  // The board of another channel goes: one board per server.
+  if (moved?.messageId) await deleteBoard(deps, guildId, moved.channelId, moved.messageId);
+  return answer(deps, context, settings, {
+    title: t('settings.title.liveOn'),
+    intro: t('settings.liveSet', { channel: channelMention(request.channelId, t) }),
+    outcome: 'live',
+  });
+}
+
+/** `/settings live-leaderboard-off`: the board and its message go. */
+export async function turnLiveBoardOff(deps: PostsDeps, context: SettingsContext): Promise<SettingsAnswer> {
+  const { t, guildId } = context;
+  const settings = await deps.settings.update(guildId, { liveChannelId: null }, deps.now());
+  const removed = await deps.posts.liveBoards.remove(guildId);
+  if (removed?.messageId) await deleteBoard(deps, guildId, removed.channelId, removed.messageId);
+  return answer(deps, context, settings, {
+    title: t('settings.title.liveOff'),
+    intro: t('settings.liveOff'),
+    outcome: 'live-off',
+  });
+}
+
+async function deleteBoard(
+  deps: PostsDeps,
+  guildId: string,
+  channelId: string,
+  messageId: string,
+): Promise<void> {
+  const deleted = await deleteMessage(deps.rest, channelId, messageId);
+  if (!deleted.ok) {
+    deps.logger.warn(
+      { guildId, failure: deleted.failure },
+      'could not delete the live leaderboard left behind',
+    );
+  }
+}

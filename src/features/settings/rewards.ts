@@ -1,0 +1,168 @@
+/**
+ * `/settings rewards add | remove | show | top-role`: a server's reward roles (features/rewards),
+ * off until an admin adds one. A role is checked when it is set, as Discord would check it when
+ * given: the bot needs Manage Roles and a role above it; @everyone and a managed role (a bot's, a
+ * booster's) cannot be given. A role the bot could not give changes nothing, and the answer says
+ * what to fix. Every answer private, in the user's language; role mentions ping nobody.
+ */
+import type { REST } from 'discord.js';
+import type { Translate } from '../../i18n/index.js';
+import { COLORS } from '../../render/colors.js';
+import { container, fitLayout, separator, subtext, text } from '../../render/layout.js';
+import type { LayoutMessage } from '../../render/message.js';
+import type { RewardRepository, RewardRole } from '../../store/rewards.js';
+import type { RewardPeriod } from '../../store/schema.js';
+import { checkRewardRole, type RoleCheck } from '../rewards/grant.js';
+import type { SettingsAnswer, SettingsContext, SettingsDeps } from './settings.js';
+
+/** Rewards a server may have: enough for a ladder, few enough for Discord's role limits. */
+export const MAX_REWARDS = 10;
+/** The counts a reward may ask for (Discord's client keeps the option within them too). */
+export const MIN_REWARD_UPS = 1;
+export const MAX_REWARD_UPS = 1_000;
+
+export type RewardsDeps = Pick<SettingsDeps, 'now' | 'logger'> & {
+  rest: REST;
+  rewards: Pick<RewardRepository, 'set' | 'remove' | 'list'>;
+};
+
+function roleMention(roleId: string): string {
+  return `<@&${roleId}>`;
+}
+
+function rewardLine(reward: RewardRole, t: Translate): string {
+  const role = roleMention(reward.roleId);
+  if (reward.period === 'top') return t('rewards.line.top', { role, interpolation: { escapeValue: false } });
+  return t(`rewards.line.${reward.period}`, {
+    role,
+    count: reward.ups ?? 0,
+    interpolation: { escapeValue: false },
+  });
+}
+
+/** The server's rewards, under what just changed. */
+function renderRewards(
+  rewards: readonly RewardRole[],
+  t: Translate,
+  title: string,
+  intro?: string,
+): LayoutMessage {
+  const list =
+    rewards.length === 0 ? t('rewards.none') : rewards.map((r) => `- ${rewardLine(r, t)}`).join('\n');
+  return {
+    layout: fitLayout([
+      container(COLORS.success, [
+        text(`### ${title}`),
+        intro ? text(intro) : null,
+        separator(),
+        text(list),
+        subtext(t('rewards.howItWorks')),
+      ]),
+    ]),
+  };
+}
+
+function refusal(textOf: string, t: Translate, outcome: string): SettingsAnswer {
+  return {
+    message: {
+      layout: fitLayout([
+        container(COLORS.warning, [text(`### ${t('settings.title.refused')}`), text(textOf)]),
+      ]),
+    },
+    outcome,
+  };
+}
+
+/** Whether the bot can give the role; a refusal saying why when it cannot. */
+async function checkRole(
+  deps: RewardsDeps,
+  context: SettingsContext,
+  roleId: string,
+): Promise<SettingsAnswer | undefined> {
+  const { t } = context;
+  let check: RoleCheck;
+  try {
+    check = await checkRewardRole(deps.rest, context.guildId, context.botId, roleId);
+  } catch (err) {
+    deps.logger.info({ err, guildId: context.guildId }, 'could not check a reward role');
+    return refusal(t('rewards.refused.unknown'), t, 'refused:reward-check');
+  }
+  if (check.ok) return undefined;
+  return refusal(
+    t(`rewards.refused.${check.reason}`, {
+      role: roleMention(roleId),
+      interpolation: { escapeValue: false },
+    }),
+    t,
+    `refused:${check.reason}`,
+  );
+}
+
+async function save(
+  deps: RewardsDeps,
+  context: SettingsContext,
+  reward: { roleId: string; ups: number | null; period: RewardPeriod },
+): Promise<SettingsAnswer> {
+  const { t, guildId } = context;
+  const current = await deps.rewards.list(guildId);
+  const replaces = current.some((r) => r.roleId === reward.roleId);
+  if (!replaces && current.length >= MAX_REWARDS) {
+    return refusal(t('rewards.refused.tooMany', { max: MAX_REWARDS }), t, 'refused:too-many');
+  }
+  const refused = await checkRole(deps, context, reward.roleId);
+  if (refused) return refused;
+  await deps.rewards.set({ guildId, ...reward }, deps.now());
+  const rewards = await deps.rewards.list(guildId);
+  const saved = rewards.find((r) => r.roleId === reward.roleId);
+  return {
+    message: renderRewards(rewards, t, t('rewards.title.set'), saved && rewardLine(saved, t)),
+    outcome: reward.period === 'top' ? 'reward:top' : `reward:${reward.period}`,
+  };
+}
+
+/** `/settings rewards add role: ups: [period:]` (period: the month by default). */
+export function addReward(
+  deps: RewardsDeps,
+  context: SettingsContext,
+  request: { roleId: string; ups: number; period: 'week' | 'month' | 'all' },
+): Promise<SettingsAnswer> | SettingsAnswer {
+  const { t } = context;
+  if (!Number.isInteger(request.ups) || request.ups < MIN_REWARD_UPS || request.ups > MAX_REWARD_UPS) {
+    return refusal(t('rewards.refused.ups', { min: MIN_REWARD_UPS, max: MAX_REWARD_UPS }), t, 'refused:ups');
+  }
+  return save(deps, context, { roleId: request.roleId, ups: request.ups, period: request.period });
+}
+
+/** `/settings rewards top-role role:` the month's top member's role, moved at each month's end. */
+export function setTopRole(
+  deps: RewardsDeps,
+  context: SettingsContext,
+  roleId: string,
+): Promise<SettingsAnswer> {
+  return save(deps, context, { roleId, ups: null, period: 'top' });
+}
+
+/** `/settings rewards remove role:` members who hold it keep it; nobody gets it any more. */
+export async function removeReward(
+  deps: RewardsDeps,
+  context: SettingsContext,
+  roleId: string,
+): Promise<SettingsAnswer> {
+  const { t, guildId } = context;
+  const removed = await deps.rewards.remove(guildId, roleId);
+  const rewards = await deps.rewards.list(guildId);
+  const intro = t(removed ? 'rewards.removed' : 'rewards.notAReward', {
+    role: roleMention(roleId),
+    interpolation: { escapeValue: false },
+  });
+  return {
+    message: renderRewards(rewards, t, t('rewards.title.show'), intro),
+    outcome: removed ? 'reward-removed' : 'reward-unknown',
+  };
+}
+
+/** `/settings rewards show` */
+export async function showRewards(deps: RewardsDeps, context: SettingsContext): Promise<SettingsAnswer> {
+  const rewards = await deps.rewards.list(context.guildId);
+  return { message: renderRewards(rewards, context.t, context.t('rewards.title.show')), outcome: 'rewards' };
+}
