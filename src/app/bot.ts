@@ -42,7 +42,7 @@ import { hostIdentifyThrottler } from '../hosts/identify-throttle.js';
 import { ShardOwnership } from '../hosts/ownership.js';
 import { createRouter, type Router, type RouterHooks } from '../interactions/router.js';
 import { LookupSuggestions } from '../interactions/suggestions.js';
-import type { BotDeps, Registry } from '../interactions/types.js';
+import type { BotDeps, ServerPosts, Registry } from '../interactions/types.js';
 import type { Logger } from '../log/logger.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { Readiness } from '../ops/server.js';
@@ -103,6 +103,8 @@ export interface BotApp {
   reminders: ReminderScheduler;
   /** Announces the directory's webhook events (features/webhooks/announcer.ts). */
   announcer: WebhookAnnouncer;
+  /** The digests and live leaderboards (features/digests), and their engines' wakes. */
+  posts: ServerPosts;
   /** The port the webhook receiver listens on, once started; undefined without one here. */
   webhookPort(): number | undefined;
   /** Every shard of this process ready (for /readyz), with the shards that are not. */
@@ -412,6 +414,7 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
     poster,
     reminders: scheduler,
     announcer,
+    posts: postsEngines.posts,
     webhookPort: () => receiver?.port,
     readiness: () => services.readiness(),
     async start() {

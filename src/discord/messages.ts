@@ -121,7 +121,7 @@ function body(message: OutgoingMessage): RESTPostAPIChannelMessageJSONBody {
       ? {}
       : {
           attachments: message.files.map((file, id) => ({
-            id,
+            id: String(id),
             filename: file.name,
             ...(file.description === undefined ? {} : { description: file.description }),
           })),
