@@ -130,9 +130,9 @@ const DEPLOYED = [
     name_localizations: {
       ru: 'настройки',
     },
-    description: "This server's reminders and the language of the bot's public messages",
+    description: "This server's reminders, digests, leaderboard, reward roles and the bot's public language",
     description_localizations: {
-      ru: 'Напоминания этого сервера и язык публичных сообщений бота',
+      ru: 'Напоминания, сводки, таблица, роли-награды сервера и язык публичных сообщений бота',
     },
     default_member_permissions: '32',
     contexts: [0],
