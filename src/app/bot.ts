@@ -20,21 +20,15 @@ import { prestartGatewayThread } from '../discord/gateway-thread-start.js';
 import { guildFactsLookup } from '../discord/guild-posts.js';
 import { GuildStatsSource } from '../discord/guild-stats.js';
 import { identifyBudgetRefusal } from '../discord/identify-budget.js';
-import { discordLookups, fetchIdentity } from '../discord/lookups.js';
+import { discordLookups } from '../discord/lookups.js';
 import { createDiscordRestAgent } from '../discord/rest-agent.js';
 import { exposeShardStates, localShards } from '../discord/shard-stats.js';
 import { watchGuilds } from '../events/guilds.js';
 import { onceConnected, watchShards } from '../events/shards.js';
-import { postEngines } from '../features/digests/engines.js';
 import { historyPruner } from '../features/history/prune.js';
-import { reminderEngines } from '../features/reminders/engines.js';
-import { ReminderRoles } from '../features/reminders/roles.js';
 import type { ReminderScheduler } from '../features/reminders/scheduler.js';
-import { RewardEngine } from '../features/rewards/engine.js';
-import { discordRewardGranter } from '../features/rewards/grant.js';
 import { recoverPendingUps } from '../features/up/recover.js';
-import { WebhookAnnouncer } from '../features/webhooks/announcer.js';
-import { DirectoryEventHandler } from '../features/webhooks/handle.js';
+import type { WebhookAnnouncer } from '../features/webhooks/announcer.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../features/webhooks/receiver.js';
 import { ADOPT_EVERY_MS, adoptOrphanedUps } from '../hosts/adopt.js';
 import { PostgresIdentifyLedger } from '../hosts/identify-ledger.js';
@@ -42,7 +36,7 @@ import { hostIdentifyThrottler } from '../hosts/identify-throttle.js';
 import { ShardOwnership } from '../hosts/ownership.js';
 import { createRouter, type Router, type RouterHooks } from '../interactions/router.js';
 import { LookupSuggestions } from '../interactions/suggestions.js';
-import type { BotDeps, ServerPosts, Registry } from '../interactions/types.js';
+import type { BotDeps, Registry, ServerPosts } from '../interactions/types.js';
 import type { Logger } from '../log/logger.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { Readiness } from '../ops/server.js';
@@ -57,11 +51,11 @@ import {
   WebhookRepository,
 } from '../store/index.js';
 import type { PendingUp } from '../store/journal.js';
-import { RewardRepository } from '../store/rewards.js';
 import type { ServerReporter } from '../tasks/server-reports.js';
 import type { StatsPoster } from '../tasks/stats-poster.js';
 import { type BackgroundTask, backgroundTask, startTasks, stopTasks } from '../tasks/tasks.js';
 import { doneWithin } from '../time/bounded.js';
+import { serverFeatures } from './features.js';
 import { createServices, type ServicesOptions } from './services.js';
 
 export interface BotOptions {
@@ -185,16 +179,16 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
   const guild = guildFactsLookup(client, logger);
   const charts = new ChartRenderer();
   const owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
-  const reminderRoles = new ReminderRoles({ settings, logger });
-  reminderRoles.watch(client);
-  const engines = reminderEngines({
+  const features = serverFeatures({
+    client,
     store,
-    reminders,
     settings,
-    rest: client.rest,
+    reminders,
+    history,
+    webhooks,
     commands,
     guild,
-    roles: reminderRoles,
+    charts,
     owner,
     ownsGuild: ownership.guildFilter(),
     leaseMs: config.reminderClaimMs,
@@ -202,63 +196,9 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
     now,
     metrics,
   });
+  const { engines, announcer, postsEngines, rewards, rewardEngine, reminderRoles, upRecorded } = features;
   const { scheduler, followUp } = engines;
   const wakeReminders = (dueAt: number): void => scheduler.wake(dueAt);
-  // Each server's digests and live leaderboard (features/digests).
-  const postsEngines = postEngines({
-    store,
-    settings,
-    history,
-    rest: client.rest,
-    charts,
-    name: async (userId) => (await fetchIdentity(client.rest, userId, 2_000))?.name ?? null,
-    guild,
-    owner,
-    ownsGuild: ownership.guildFilter(),
-    leaseMs: config.reminderClaimMs,
-    logger,
-    now,
-  });
-  // Each server's reward roles (features/rewards).
-  const rewards = new RewardRepository(store);
-  const rewardEngine = new RewardEngine({
-    rewards,
-    settings,
-    granter: discordRewardGranter({ rest: client.rest, botUserId: () => client.user?.id }),
-    owner,
-    ownsGuild: ownership.guildFilter(),
-    leaseMs: config.reminderClaimMs,
-    logger,
-    now,
-  });
-  /** What follows from an up recorded (the bot's /up, the directory's webhook). Never throws. */
-  const upRecorded = async (guildId: string, userId: string, at: number): Promise<void> => {
-    await Promise.all([
-      postsEngines.posts.upRecorded(guildId, at),
-      rewardEngine.afterUp(guildId, userId, at),
-    ]);
-  };
-  const announcer = new WebhookAnnouncer({
-    webhooks,
-    owner,
-    onDone: metrics ? (event) => metrics.webhookEvent(event) : undefined,
-    leaseMs: config.reminderClaimMs,
-    logger,
-    now,
-    handler: new DirectoryEventHandler({
-      rest: client.rest,
-      webhooks,
-      settings,
-      history,
-      reminders,
-      wakeReminders,
-      followUp,
-      upRecorded,
-      guild,
-      logger,
-      now,
-    }),
-  });
   const gatherTimeoutMs = options.gatherTimeoutMs ?? 2_000;
   // An up's guild statistics from the gateway's cache, the rest refreshed in the background.
   const guildStats = new GuildStatsSource({
