@@ -96,7 +96,7 @@ export function serverFeatures(options: {
   const rewardEngine = new RewardEngine({
     rewards,
     settings,
-    granter: discordRewardGranter({ rest: rest, botUserId: () => client.user?.id }),
+    granter: discordRewardGranter({ rest, botUserId: () => client.user?.id }),
     owner,
     ownsGuild,
     leaseMs,
