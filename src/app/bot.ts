@@ -196,7 +196,8 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
     now,
     metrics,
   });
-  const { engines, announcer, postsEngines, rewards, rewardEngine, reminderRoles, upRecorded } = features;
+  const { engines, announcer, postsEngines, rewards, rewardEngine, streakWatch, reminderRoles, upRecorded } =
+    features;
   const { scheduler, followUp } = engines;
   const wakeReminders = (dueAt: number): void => scheduler.wake(dueAt);
   const gatherTimeoutMs = options.gatherTimeoutMs ?? 2_000;
@@ -267,6 +268,8 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
     backgroundTask('live leaderboards', postsEngines.liveBoards),
     // And the reward roles to give or take back (periods that ended meanwhile included).
     ...rewardEngine.tasks,
+    // And the streaks whose window's grace ran out (within the last hour, the bot down included).
+    ...streakWatch.tasks,
     // What the gateway does not give of a guild's statistics (owner's name, online count).
     guildStats.task,
     // Each shard's session and the guilds changed, saved for the next process (gateway-sessions.ts).

@@ -8,6 +8,7 @@ import type { CommandMentions } from '../discord/command-mentions.js';
 import type { GuildFactsLookup } from '../discord/guild-posts.js';
 import { fetchIdentity } from '../discord/lookups.js';
 import { type PostEngines, postEngines } from '../features/digests/engines.js';
+import { StreakWatch } from '../features/history/streak-watch.js';
 import { type ReminderEngines, reminderEngines } from '../features/reminders/engines.js';
 import { ReminderRoles } from '../features/reminders/roles.js';
 import { RewardEngine } from '../features/rewards/engine.js';
@@ -25,6 +26,7 @@ import type {
   WebhookRepository,
 } from '../store/index.js';
 import { RewardRepository } from '../store/rewards.js';
+import { StreakNoticeRepository } from '../store/streak-notices.js';
 
 export interface ServerFeatures {
   engines: ReminderEngines;
@@ -33,6 +35,7 @@ export interface ServerFeatures {
   postsEngines: PostEngines;
   rewards: RewardRepository;
   rewardEngine: RewardEngine;
+  streakWatch: StreakWatch;
   /** What follows from an up recorded (the bot's /up, the directory's webhook). Never throws. */
   upRecorded(guildId: string, userId: string, at: number): Promise<void>;
 }
@@ -131,5 +134,18 @@ export function serverFeatures(options: {
       now,
     }),
   });
-  return { engines, reminderRoles, announcer, postsEngines, rewards, rewardEngine, upRecorded };
+  // Each server's streak said when a window's grace runs out with no up.
+  const streakWatch = new StreakWatch({
+    notices: new StreakNoticeRepository(store),
+    history,
+    settings,
+    rest,
+    guild,
+    owner,
+    ownsGuild,
+    leaseMs,
+    logger,
+    now,
+  });
+  return { engines, reminderRoles, announcer, postsEngines, rewards, rewardEngine, streakWatch, upRecorded };
 }

@@ -19,7 +19,8 @@ export type ClaimTable =
   | 'reminder_followups'
   | 'digests'
   | 'live_boards'
-  | 'reward_grants';
+  | 'reward_grants'
+  | 'streak_notices';
 
 /** Picks the row (or rows) of a claim table a statement is about. */
 export type RowFilter = (eb: ExpressionBuilder<Database, ClaimTable>) => Expression<SqlBool>;

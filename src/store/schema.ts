@@ -323,6 +323,17 @@ export interface RewardGrantsTable extends OutboxColumns {
   created_at: number;
 }
 
+/** A server's streak that a window's grace ended, to announce once (features/history/streak-watch.ts). */
+export interface StreakNoticesTable extends OutboxColumns {
+  /** `<guild id>:<the window's next-up time>`: one notice per window. */
+  id: string;
+  guild_id: string;
+  /** Ups on time in a row, ended. */
+  length: number;
+  /** When the window's grace ran out. */
+  ended_at: number;
+}
+
 /** A shard's Discord gateway session, to resume in the next process (gateway-sessions.ts). */
 export interface GatewaySessionsTable {
   shard_id: number;
@@ -366,4 +377,5 @@ export interface Database {
   live_boards: LiveBoardsTable;
   reward_roles: RewardRolesTable;
   reward_grants: RewardGrantsTable;
+  streak_notices: StreakNoticesTable;
 }

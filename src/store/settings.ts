@@ -146,6 +146,7 @@ export class SettingsRepository {
       await trx.deleteFrom('live_boards').where('guild_id', '=', guildId).execute();
       await trx.deleteFrom('reward_roles').where('guild_id', '=', guildId).execute();
       await trx.deleteFrom('reward_grants').where('guild_id', '=', guildId).execute();
+      await trx.deleteFrom('streak_notices').where('guild_id', '=', guildId).execute();
     });
   }
 }

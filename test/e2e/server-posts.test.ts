@@ -13,8 +13,10 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digestPlan } from '../../src/features/digests/plan.js';
 import { periodAt, previousPeriod } from '../../src/features/history/calendar.js';
+import { STREAK_GRACE_MS } from '../../src/features/history/streaks.js';
 import { DigestRepository } from '../../src/store/digests.js';
-import { HistoryRepository } from '../../src/store/index.js';
+import { HistoryRepository, SettingsRepository } from '../../src/store/index.js';
+import { scheduledColumns } from '../../src/store/reminders.js';
 import { RewardRepository } from '../../src/store/rewards.js';
 import {
   botRoleOf,
@@ -43,6 +45,7 @@ describe.each(ENGINES)('digests, the live leaderboard and reward roles (%s)', (e
     preferredLocale: 'en-US',
   });
   const ru = makeGuild({ name: 'Сводки', channels: ['сводки'], preferredLocale: 'ru' });
+  const streaky = makeGuild({ name: 'Серии', channels: ['апы'], preferredLocale: 'ru' });
   const alice = makeUser({ username: 'alice' });
   const bob = makeUser({ username: 'bob' });
   let place: Place;
@@ -50,7 +53,7 @@ describe.each(ENGINES)('digests, the live leaderboard and reward roles (%s)', (e
 
   beforeAll(async () => {
     place = await freshPlace(engine);
-    h = await startHarness({ guilds: [en, ru], users: [alice, bob], env: place.env });
+    h = await startHarness({ guilds: [en, ru, streaky], users: [alice, bob], env: place.env });
     const sample = h.emu.state.servers.get(IDS.serverFresh);
     if (!sample) throw new Error('the sample server is missing');
     h.emu.state.servers.set(en.id, { ...structuredClone(sample), id: en.id });
@@ -302,4 +305,48 @@ describe.each(ENGINES)('digests, the live leaderboard and reward roles (%s)', (e
     expect(removed.outcome).toBe('reward-removed');
     expect(await rewards.list(en.id)).toEqual([]);
   }, 90_000);
+
+  it("says the server's streak when a window's grace runs out with no up, once across restarts", async () => {
+    const history = new HistoryRepository(h.bot.store);
+    const bumps = channel(streaky);
+    await new SettingsRepository(h.bot.store).update(streaky.id, { reminderChannelId: bumps }, Date.now());
+    const now = Date.now();
+    const window = 4 * 3_600_000;
+    // Three ups on time, a minute after each window opened; the window after them ended 2 s ago.
+    const nextUpAt = now - STREAK_GRACE_MS - 2_000;
+    for (const k of [3, 2, 1]) {
+      const possibleAt = nextUpAt - k * window;
+      await history.record({
+        id: `streak:${k}`,
+        guildId: streaky.id,
+        userId: alice.id,
+        at: possibleAt + 60_000,
+        upCount: null,
+        source: 'bot',
+        possibleAt,
+      });
+    }
+    await h.bot.store.run((db) =>
+      db
+        .insertInto('reminders')
+        .values({
+          guild_id: streaky.id,
+          next_up_at: nextUpAt,
+          cooldown_ms: window,
+          ...scheduledColumns(nextUpAt, now),
+          state: 'sent',
+        })
+        .execute(),
+    );
+    const before = h.discord.channelMessages(bumps).length;
+    // The look at start (and each minute) finds it.
+    await h.restartBot(place.env);
+    const notice = await h.discord.waitForMessage(bumps, (m) => m.text.includes('💔'), 15_000);
+    expect(notice.text).toContain('Серия сервера из 3 апов вовремя прервалась');
+    expect(notice.text).toContain('30 мин');
+    expect(notice.allowedMentions).toEqual({ parse: [] });
+    await h.restartBot(place.env);
+    await sleep(1_500);
+    expect(h.discord.channelMessages(bumps).length).toBe(before + 1);
+  }, 60_000);
 });

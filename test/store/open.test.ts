@@ -116,6 +116,7 @@ describe.each(ENGINES)('opening the store (%s)', (engine) => {
       '012-streaks',
       '013-reminder-repeats',
       '014-digests-rewards',
+      '015-streak-notices',
     ]);
     expect((await new SettingsRepository(second).get('1'))?.publicLanguage).toBe('ru');
   });
@@ -145,6 +146,7 @@ describe.each(ENGINES)('opening the store (%s)', (engine) => {
         '012-streaks',
         '013-reminder-repeats',
         '014-digests-rewards',
+        '015-streak-notices',
       ]);
     }
   });

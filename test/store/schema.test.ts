@@ -48,6 +48,7 @@ describe('one schema on both engines', () => {
       'reward_grants',
       'reward_roles',
       'shard_states',
+      'streak_notices',
       'up_history',
       'webhook_events',
     ]);

@@ -17,6 +17,7 @@ import { gatewaySessions } from './011-gateway-sessions.js';
 import { streaks } from './012-streaks.js';
 import { reminderRepeats } from './013-reminder-repeats.js';
 import { digestsRewards } from './014-digests-rewards.js';
+import { streakNotices } from './015-streak-notices.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '001-initial': initial,
@@ -33,6 +34,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '012-streaks': streaks,
   '013-reminder-repeats': reminderRepeats,
   '014-digests-rewards': digestsRewards,
+  '015-streak-notices': streakNotices,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,31 @@
+/**
+ * A server's streak said when it breaks (issue 25): when a cooldown window's grace runs out with no
+ * up, the streak it ends is announced in the server's reminder channel, once (an outbox row per
+ * server and window).
+ */
+import type { Kysely, Migration } from 'kysely';
+
+export const streakNotices: Migration = {
+  async up(db: Kysely<unknown>): Promise<void> {
+    await db.schema
+      .createTable('streak_notices')
+      .addColumn('id', 'text', (c) => c.notNull().primaryKey())
+      .addColumn('guild_id', 'text', (c) => c.notNull())
+      .addColumn('length', 'integer', (c) => c.notNull())
+      .addColumn('ended_at', 'bigint', (c) => c.notNull())
+      .addColumn('state', 'text', (c) => c.notNull())
+      .addColumn('claimed_by', 'text')
+      .addColumn('claim_expires_at', 'bigint')
+      .addColumn('nonce', 'text')
+      .addColumn('done_at', 'bigint')
+      .addColumn('failure', 'text')
+      .addColumn('trace_parent', 'text')
+      .execute();
+    await db.schema
+      .createIndex('streak_notices_state_ended_at')
+      .on('streak_notices')
+      .columns(['state', 'ended_at'])
+      .execute();
+    await db.schema.createIndex('streak_notices_guild_id').on('streak_notices').column('guild_id').execute();
+  },
+};
