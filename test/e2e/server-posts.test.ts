@@ -203,6 +203,19 @@ describe.each(ENGINES)('digests, the live leaderboard and reward roles (%s)', (e
     expect(edits()).toHaveLength(1);
     expect(h.discord.liveMessages(board)).toHaveLength(1);
 
+    // In the server's language: the month's name as its readers write it.
+    const ruSet = await settingsRun(
+      ru.id,
+      commandOption.subcommand('live-leaderboard', [commandOption.channel('channel', channel(ru))]),
+      'ru',
+    );
+    expect(JSON.stringify(ruSet.view.original)).toContain('Таблица лидеров месяца опубликована');
+    const ruBoard = await h.discord.waitForMessage(channel(ru), (m) => m.text.includes('🏆'), 10_000);
+    const month = new Intl.DateTimeFormat('ru', { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(
+      Date.now(),
+    );
+    expect(ruBoard.text).toContain(`${month}: кто поднимает сервер`);
+
     const off = await settingsRun(en.id, commandOption.subcommand('live-leaderboard-off'));
     expect(off.outcome).toBe('live-off');
     expect(h.discord.liveMessages(board)).toHaveLength(0);
