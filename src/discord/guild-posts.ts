@@ -71,3 +71,27 @@ export function failedPost(failure: PostFailure): {
   const reason = problem ?? `${failure.kind}:${'code' in failure ? failure.code : ''}`;
   return { outcome: { kind: 'failed', reason }, problem };
 }
+
+/**
+ * A failed post of the server's own (a reminder, a digest, a streak notice): the problem admins
+ * must fix is recorded on the server's settings (for /settings show and the next /up of a manager;
+ * a store that fails costs the record, one warn line), and the outbox's outcome is returned.
+ */
+export async function settleFailedPost(
+  failure: PostFailure,
+  record: { guildId: string; settings: ProblemRecorder; logger: Logger; now: number; what: string },
+): Promise<SendOutcome> {
+  const { outcome, problem } = failedPost(failure);
+  if (problem) {
+    const { guildId, logger } = record;
+    await record.settings.update(guildId, { problem }, record.now).catch((err: unknown) => {
+      logger.warn({ err, guildId, problem }, `could not record a ${record.what} problem`);
+    });
+  }
+  return outcome;
+}
+
+/** Where a server's problems are kept (store/settings.ts SettingsRepository). */
+export interface ProblemRecorder {
+  update(guildId: string, change: { problem: GuildProblem | null }, now: number): Promise<unknown>;
+}

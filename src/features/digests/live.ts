@@ -18,7 +18,7 @@ import { container, fitLayout, separator, subtext, text } from '../../render/lay
 import type { HistoryRepository, MemberUps } from '../../store/history.js';
 import type { LiveBoard, LiveBoardClaim, LiveBoardRepository } from '../../store/live-boards.js';
 import type { SettingsRepository } from '../../store/settings.js';
-import { finishAs } from '../../tasks/finish-as.js';
+import { keyedSource } from '../../tasks/finish-as.js';
 import { Outbox, type RunnerOptions, type SendOutcome } from '../../tasks/outbox.js';
 import { periodAt } from '../history/calendar.js';
 import { memberMention, TOP } from '../history/leaderboard.js';
@@ -161,12 +161,11 @@ export class LiveBoardScheduler {
     this.#outbox = new Outbox<LiveBoard, LiveBoardClaim>({
       ...options,
       defaults: { concurrency: 8 },
-      source: {
-        due: (_now, until, limit) => boards.due(until, limit),
-        claim: (board, by, leaseMs, now) => boards.claim(board.guildId, by, leaseMs, now),
-        finish: finishAs((claim, state, failure, now) => boards.finish(claim, state, failure, now)),
-        retryAt: (claim, at) => boards.retryAt(claim, at),
-      },
+      source: keyedSource(
+        boards,
+        (board) => board.guildId,
+        (_now, until, limit) => boards.due(until, limit),
+      ),
       policy: {
         noun: 'live leaderboard',
         verb: 'refreshed',

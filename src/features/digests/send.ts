@@ -8,7 +8,7 @@
  * admins (`/settings show`), as a reminder's is.
  */
 import type { REST } from 'discord.js';
-import { failedPost, type GuildFactsLookup } from '../../discord/guild-posts.js';
+import { type GuildFactsLookup, settleFailedPost } from '../../discord/guild-posts.js';
 import { postMessage } from '../../discord/messages.js';
 import { translator } from '../../i18n/index.js';
 import { publicLocale } from '../../i18n/public-language.js';
@@ -17,7 +17,7 @@ import type { ChartRequest } from '../../render/chart-spec.js';
 import type { Digest, DigestClaim, DigestRepository } from '../../store/digests.js';
 import type { HistoryRepository } from '../../store/history.js';
 import type { SettingsRepository } from '../../store/settings.js';
-import { finishAs } from '../../tasks/finish-as.js';
+import { keyedSource } from '../../tasks/finish-as.js';
 import { Outbox, type RunnerOptions, type SendOutcome } from '../../tasks/outbox.js';
 import { CHART_MEMBERS, upsChart } from '../history/chart.js';
 import { digestFacts, renderDigest } from './digest.js';
@@ -81,13 +81,13 @@ export class DigestSender {
       nonce: claim.nonce,
     });
     if (posted.ok) return { kind: 'sent' };
-    const { outcome, problem } = failedPost(posted.failure);
-    if (problem) {
-      await this.#o.settings.update(guildId, { problem }, this.#now()).catch((err: unknown) => {
-        this.#o.logger.warn({ err, guildId, problem }, 'could not record a digest problem');
-      });
-    }
-    return outcome;
+    return settleFailedPost(posted.failure, {
+      guildId,
+      settings: this.#o.settings,
+      logger: this.#o.logger,
+      now: this.#now(),
+      what: 'digest',
+    });
   }
 }
 
@@ -108,12 +108,11 @@ export class DigestScheduler {
       ...options,
       // A digest takes a chart: fewer at once than the reminders' 16, the global pace does the rest.
       defaults: { concurrency: 8 },
-      source: {
-        due: (_now, until, limit) => digests.due(until, limit),
-        claim: (digest, by, leaseMs, now) => digests.claim(digest.id, by, leaseMs, now),
-        finish: finishAs((claim, state, failure, now) => digests.finish(claim, state, failure, now)),
-        retryAt: (claim, at) => digests.retryAt(claim, at),
-      },
+      source: keyedSource(
+        digests,
+        (digest) => digest.id,
+        (_now, until, limit) => digests.due(until, limit),
+      ),
       policy: {
         noun: 'digest',
         verb: 'posted',

@@ -11,7 +11,7 @@
  * restarts, kill -9 and several processes. A process looks after the servers of its shards.
  */
 import type { REST } from 'discord.js';
-import { failedPost, type GuildFactsLookup } from '../../discord/guild-posts.js';
+import { type GuildFactsLookup, settleFailedPost } from '../../discord/guild-posts.js';
 import { postMessage } from '../../discord/messages.js';
 import { translator } from '../../i18n/index.js';
 import { publicLocale } from '../../i18n/public-language.js';
@@ -20,7 +20,7 @@ import { container, fitLayout, text } from '../../render/layout.js';
 import { type HistoryRepository, UP_HISTORY_MS } from '../../store/history.js';
 import type { SettingsRepository } from '../../store/settings.js';
 import type { NoticeClaim, StreakNotice, StreakNoticeRepository } from '../../store/streak-notices.js';
-import { finishAs } from '../../tasks/finish-as.js';
+import { keyedSource } from '../../tasks/finish-as.js';
 import { Outbox, type RunnerOptions, type SendOutcome } from '../../tasks/outbox.js';
 import { PeriodicTask } from '../../tasks/periodic.js';
 import { type BackgroundTask, backgroundTask } from '../../tasks/tasks.js';
@@ -57,12 +57,11 @@ export class StreakWatch {
     const { notices, ownsGuild } = options;
     this.#outbox = new Outbox<StreakNotice, NoticeClaim>({
       ...options,
-      source: {
-        due: (_now, _until, limit) => notices.due(limit),
-        claim: (notice, by, leaseMs, now) => notices.claim(notice.id, by, leaseMs, now),
-        finish: finishAs((claim, state, failure, now) => notices.finish(claim, state, failure, now)),
-        retryAt: (claim, at) => notices.retryAt(claim, at),
-      },
+      source: keyedSource(
+        notices,
+        (notice) => notice.id,
+        (_now, _until, limit) => notices.due(limit),
+      ),
       policy: {
         noun: 'streak notice',
         verb: 'posted',
@@ -132,12 +131,12 @@ export class StreakWatch {
       nonce: claim.nonce,
     });
     if (posted.ok) return { kind: 'sent' };
-    const { outcome, problem } = failedPost(posted.failure);
-    if (problem) {
-      await this.#o.settings.update(guildId, { problem }, this.#now()).catch((err: unknown) => {
-        this.#o.logger.warn({ err, guildId, problem }, 'could not record a streak notice problem');
-      });
-    }
-    return outcome;
+    return settleFailedPost(posted.failure, {
+      guildId,
+      settings: this.#o.settings,
+      logger: this.#o.logger,
+      now: this.#now(),
+      what: 'streak notice',
+    });
   }
 }

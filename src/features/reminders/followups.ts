@@ -6,7 +6,7 @@
  * are seen at its next look.
  */
 import type { Followup, FollowupClaim, FollowupRepository } from '../../store/followups.js';
-import { finishAs } from '../../tasks/finish-as.js';
+import { keyedSource } from '../../tasks/finish-as.js';
 import { Outbox, type RunnerOptions, type SendOutcome } from '../../tasks/outbox.js';
 
 export interface FollowupOptions extends RunnerOptions {
@@ -24,12 +24,11 @@ export class FollowupScheduler {
     const { followups, sender, ownsGuild, onDone } = options;
     this.#outbox = new Outbox<Followup, FollowupClaim>({
       ...options,
-      source: {
-        due: (_now, _until, limit) => followups.due(limit),
-        claim: (followup, by, leaseMs, now) => followups.claim(followup.messageId, by, leaseMs, now),
-        finish: finishAs((claim, state, failure, now) => followups.finish(claim, state, failure, now)),
-        retryAt: (claim, at) => followups.retryAt(claim, at),
-      },
+      source: keyedSource(
+        followups,
+        (followup) => followup.messageId,
+        (_now, _until, limit) => followups.due(limit),
+      ),
       policy: {
         noun: 'reminder follow-up',
         verb: 'edited',

@@ -15,7 +15,7 @@
  */
 import type { APIMessageTopLevelComponent, REST } from 'discord.js';
 import type { CommandMentions } from '../../discord/command-mentions.js';
-import { failedPost, type GuildFactsLookup } from '../../discord/guild-posts.js';
+import { failedPost, type GuildFactsLookup, settleFailedPost } from '../../discord/guild-posts.js';
 import {
   deleteMessage,
   editMessage,
@@ -237,10 +237,10 @@ export class DiscordReminderSender implements ReminderSender {
   }
 
   /** A failure: recorded on the server when admins can fix it, else tried again or given up. */
-  async #failed(guildId: string | undefined, failure: PostFailure): Promise<SendOutcome> {
-    const { outcome, problem } = failedPost(failure);
-    if (problem && guildId) await this.#record(guildId, problem);
-    return outcome;
+  #failed(guildId: string | undefined, failure: PostFailure): Promise<SendOutcome> {
+    if (guildId === undefined) return Promise.resolve(failedPost(failure).outcome);
+    const { settings, logger } = this.#o;
+    return settleFailedPost(failure, { guildId, settings, logger, now: this.#now(), what: 'reminder' });
   }
 
   async #record(guildId: string, problem: GuildProblem): Promise<void> {

@@ -26,7 +26,7 @@ import type {
   RewardRepository,
 } from '../../store/rewards.js';
 import type { SettingsRepository } from '../../store/settings.js';
-import { finishAs } from '../../tasks/finish-as.js';
+import { keyedSource } from '../../tasks/finish-as.js';
 import { Outbox, type RunnerOptions } from '../../tasks/outbox.js';
 import { PeriodicTask } from '../../tasks/periodic.js';
 import { type BackgroundTask, backgroundTask } from '../../tasks/tasks.js';
@@ -87,12 +87,11 @@ export class RewardEngine {
     this.#outbox = new Outbox<RewardGrant, GrantClaim>({
       ...options,
       defaults: { concurrency: REWARD_CONCURRENCY },
-      source: {
-        due: (_now, until, limit) => rewards.due(until, limit),
-        claim: (grant, by, leaseMs, now) => rewards.claim(grant.id, by, leaseMs, now),
-        finish: finishAs((claim, state, failure, now) => rewards.finish(claim, state, failure, now)),
-        retryAt: (claim, at) => rewards.retryAt(claim, at),
-      },
+      source: keyedSource(
+        rewards,
+        (grant) => grant.id,
+        (_now, until, limit) => rewards.due(until, limit),
+      ),
       policy: {
         noun: 'reward role change',
         verb: 'made',

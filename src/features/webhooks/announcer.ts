@@ -9,7 +9,7 @@
  * events waiting does not hold the others back.
  */
 import type { EventClaim, StoredEvent, WebhookRepository } from '../../store/webhooks.js';
-import { finishAs } from '../../tasks/finish-as.js';
+import { keyedSource } from '../../tasks/finish-as.js';
 import { Outbox, type RunnerOptions, type SendOutcome } from '../../tasks/outbox.js';
 
 export interface EventHandler {
@@ -34,12 +34,11 @@ export class WebhookAnnouncer {
     this.#outbox = new Outbox<StoredEvent, EventClaim>({
       ...options,
       defaults: ANNOUNCER_DEFAULTS,
-      source: {
-        due: (now, _until, limit) => webhooks.due(now, limit),
-        claim: (event, by, leaseMs, now) => webhooks.claim(event.id, by, leaseMs, now),
-        finish: finishAs((claim, state, failure, now) => webhooks.finish(claim, state, failure, now)),
-        retryAt: (claim, at) => webhooks.retryAt(claim, at),
-      },
+      source: keyedSource(
+        webhooks,
+        (event) => event.id,
+        (now, _until, limit) => webhooks.due(now, limit),
+      ),
       policy: {
         noun: 'webhook event',
         verb: 'announced',
