@@ -9,6 +9,7 @@
 import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
 import { currentTraceParent } from '../trace/spans.js';
 import { claimRow, finishRow, type Lease, type RowFilter, retryRowAt } from './claims.js';
+import { cycleOf, earlyOf, newCycle, type ReminderCycle } from './reminder-cycle.js';
 import type { Database, ReminderColumns, ReminderState, RemindersTable } from './schema.js';
 import type { Store } from './store.js';
 
@@ -30,6 +31,8 @@ export interface Reminder {
   traceParent: string | null;
 }
 
+export type { ReminderCycle };
+
 export interface GuildReminder extends Reminder {
   key: { kind: 'guild'; guildId: string };
   /** The directory's next-up time the reminder was computed from. */
@@ -44,20 +47,6 @@ export interface Claim extends Lease {
   dueAt: number;
   /** A server's reminder: where its cycle stands. */
   cycle?: ReminderCycle;
-}
-
-/**
- * Where a server's reminder stands in its cycle (one next-up time): the heads-up before the up is
- * possible, the reminder when it is, then its repeats until someone ups.
- */
-export interface ReminderCycle {
-  nextUpAt: number;
-  /** How many reminders were posted since the up became possible: k > 0, the next is repeat k. */
-  step: number;
-  /** When the heads-up was posted; null: none. */
-  headsUpAt: number | null;
-  /** The reminder posted last in the server's channel, still waiting for an up. */
-  post: { channelId: string; messageId: string; postedAt: number } | null;
 }
 
 type Table = 'reminders' | 'personal_reminders';
@@ -337,35 +326,6 @@ export function scheduledColumns(dueAt: number, now: number): ReminderColumns {
     updated_at: now,
     // The work scheduling it (an /up's trace), when tracing is on.
     trace_parent: currentTraceParent(),
-  };
-}
-
-/** A cycle begun anew: nothing posted for this next-up time yet. */
-function newCycle(): { step: number; heads_up_at: null } {
-  return { step: 0, heads_up_at: null };
-}
-
-/** The server's heads-up, in ms before the next-up time (0: none), read in the statement itself. */
-function earlyOf(eb: ExpressionBuilder<Database, 'reminders'>, guildId: string) {
-  return eb.fn.coalesce(
-    eb
-      .selectFrom('guild_settings')
-      .select('reminder_early_ms')
-      .where('guild_settings.guild_id', '=', guildId),
-    eb.val(0),
-  );
-}
-
-function cycleOf(row: Selectable<RemindersTable>): ReminderCycle {
-  const postedAt = row.posted_at === null ? null : Number(row.posted_at);
-  return {
-    nextUpAt: Number(row.next_up_at),
-    step: Number(row.step),
-    headsUpAt: row.heads_up_at === null ? null : Number(row.heads_up_at),
-    post:
-      row.post_channel_id && row.post_message_id && postedAt !== null
-        ? { channelId: row.post_channel_id, messageId: row.post_message_id, postedAt }
-        : null,
   };
 }
 

@@ -14,13 +14,13 @@ import {
   userCommandDefinitions,
 } from '../../commands/definitions.js';
 import {
+  cycleSettings,
   MAX_EARLY_MINUTES,
   MAX_REPEAT_MINUTES,
   MAX_REPEAT_TIMES,
   MIN_REPEAT_MINUTES,
 } from '../../src/features/reminders/cycle.js';
 import { MAX_REWARD_UPS, MIN_REWARD_UPS } from '../../src/features/settings/rewards.js';
-import { cycleSettings } from '../../src/features/settings/settings.js';
 import { isPlausibleKey, MAX_KEY_LENGTH, MIN_KEY_LENGTH } from '../../src/features/webhooks/settings.js';
 import { localizations } from '../../src/i18n/index.js';
 

@@ -13,7 +13,7 @@
  * down gives way to the reminder itself.
  */
 import type { ReminderCycle } from '../../store/reminders.js';
-import type { GuildSettings } from '../../store/settings.js';
+import type { GuildSettings, ReminderRepeat } from '../../store/settings.js';
 
 /** The longest heads-up, in minutes (the issue's "up to 30 min before"). */
 export const MAX_EARLY_MINUTES = 30;
@@ -93,4 +93,45 @@ export function replaces(cycle: ReminderCycle, newMessageId: string): ReminderCy
   const last = cycle.post;
   if (!last || last.messageId === newMessageId || last.postedAt < cycle.nextUpAt) return null;
   return last;
+}
+
+type CycleSettings =
+  | { ok: true; earlyMs: number | null; repeat: ReminderRepeat | null }
+  | { ok: false; refusal: string; values: Record<string, number>; outcome: string };
+
+/**
+ * `early:`, `repeat:` and `repeat-times:` as the store keeps them (features/reminders/cycle.ts).
+ * Discord's client keeps each within its bounds; a request that is not (another client) is refused.
+ */
+export function cycleSettings(request: {
+  earlyMinutes?: number | null;
+  repeatMinutes?: number | null;
+  repeatTimes?: number | null;
+}): CycleSettings {
+  const early = request.earlyMinutes ?? null;
+  const every = request.repeatMinutes ?? null;
+  const times = request.repeatTimes ?? null;
+  const within = (value: number | null, min: number, max: number) =>
+    value === null || (Number.isInteger(value) && value >= min && value <= max);
+  if (!within(early, 1, MAX_EARLY_MINUTES))
+    return {
+      ok: false,
+      refusal: 'settings.cycle.early',
+      values: { max: MAX_EARLY_MINUTES },
+      outcome: 'refused:early',
+    };
+  if (!within(every, MIN_REPEAT_MINUTES, MAX_REPEAT_MINUTES) || !within(times, 1, MAX_REPEAT_TIMES))
+    return {
+      ok: false,
+      refusal: 'settings.cycle.repeat',
+      values: { min: MIN_REPEAT_MINUTES, max: MAX_REPEAT_MINUTES, times: MAX_REPEAT_TIMES },
+      outcome: 'refused:repeat',
+    };
+  if (every === null && times !== null)
+    return { ok: false, refusal: 'settings.cycle.timesAlone', values: {}, outcome: 'refused:repeat-times' };
+  return {
+    ok: true,
+    earlyMs: early === null ? null : early * 60_000,
+    repeat: every === null ? null : { everyMs: every * 60_000, times: times ?? DEFAULT_REPEAT_TIMES },
+  };
 }

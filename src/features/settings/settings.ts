@@ -24,14 +24,8 @@ import {
 } from '../../render/problems.js';
 import { safeCode } from '../../render/text.js';
 import type { PublicLanguage } from '../../store/schema.js';
-import { DEFAULT_PUBLIC_LANGUAGE, type GuildSettings, type ReminderRepeat } from '../../store/settings.js';
-import {
-  DEFAULT_REPEAT_TIMES,
-  MAX_EARLY_MINUTES,
-  MAX_REPEAT_MINUTES,
-  MAX_REPEAT_TIMES,
-  MIN_REPEAT_MINUTES,
-} from '../reminders/cycle.js';
+import { DEFAULT_PUBLIC_LANGUAGE, type GuildSettings } from '../../store/settings.js';
+import { cycleSettings } from '../reminders/cycle.js';
 import { checkTemplate, type TemplateCheck } from '../reminders/template.js';
 import { renderConfirmation, renderOverview, renderRefusal, renderTemplateRefusal } from './render.js';
 
@@ -288,45 +282,6 @@ export async function setReminders(
       intro: intro.join('\n\n'),
     }),
     outcome: 'reminders-on',
-  };
-}
-
-type CycleSettings =
-  | { ok: true; earlyMs: number | null; repeat: ReminderRepeat | null }
-  | { ok: false; refusal: string; values: Record<string, number>; outcome: string };
-
-/**
- * `early:`, `repeat:` and `repeat-times:` as the store keeps them (features/reminders/cycle.ts).
- * Discord's client keeps each within its bounds; a request that is not (another client) is refused.
- */
-export function cycleSettings(
-  request: Pick<RemindersRequest, 'earlyMinutes' | 'repeatMinutes' | 'repeatTimes'>,
-): CycleSettings {
-  const early = request.earlyMinutes ?? null;
-  const every = request.repeatMinutes ?? null;
-  const times = request.repeatTimes ?? null;
-  const within = (value: number | null, min: number, max: number) =>
-    value === null || (Number.isInteger(value) && value >= min && value <= max);
-  if (!within(early, 1, MAX_EARLY_MINUTES))
-    return {
-      ok: false,
-      refusal: 'settings.cycle.early',
-      values: { max: MAX_EARLY_MINUTES },
-      outcome: 'refused:early',
-    };
-  if (!within(every, MIN_REPEAT_MINUTES, MAX_REPEAT_MINUTES) || !within(times, 1, MAX_REPEAT_TIMES))
-    return {
-      ok: false,
-      refusal: 'settings.cycle.repeat',
-      values: { min: MIN_REPEAT_MINUTES, max: MAX_REPEAT_MINUTES, times: MAX_REPEAT_TIMES },
-      outcome: 'refused:repeat',
-    };
-  if (every === null && times !== null)
-    return { ok: false, refusal: 'settings.cycle.timesAlone', values: {}, outcome: 'refused:repeat-times' };
-  return {
-    ok: true,
-    earlyMs: early === null ? null : early * 60_000,
-    repeat: every === null ? null : { everyMs: every * 60_000, times: times ?? DEFAULT_REPEAT_TIMES },
   };
 }
 
