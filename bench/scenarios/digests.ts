@@ -7,16 +7,15 @@
  * paces it) post them to the Discord stand-in in this process, Discord's global limit on (50
  * requests a second, a 429 beyond it). Each digest is due at T0 plus its server's share of the
  * spread (`spreadOf`, features/digests/plan.ts): DIGEST_SPREAD_MS, five minutes, in the full run;
- * 30 s for the quick run's 1,000 (the same 33 posts a second). The chart's member names are one
- * fixed name; BENCH_DIGEST_NAMES=rest gets them as the bot does, a GET /users/{id} each through
- * the same paced REST (the stand-in does not know these users: a 404, counted by the limit alike).
+ * 30 s for the quick run's 1,000 (the same 33 posts a second). A digest's chart names nobody (one
+ * series of every up), so each digest is one request to Discord: its post.
  *
  * Per digest, its post's arrival at the stand-in after its due time (lateness p50/p99, info); the
  * time from T0 to the last post (target ≤ 10 min; quick: twice its spread); every digest posted
  * exactly once (the stand-in's messages per channel); the most posts in any second (info); the
  * stand-in's 429s (target 0); the charts drawn.
  *
- * It takes the spread and more (about 6 minutes in all), which the full run's 9 minutes cannot
+ * It takes the spread and more (about 5.5 minutes in all), which the full run's 9 minutes cannot
  * hold after the other scenarios: it runs only when named (BENCH_ONLY=14), and skips itself when
  * what is left of the run's budget cannot hold it.
  */
@@ -112,7 +111,6 @@ function skipped(reason: string): ScenarioResult {
 export async function digestsScenario(budget: Budget): Promise<ScenarioResult> {
   const count = size(10_000, 1_000);
   const spreadMs = size(DIGEST_SPREAD_MS, 30_000);
-  const names = process.env.BENCH_DIGEST_NAMES === 'rest' ? 'rest' : 'fixed';
   // Never past the run's budget: the worker's bound is what is left of it, up to the target.
   const boundMs = Math.floor(Math.min(LAST_TARGET_MS, budget.remainingMs() - SEED_MS - MARGIN_MS));
   if (boundMs < spreadMs + 5_000) {
@@ -141,7 +139,6 @@ export async function digestsScenario(budget: Budget): Promise<ScenarioResult> {
       servers: guilds.map((g) => ({ guildId: g.id, channelId: channelOf(g) })),
       spreadMs,
       boundMs,
-      names,
     };
     const jobFile = join(dir, 'job.json');
     writeFileSync(jobFile, JSON.stringify(job));
@@ -182,7 +179,7 @@ export async function digestsScenario(budget: Budget): Promise<ScenarioResult> {
     const peak = busiestSecond(arrivals);
     const tooMany = d.globalRateLimited();
     const repeats = d.postedMessages().reduce((sum, m) => sum + m.repeats, 0);
-    const servers = `${n(count)} servers${names === 'rest' ? ', names by GET /users/{id}' : ''}`;
+    const servers = `${n(count)} servers`;
     const others = Object.entries(answered.others)
       .map(([request, times]) => `${request} × ${n(times)}`)
       .join(', ');
@@ -263,7 +260,6 @@ export async function digestsScenario(budget: Budget): Promise<ScenarioResult> {
       rows,
       data: {
         servers: count,
-        names,
         spreadMs,
         boundMs,
         worker: sent,

@@ -17,7 +17,6 @@ import { readFileSync } from 'node:fs';
 import { REST, type RESTOptions } from '@discordjs/rest';
 import type { Insertable } from 'kysely';
 import { paceGlobally } from '../../src/discord/global-pace.js';
-import { fetchIdentity } from '../../src/discord/lookups.js';
 import { createDiscordRestAgent, encodeFormsFirst } from '../../src/discord/rest-agent.js';
 import { spreadOf } from '../../src/features/digests/plan.js';
 import { DigestScheduler, DigestSender } from '../../src/features/digests/send.js';
@@ -40,11 +39,6 @@ export interface DigestsJob {
   spreadMs: number;
   /** How long the worker waits for every digest to be done, from T0. */
   boundMs: number;
-  /**
-   * The chart's member names: 'fixed' (one name, no request), or 'rest' as the bot gets them
-   * (app/bot.ts: `fetchIdentity`, a GET /users/{id} through the same paced REST, bounded at 2 s).
-   */
-  names: 'fixed' | 'rest';
 }
 
 export interface DigestsSent {
@@ -218,10 +212,6 @@ async function run(job: DigestsJob): Promise<DigestsSent> {
       history,
       digests,
       charts,
-      name:
-        job.names === 'rest'
-          ? async (userId) => (await fetchIdentity(rest, userId, 2_000))?.name ?? null
-          : async () => 'Bench member',
       guild: (id) => ({ name: `Server ${id.slice(-6)}`, preferredLocale: 'en-US' }),
       logger,
     }),

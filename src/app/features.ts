@@ -6,7 +6,6 @@
 import type { Client, REST } from 'discord.js';
 import type { CommandMentions } from '../discord/command-mentions.js';
 import type { GuildFactsLookup } from '../discord/guild-posts.js';
-import { fetchIdentity } from '../discord/lookups.js';
 import { type PostEngines, postEngines } from '../features/digests/engines.js';
 import { StreakWatch } from '../features/history/streak-watch.js';
 import { type ReminderEngines, reminderEngines } from '../features/reminders/engines.js';
@@ -86,7 +85,6 @@ export function serverFeatures(options: {
     history,
     rest,
     charts,
-    name: async (userId) => (await fetchIdentity(rest, userId, 2_000))?.name ?? null,
     guild,
     owner,
     ownsGuild,

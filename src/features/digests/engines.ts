@@ -27,7 +27,6 @@ export function postEngines(options: {
   history: HistoryRepository;
   rest: REST;
   charts: { render(request: ChartRequest): Promise<Buffer> };
-  name(userId: string): Promise<string | null>;
   guild: GuildFactsLookup;
   owner: string;
   ownsGuild: ((guildId: string) => boolean) | undefined;
@@ -48,7 +47,6 @@ export function postEngines(options: {
       history,
       digests: digestRepository,
       charts: options.charts,
-      name: options.name,
       guild,
       logger,
       now,

@@ -91,7 +91,8 @@ export async function upsChart(
   const s = upsSeries(rows, options.named, options.since, options.now);
   const names = await Promise.all(
     s.series.map(async (series) => {
-      if (series.userId === null) return t('upChart.others');
+      // No one named (a digest's chart): one series, every up.
+      if (series.userId === null) return t(options.named.length === 0 ? 'upChart.all' : 'upChart.others');
       const name = await deps.name(series.userId).catch(() => null);
       return name ? plainLabel(name, 32) : `…${series.userId.slice(-4)}`;
     }),
@@ -103,7 +104,7 @@ export async function upsChart(
     series: s.series.map((series, i) => ({
       label: names[i] as string,
       data: series.data,
-      ...(series.userId === null ? { muted: true } : {}),
+      ...(series.userId === null && options.named.length > 0 ? { muted: true } : {}),
     })),
     yTitle: t(s.stepDays > 1 ? 'upChart.perWeek' : 'upChart.perDay'),
     width: 960,
