@@ -85,6 +85,14 @@ const byId =
 /** Rows per INSERT: well under SQLite's and PostgreSQL's bound parameters. */
 const INSERT_CHUNK = 200;
 
+/** The reasons a grant fails that the server's admins can fix (features/rewards/grant.ts). */
+export const ADMIN_FAILURES = [
+  'missing-manage-roles',
+  'role-above-bot',
+  'managed-role',
+  'missing-permission',
+];
+
 export class RewardRepository {
   readonly #store: Store;
 
@@ -92,7 +100,11 @@ export class RewardRepository {
     this.#store = store;
   }
 
-  /** Sets a server's reward for a role (a reward already set for it is replaced). */
+  /**
+   * Sets a server's reward for a role (a reward already set for it is replaced). Its grants that
+   * failed for a reason admins can fix are tried again: set again once the bot may give the role,
+   * the members who earned it meanwhile get it.
+   */
   async set(
     reward: { guildId: string; roleId: string; ups: number | null; period: RewardPeriod },
     now: number,
@@ -112,6 +124,16 @@ export class RewardRepository {
             .columns(['guild_id', 'role_id'])
             .doUpdateSet({ ups: values.ups, period: values.period, created_at: now }),
         )
+        .execute(),
+    );
+    await this.#store.run((db) =>
+      db
+        .updateTable('reward_grants')
+        .set({ ...pendingColumns(), due_at: now })
+        .where('guild_id', '=', reward.guildId)
+        .where('role_id', '=', reward.roleId)
+        .where('state', '=', 'failed')
+        .where('failure', 'in', ADMIN_FAILURES)
         .execute(),
     );
   }
@@ -315,6 +337,32 @@ export class RewardRepository {
         .execute(),
     );
     return rows.map((r) => ({ userId: r.user_id, periodKey: r.period_key, state: r.state }));
+  }
+
+  /**
+   * Each role's last grant that failed for a reason the server's admins can fix (the bot's
+   * permission or its place among the roles), when it came after the reward was set: what
+   * `/settings rewards show` warns of.
+   */
+  async lastFailures(guildId: string): Promise<Map<string, string>> {
+    const rows = await this.#store.run((db) =>
+      db
+        .selectFrom('reward_grants as g')
+        .innerJoin('reward_roles as r', (join) =>
+          join.onRef('r.guild_id', '=', 'g.guild_id').onRef('r.role_id', '=', 'g.role_id'),
+        )
+        .select(['g.role_id', 'g.failure'])
+        .where('g.guild_id', '=', guildId)
+        .where('g.state', '=', 'failed')
+        .where('g.failure', 'in', ADMIN_FAILURES)
+        .whereRef('g.done_at', '>=', 'r.created_at')
+        .orderBy('g.done_at', 'desc')
+        .limit(100)
+        .execute(),
+    );
+    const last = new Map<string, string>();
+    for (const row of rows) if (row.failure && !last.has(row.role_id)) last.set(row.role_id, row.failure);
+    return last;
   }
 
   /** Whether a grant of the role for the period was stored (a top role's month is settled). */

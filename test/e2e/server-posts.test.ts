@@ -216,6 +216,18 @@ describe.each(ENGINES)('digests, the live leaderboard and reward roles (%s)', (e
     );
     expect(ruBoard.text).toContain(`${month}: кто поднимает сервер`);
 
+    // A board that could not post or edit (its channel gone, say) is said in /settings show.
+    await h.bot.store.run((db) =>
+      db
+        .updateTable('live_boards')
+        .set({ state: 'failed', failure: 'channel-deleted' })
+        .where('guild_id', '=', en.id)
+        .execute(),
+    );
+    const show = await settingsRun(en.id, commandOption.subcommand('show'));
+    expect(show.outcome).toBe('shown:problem');
+    expect(JSON.stringify(show.view.original)).toContain('Stopped in');
+
     const off = await settingsRun(en.id, commandOption.subcommand('live-leaderboard-off'));
     expect(off.outcome).toBe('live-off');
     expect(h.discord.liveMessages(board)).toHaveLength(0);

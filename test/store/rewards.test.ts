@@ -171,4 +171,26 @@ describe.each(ENGINES)('reward roles store (%s)', (engine) => {
     expect(await rewards.granted(GUILD, ROLE, 'week:2026-11-30')).toBe(false);
     expect(await rewards.open(GUILD, TOP_ROLE)).toEqual([]);
   });
+
+  it('warns of a grant that failed for a reason admins can fix, and tries it again when the reward is set again', async () => {
+    await rewards.set({ guildId: GUILD, roleId: ROLE, ups: 1, period: 'all' }, T0);
+    await rewards.enqueue([add(ALICE, 'all'), add(BOB, 'all')], T0);
+    const failAs = async (userId: string, reason: string, at: number) => {
+      const claim = await rewards.claim(grantId(add(userId, 'all')), 'a', 30_000, at);
+      expect(await rewards.finish(claim!, 'failed', reason, at)).toBe(true);
+    };
+    await failAs(ALICE, 'role-above-bot', T0 + 1);
+    // A member who left is no problem of the admins'.
+    await failAs(BOB, 'member-left', T0 + 2);
+    expect(await rewards.lastFailures(GUILD)).toEqual(new Map([[ROLE, 'role-above-bot']]));
+    // Set again once fixed: the grant the admins could fix waits again; the warning is gone.
+    await rewards.set({ guildId: GUILD, roleId: ROLE, ups: 1, period: 'all' }, T0 + 3);
+    expect(await rewards.lastFailures(GUILD)).toEqual(new Map());
+    expect(await rewards.get(grantId(add(ALICE, 'all')))).toMatchObject({ state: 'pending', failure: null });
+    expect(await rewards.get(grantId(add(BOB, 'all')))).toMatchObject({
+      state: 'failed',
+      failure: 'member-left',
+    });
+    expect((await rewards.due(T0 + 3, 10)).map((g) => g.userId)).toEqual([ALICE]);
+  });
 });

@@ -60,6 +60,8 @@ export interface Overview {
   webhook?: WebhookSetup | undefined;
   /** When the next digest is due, when known. */
   nextDigestAt?: number | undefined;
+  /** The live leaderboard stopped: it could not post or edit in its channel. */
+  liveStopped?: boolean | undefined;
 }
 
 function digestText(settings: GuildSettings, nextAt: number | undefined, t: Translate): string {
@@ -116,7 +118,9 @@ export function renderOverview(
   pairs.push([
     t('settings.field.live'),
     settings.liveChannelId
-      ? t('settings.value.liveOn', { channel: channelMention(settings.liveChannelId, t) })
+      ? t(overview.liveStopped ? 'settings.value.liveStopped' : 'settings.value.liveOn', {
+          channel: channelMention(settings.liveChannelId, t),
+        })
       : t('settings.value.liveOff'),
   ]);
   pairs.push([t('settings.field.language'), languageText(settings.publicLanguage, guildLocale, t)]);

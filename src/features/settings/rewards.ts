@@ -23,7 +23,7 @@ export const MAX_REWARD_UPS = 1_000;
 
 export type RewardsDeps = Pick<SettingsDeps, 'now' | 'logger'> & {
   rest: REST;
-  rewards: Pick<RewardRepository, 'set' | 'remove' | 'list'>;
+  rewards: Pick<RewardRepository, 'set' | 'remove' | 'list' | 'lastFailures'>;
 };
 
 function roleMention(roleId: string): string {
@@ -46,9 +46,18 @@ function renderRewards(
   t: Translate,
   title: string,
   intro?: string,
+  failures: ReadonlyMap<string, string> = new Map(),
 ): LayoutMessage {
-  const list =
-    rewards.length === 0 ? t('rewards.none') : rewards.map((r) => `- ${rewardLine(r, t)}`).join('\n');
+  // A reward whose last grant failed for a reason admins can fix says why, under it.
+  const line = (r: RewardRole) => {
+    const failure = failures.get(r.roleId);
+    const role = roleMention(r.roleId);
+    const warning = failure
+      ? `\n  ⚠️ ${t(`rewards.failed.${failure}`, { role, interpolation: { escapeValue: false } })}`
+      : '';
+    return `- ${rewardLine(r, t)}${warning}`;
+  };
+  const list = rewards.length === 0 ? t('rewards.none') : rewards.map(line).join('\n');
   return {
     layout: fitLayout([
       container(COLORS.success, [
@@ -163,6 +172,13 @@ export async function removeReward(
 
 /** `/settings rewards show` */
 export async function showRewards(deps: RewardsDeps, context: SettingsContext): Promise<SettingsAnswer> {
-  const rewards = await deps.rewards.list(context.guildId);
-  return { message: renderRewards(rewards, context.t, context.t('rewards.title.show')), outcome: 'rewards' };
+  const [rewards, failures] = await Promise.all([
+    deps.rewards.list(context.guildId),
+    deps.rewards.lastFailures(context.guildId),
+  ]);
+  const { t } = context;
+  return {
+    message: renderRewards(rewards, t, t('rewards.title.show'), undefined, failures),
+    outcome: failures.size > 0 ? 'rewards:problem' : 'rewards',
+  };
 }

@@ -340,23 +340,26 @@ export async function showSettings(
   context: SettingsContext,
 ): Promise<SettingsAnswer> {
   const { t, guildId } = context;
-  const [stored, reminder, webhook, nextDigestAt] = await Promise.all([
+  const [stored, reminder, webhook, nextDigestAt, board] = await Promise.all([
     deps.settings.get(guildId),
     deps.reminders.getGuild(guildId),
     deps.webhooks?.get(guildId),
     deps.posts?.digests.next(guildId),
+    deps.posts?.liveBoards.get(guildId),
   ]);
   const settings = stored ?? defaults(guildId, deps.now());
+  const liveStopped = board?.state === 'failed';
+  const overview = {
+    settings,
+    reminder,
+    guildLocale: context.guildLocale,
+    webhook,
+    nextDigestAt,
+    liveStopped,
+  };
   return {
-    message: renderOverview(
-      { settings, reminder, guildLocale: context.guildLocale, webhook, nextDigestAt },
-      t,
-      {
-        title: t('settings.title.show'),
-        color: COLORS.info,
-      },
-    ),
-    outcome: settings.problem || webhook?.problem ? 'shown:problem' : 'shown',
+    message: renderOverview(overview, t, { title: t('settings.title.show'), color: COLORS.info }),
+    outcome: settings.problem || webhook?.problem || liveStopped ? 'shown:problem' : 'shown',
   };
 }
 
