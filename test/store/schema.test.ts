@@ -66,6 +66,7 @@ describe('one schema on both engines', () => {
     ]);
     expect(shape.reminders?.primaryKey).toEqual(['guild_id']);
     expect(shape.reminders?.indexes).toEqual([
+      { name: 'reminders_next_up_at', columns: ['next_up_at'], unique: false },
       { name: 'reminders_state_due_at', columns: ['state', 'due_at'], unique: false },
     ]);
     expect(shape.reminder_followups?.primaryKey).toEqual(['message_id']);

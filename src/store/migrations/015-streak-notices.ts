@@ -27,5 +27,7 @@ export const streakNotices: Migration = {
       .columns(['state', 'ended_at'])
       .execute();
     await db.schema.createIndex('streak_notices_guild_id').on('streak_notices').column('guild_id').execute();
+    // The look each minute: the windows whose grace just ran out, by next-up time.
+    await db.schema.createIndex('reminders_next_up_at').on('reminders').column('next_up_at').execute();
   },
 };
