@@ -5,11 +5,11 @@
  * Discord answers with the first message. The bot is killed while Discord fails the role's grant
  * (5xx, tried again later): the next process gives it, and the grant is recorded once.
  */
-import { describe, expect, it, type onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { digestPlan } from '../../src/features/digests/plan.js';
 import { periodAt, previousPeriod } from '../../src/features/history/calendar.js';
 import { DigestRepository } from '../../src/store/digests.js';
-import { HistoryRepository, openStore, SettingsRepository, type Store } from '../../src/store/index.js';
+import { HistoryRepository, SettingsRepository } from '../../src/store/index.js';
 import { RewardRepository } from '../../src/store/rewards.js';
 import {
   botRoleOf,
@@ -20,47 +20,17 @@ import {
   makeUser,
   Permission,
 } from '../discord/index.js';
-import { childEnv, freshGuild, startWorld, type World } from '../faults/fixtures.js';
-import { startBot } from '../faults/helpers.js';
+import { freshGuild } from '../faults/fixtures.js';
 import { ENGINES } from '../store/places.js';
-import type { BotProcess } from '../support/bot-process.js';
-import { eventually, withTimeout } from '../support/wait.js';
-
-const CLAIM_MS = 1_500;
+import { eventually } from '../support/wait.js';
+import { killScope } from './kill-scope.js';
 
 describe.each(ENGINES)('digests and reward roles across kill -9 (%s)', (engine) => {
-  function scope(finished: typeof onTestFinished) {
-    let world: World | undefined;
-    let store: Store | undefined;
-    const procs: BotProcess[] = [];
-    finished(async () => {
-      for (const p of procs.splice(0)) p.kill('SIGKILL');
-      await store?.close();
-      await world?.close();
-    });
-    return {
-      async setUp(options: Parameters<typeof startWorld>[1] = {}) {
-        world = await startWorld(engine, options);
-        store = await openStore(world.store.options);
-        return { world, store };
-      },
-      start(name: string, w: World): BotProcess {
-        const proc = startBot(name, { ...childEnv(w), REMINDER_CLAIM_MS: String(CLAIM_MS) });
-        procs.push(proc);
-        return proc;
-      },
-      async killed(proc: BotProcess) {
-        proc.kill('SIGKILL');
-        await withTimeout(proc.exited, 5_000, 'the bot to die');
-      },
-    };
-  }
-
   it.concurrent('killed while the digest is on its way: one message in the end', async ({
     onTestFinished,
   }) => {
-    const { setUp, start, killed } = scope(onTestFinished);
-    const { world: w, store } = await setUp();
+    const { open, start, killed } = killScope(engine, onTestFinished);
+    const { world: w, store } = await open();
     const channelId = freshGuild.channels[0]!.id;
     const now = Date.now();
     const last = previousPeriod(periodAt('week', now, 'UTC'));
@@ -110,8 +80,8 @@ describe.each(ENGINES)('digests and reward roles across kill -9 (%s)', (engine) 
     const member = makeUser({ username: 'rewarded' });
     const guild = makeGuild({ name: 'Rewards', channels: ['bumps'], roles: [reward] });
     guild.members.push(makeMember(member));
-    const { setUp, start, killed } = scope(onTestFinished);
-    const { world: w, store } = await setUp({ guilds: [guild] });
+    const { open, start, killed } = killScope(engine, onTestFinished);
+    const { world: w, store } = await open({ guilds: [guild] });
     const g = w.discord.guilds.get(guild.id)!;
     const botRole = botRoleOf(g, w.discord.botUser.id)!;
     w.discord.setRolePermissions(

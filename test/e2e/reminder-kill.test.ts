@@ -7,22 +7,14 @@
  * the server, or once the answer is shown) still reminds the server once, at the next-up time.
  */
 import { describe, expect, it, type onTestFinished } from 'vitest';
-import {
-  FollowupRepository,
-  openStore,
-  ReminderRepository,
-  SettingsRepository,
-  type Store,
-} from '../../src/store/index.js';
+import { FollowupRepository, ReminderRepository, SettingsRepository } from '../../src/store/index.js';
 import { isFinalAnswer } from '../discord/index.js';
 import { IDS } from '../emulator/index.js';
-import { childEnv, freshGuild, newUserRef, startWorld, type World } from '../faults/fixtures.js';
-import { startBot } from '../faults/helpers.js';
+import { freshGuild, newUserRef, type World } from '../faults/fixtures.js';
 import { ENGINES } from '../store/places.js';
-import type { BotProcess } from '../support/bot-process.js';
 import { eventually, START_BOUND_MS, withTimeout } from '../support/wait.js';
+import { killScope } from './kill-scope.js';
 
-const CLAIM_MS = 1_500;
 /** The directory's cooldown: long enough for a bot to die and another to start before it ends. */
 const COOLDOWN_MS = 7_000;
 
@@ -31,19 +23,11 @@ const COOLDOWN_MS = 7_000;
 describe.each(ENGINES)('a reminder across kill -9 (%s)', (engine) => {
   /** A world of the test's own, closed with its processes when the test ends. */
   function scope(finished: typeof onTestFinished) {
-    let world: World | undefined;
-    let store: Store | undefined;
-    const procs: BotProcess[] = [];
-    finished(async () => {
-      for (const p of procs.splice(0)) p.kill('SIGKILL');
-      await store?.close();
-      await world?.close();
-    });
+    const kill = killScope(engine, finished);
     return {
       /** A server with reminders on; a reminder due in `dueInMs` unless null (an /up will set it). */
       async setUp(dueInMs: number | null) {
-        world = await startWorld(engine);
-        store = await openStore(world.store.options);
+        const { world, store } = await kill.open();
         const channelId = freshGuild.channels[0]!.id;
         const now = Date.now();
         await new SettingsRepository(store).update(freshGuild.id, { reminderChannelId: channelId }, now);
@@ -63,11 +47,7 @@ describe.each(ENGINES)('a reminder across kill -9 (%s)', (engine) => {
           settings: new SettingsRepository(store),
         };
       },
-      start(name: string, w: World): BotProcess {
-        const proc = startBot(name, { ...childEnv(w), REMINDER_CLAIM_MS: String(CLAIM_MS) });
-        procs.push(proc);
-        return proc;
-      },
+      start: kill.start,
     };
   }
 

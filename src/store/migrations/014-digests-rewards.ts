@@ -4,19 +4,8 @@
  * leaderboard (one message kept up to date, edited at most once a minute), and its reward roles
  * (the roles, and every grant and removal: an outbox row each, done once).
  */
-import type { CreateTableBuilder, Kysely, Migration } from 'kysely';
-
-/** What every outbox row has (schema.ts OutboxColumns), after the columns of what it is about. */
-function outboxColumns<T extends string>(table: CreateTableBuilder<T, never>): CreateTableBuilder<T, never> {
-  return table
-    .addColumn('state', 'text', (c) => c.notNull())
-    .addColumn('claimed_by', 'text')
-    .addColumn('claim_expires_at', 'bigint')
-    .addColumn('nonce', 'text')
-    .addColumn('done_at', 'bigint')
-    .addColumn('failure', 'text')
-    .addColumn('trace_parent', 'text');
-}
+import type { Kysely, Migration } from 'kysely';
+import { outboxColumns } from './columns.js';
 
 export const digestsRewards: Migration = {
   async up(db: Kysely<unknown>): Promise<void> {

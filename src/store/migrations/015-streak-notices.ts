@@ -4,6 +4,7 @@
  * server and window).
  */
 import type { Kysely, Migration } from 'kysely';
+import { outboxColumns } from './columns.js';
 
 export const streakNotices: Migration = {
   async up(db: Kysely<unknown>): Promise<void> {
@@ -13,13 +14,7 @@ export const streakNotices: Migration = {
       .addColumn('guild_id', 'text', (c) => c.notNull())
       .addColumn('length', 'integer', (c) => c.notNull())
       .addColumn('ended_at', 'bigint', (c) => c.notNull())
-      .addColumn('state', 'text', (c) => c.notNull())
-      .addColumn('claimed_by', 'text')
-      .addColumn('claim_expires_at', 'bigint')
-      .addColumn('nonce', 'text')
-      .addColumn('done_at', 'bigint')
-      .addColumn('failure', 'text')
-      .addColumn('trace_parent', 'text')
+      .$call(outboxColumns)
       .execute();
     await db.schema
       .createIndex('streak_notices_state_ended_at')
