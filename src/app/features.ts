@@ -97,6 +97,7 @@ export function serverFeatures(options: {
   const rewardEngine = new RewardEngine({
     rewards,
     settings,
+    history,
     granter: discordRewardGranter({ rest, botUserId: () => client.user?.id }),
     owner,
     ownsGuild,

@@ -46,6 +46,14 @@ export interface MemberUps {
   firstAt: number;
 }
 
+/** The top member of a period (top): who, how many ups, and when they reached that count. */
+export interface TopMember {
+  userId: string;
+  ups: number;
+  /** When they reached their count (their last up in the period). */
+  reachedAt: number;
+}
+
 export class HistoryRepository {
   readonly #store: Store;
 
@@ -111,14 +119,15 @@ export class HistoryRepository {
    * began first). The whole list: a server has at most a few thousand members who ever up, and
    * the asker's rank comes from it.
    */
-  async members(guildId: string, since: number, until = Number.MAX_SAFE_INTEGER): Promise<MemberUps[]> {
+  async members(guildId: string, since: number, until?: number): Promise<MemberUps[]> {
     const rows = await this.#store.run((db) =>
       db
         .selectFrom('up_history')
         .select((eb) => ['user_id', eb.fn.countAll<number>().as('ups'), eb.fn.min('at').as('first_at')])
         .where('guild_id', '=', guildId)
         .where('at', '>=', since)
-        .where('at', '<', until)
+        // Bounded only when asked (a digest's period): /up's and /leaderboard's reads stay as they were.
+        .$if(until !== undefined, (q) => q.where('at', '<', until as number))
         .groupBy('user_id')
         .execute(),
     );
@@ -128,14 +137,15 @@ export class HistoryRepository {
   }
 
   /** The server's ups since `since` (and before `until`), oldest first: its streaks and reaction times. */
-  async timed(guildId: string, since: number, until = Number.MAX_SAFE_INTEGER): Promise<TimedUpRow[]> {
+  async timed(guildId: string, since: number, until?: number): Promise<TimedUpRow[]> {
     const rows = await this.#store.run((db) =>
       db
         .selectFrom('up_history')
         .select(['user_id', 'at', 'possible_at'])
         .where('guild_id', '=', guildId)
         .where('at', '>=', since)
-        .where('at', '<', until)
+        // Bounded only when asked (a digest's period): /up's and /leaderboard's reads stay as they were.
+        .$if(until !== undefined, (q) => q.where('at', '<', until as number))
         .orderBy('at')
         .execute(),
     );
@@ -162,6 +172,43 @@ export class HistoryRepository {
         .execute(),
     );
     return rows.map((r) => ({ userId: r.user_id, day: Number(r.day), ups: Number(r.ups) }));
+  }
+
+  /** A member's ups in the server in [start, end) (end null: up to now). */
+  async upsIn(guildId: string, userId: string, start: number, end: number | null): Promise<number> {
+    const row = await this.#store.run((db) => {
+      let query = db
+        .selectFrom('up_history')
+        .select((eb) => eb.fn.countAll<number>().as('ups'))
+        .where('guild_id', '=', guildId)
+        .where('user_id', '=', userId)
+        .where('at', '>=', start);
+      if (end !== null) query = query.where('at', '<', end);
+      return query.executeTakeFirst();
+    });
+    return Number(row?.ups ?? 0);
+  }
+
+  /**
+   * The server's top member of [start, end) (the reward roles' top role): most ups; equal counts,
+   * who reached the count first. Undefined when nobody upped then.
+   */
+  async top(guildId: string, start: number, end: number): Promise<TopMember | undefined> {
+    const row = await this.#store.run((db) =>
+      db
+        .selectFrom('up_history')
+        .select((eb) => ['user_id', eb.fn.countAll<number>().as('ups'), eb.fn.max('at').as('reached_at')])
+        .where('guild_id', '=', guildId)
+        .where('at', '>=', start)
+        .where('at', '<', end)
+        .groupBy('user_id')
+        .orderBy('ups', 'desc')
+        .orderBy('reached_at')
+        .orderBy('user_id')
+        .limit(1)
+        .executeTakeFirst(),
+    );
+    return row && { userId: row.user_id, ups: Number(row.ups), reachedAt: Number(row.reached_at) };
   }
 
   /** Deletes what is older than `before` (retention); how many rows went. */

@@ -3,8 +3,8 @@
  * month or the whole kept history, or for the month's top member), and every grant and removal of
  * one, an outbox row each (claims.ts), whose id `<guild>:<role>:<user>:<period key>:<action>`
  * makes it happen once across restarts and hosts: inserted with ON CONFLICT DO NOTHING, claimed
- * by one process, then kept, done or failed with its reason, as the record. Also the counts the
- * engine (features/rewards/engine.ts) decides with: a member's ups in a period, a period's top.
+ * by one process, then kept, done or failed with its reason, as the record. The counts the engine
+ * (features/rewards/engine.ts) decides with are the history's (history.ts: upsIn, top).
  */
 import type { Selectable } from 'kysely';
 import { claimRow, finishRow, type Lease, pendingColumns, type RowFilter, retryRowAt } from './claims.js';
@@ -61,12 +61,6 @@ export interface OpenGrant {
 }
 
 /** A period's top member: the most ups; among equals, who reached that count first. */
-export interface TopMember {
-  userId: string;
-  ups: number;
-  /** When they reached their count (their last up in the period). */
-  reachedAt: number;
-}
 
 export interface GrantClaim extends Lease {
   id: string;
@@ -270,40 +264,6 @@ export class RewardRepository {
   /** Lets the claim run out at `at`, when the grant is tried again. */
   retryAt(claim: GrantClaim, at: number): Promise<boolean> {
     return this.#store.run((db) => retryRowAt(db, 'reward_grants', byId(claim.id), claim, at));
-  }
-
-  /** A member's ups in the server in [start, end) (end null: up to now). */
-  async upsIn(guildId: string, userId: string, start: number, end: number | null): Promise<number> {
-    const row = await this.#store.run((db) => {
-      let query = db
-        .selectFrom('up_history')
-        .select((eb) => eb.fn.countAll<number>().as('ups'))
-        .where('guild_id', '=', guildId)
-        .where('user_id', '=', userId)
-        .where('at', '>=', start);
-      if (end !== null) query = query.where('at', '<', end);
-      return query.executeTakeFirst();
-    });
-    return Number(row?.ups ?? 0);
-  }
-
-  /** The server's top member of [start, end); undefined when nobody upped then. */
-  async top(guildId: string, start: number, end: number): Promise<TopMember | undefined> {
-    const row = await this.#store.run((db) =>
-      db
-        .selectFrom('up_history')
-        .select((eb) => ['user_id', eb.fn.countAll<number>().as('ups'), eb.fn.max('at').as('reached_at')])
-        .where('guild_id', '=', guildId)
-        .where('at', '>=', start)
-        .where('at', '<', end)
-        .groupBy('user_id')
-        .orderBy('ups', 'desc')
-        .orderBy('reached_at')
-        .orderBy('user_id')
-        .limit(1)
-        .executeTakeFirst(),
-    );
-    return row && { userId: row.user_id, ups: Number(row.ups), reachedAt: Number(row.reached_at) };
   }
 
   /**

@@ -126,28 +126,28 @@ describe.each(ENGINES)('reward roles store (%s)', (engine) => {
     await up(ALICE, T0 + 2_000);
     await up(BOB, T0 + 500);
     await up(ALICE, T0 + 500, OTHER_GUILD);
-    expect(await rewards.upsIn(GUILD, ALICE, T0, T0 + 2_000)).toBe(2);
-    expect(await rewards.upsIn(GUILD, ALICE, T0 + 1, T0 + 2_001)).toBe(2);
-    expect(await rewards.upsIn(GUILD, ALICE, 0, null)).toBe(3);
-    expect(await rewards.upsIn(GUILD, CAROL, 0, null)).toBe(0);
+    expect(await history.upsIn(GUILD, ALICE, T0, T0 + 2_000)).toBe(2);
+    expect(await history.upsIn(GUILD, ALICE, T0 + 1, T0 + 2_001)).toBe(2);
+    expect(await history.upsIn(GUILD, ALICE, 0, null)).toBe(3);
+    expect(await history.upsIn(GUILD, CAROL, 0, null)).toBe(0);
   });
 
   it('the top member has the most ups; among equals, who reached that count first', async () => {
-    expect(await rewards.top(GUILD, T0, T0 + 100_000)).toBeUndefined();
+    expect(await history.top(GUILD, T0, T0 + 100_000)).toBeUndefined();
     await up(ALICE, T0 + 1_000);
     await up(BOB, T0 + 2_000);
     await up(BOB, T0 + 3_000);
     await up(ALICE, T0 + 4_000);
     // Both have 2; Bob reached 2 first, though Alice began first.
-    expect(await rewards.top(GUILD, T0, T0 + 100_000)).toEqual({
+    expect(await history.top(GUILD, T0, T0 + 100_000)).toEqual({
       userId: BOB,
       ups: 2,
       reachedAt: T0 + 3_000,
     });
     await up(ALICE, T0 + 5_000);
-    expect(await rewards.top(GUILD, T0, T0 + 100_000)).toMatchObject({ userId: ALICE, ups: 3 });
+    expect(await history.top(GUILD, T0, T0 + 100_000)).toMatchObject({ userId: ALICE, ups: 3 });
     // The period's end is left out.
-    expect(await rewards.top(GUILD, T0, T0 + 4_000)).toMatchObject({ userId: BOB, ups: 2 });
+    expect(await history.top(GUILD, T0, T0 + 4_000)).toMatchObject({ userId: BOB, ups: 2 });
   });
 
   it('who holds a role: grants given or waiting without a removal, failed ones left out', async () => {

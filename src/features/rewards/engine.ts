@@ -18,6 +18,7 @@
  * zone, so what a period's grants are is read from the store, not from memory, across restarts.
  */
 import type { Logger } from '../../log/logger.js';
+import type { HistoryRepository } from '../../store/history.js';
 import type {
   GrantClaim,
   NewGrant,
@@ -44,19 +45,11 @@ const REWARD_CONCURRENCY = 4;
 export interface RewardEngineOptions extends RunnerOptions {
   rewards: Pick<
     RewardRepository,
-    | 'list'
-    | 'periodRewards'
-    | 'enqueue'
-    | 'due'
-    | 'claim'
-    | 'finish'
-    | 'retryAt'
-    | 'upsIn'
-    | 'top'
-    | 'open'
-    | 'granted'
+    'list' | 'periodRewards' | 'enqueue' | 'due' | 'claim' | 'finish' | 'retryAt' | 'open' | 'granted'
   >;
   settings: Pick<SettingsRepository, 'get'>;
+  /** The servers' ups: a member's count in a period, a month's top member. */
+  history: Pick<HistoryRepository, 'upsIn' | 'top'>;
   /** Gives and takes the roles (grant.ts discordRewardGranter). */
   granter: RewardGranter;
   /** Whether this process looks after the server (its shards'). Default: every server. */
@@ -68,6 +61,7 @@ export interface RewardEngineOptions extends RunnerOptions {
 export class RewardEngine {
   readonly #rewards: RewardEngineOptions['rewards'];
   readonly #settings: Pick<SettingsRepository, 'get'>;
+  readonly #history: Pick<HistoryRepository, 'upsIn' | 'top'>;
   readonly #logger: Logger;
   readonly #now: () => number;
   readonly #ownsGuild: ((guildId: string) => boolean) | undefined;
@@ -81,6 +75,7 @@ export class RewardEngine {
     const { rewards, granter, ownsGuild } = options;
     this.#rewards = rewards;
     this.#settings = options.settings;
+    this.#history = options.history;
     this.#logger = options.logger;
     this.#now = options.now ?? Date.now;
     this.#ownsGuild = ownsGuild;
@@ -165,7 +160,7 @@ export class RewardEngine {
         if (span.end !== null && span.end <= now) continue;
         let ups = counts.get(span.key);
         if (ups === undefined) {
-          ups = await this.#rewards.upsIn(guildId, userId, span.start, span.end);
+          ups = await this.#history.upsIn(guildId, userId, span.start, span.end);
           counts.set(span.key, ups);
         }
         if (ups < (reward.ups ?? Number.POSITIVE_INFINITY)) continue;
@@ -253,7 +248,7 @@ export class RewardEngine {
   ): Promise<NewGrant[]> {
     if (reward.createdAt >= ended.end) return [];
     if (await this.#rewards.granted(reward.guildId, reward.roleId, ended.key)) return [];
-    const top = await this.#rewards.top(reward.guildId, ended.start, ended.end);
+    const top = await this.#history.top(reward.guildId, ended.start, ended.end);
     const base = { guildId: reward.guildId, roleId: reward.roleId, dueAt: ended.end };
     const removals = (await this.#rewards.open(reward.guildId, reward.roleId))
       .filter((g) => g.userId !== top?.userId && g.periodKey !== ended.key)

@@ -62,6 +62,7 @@ describe('reward roles engine', () => {
     engine = new RewardEngine({
       rewards,
       settings,
+      history,
       granter,
       logger: createLogger({ level: 'warn', destination }),
       owner: 'test',
