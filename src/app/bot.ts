@@ -6,17 +6,17 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { type Client, DefaultUserAgent, Events } from 'discord.js';
+import { type Client, Events } from 'discord.js';
 import type { Config } from '../config/env.js';
 import { expectedShards } from '../config/sharding.js';
 import type { DirectoryClient } from '../directory/index.js';
-import { InteractionAcknowledger } from '../discord/acknowledge.js';
+import { deferralAddress, InteractionAcknowledger } from '../discord/acknowledge.js';
 import type { ChannelNames } from '../discord/channel-names.js';
 import { createDiscordClient, type DiscordClientOptions } from '../discord/client.js';
 import { CommandMentions } from '../discord/command-mentions.js';
 import { rulesOf } from '../discord/deferral-rules.js';
 import { GatewaySessions } from '../discord/gateway-sessions.js';
-import { prestartGatewayThread } from '../discord/gateway-thread-start.js';
+import { type PrestartedThread, prestartGatewayThread } from '../discord/gateway-thread-start.js';
 import { guildFactsLookup } from '../discord/guild-posts.js';
 import { GuildStatsSource } from '../discord/guild-stats.js';
 import { identifyBudgetRefusal } from '../discord/identify-budget.js';
@@ -55,6 +55,7 @@ import type { ServerReporter } from '../tasks/server-reports.js';
 import type { StatsPoster } from '../tasks/stats-poster.js';
 import { type BackgroundTask, backgroundTask, startTasks, stopTasks } from '../tasks/tasks.js';
 import { doneWithin } from '../time/bounded.js';
+import type { SessionsRead } from './early-resume.js';
 import { serverFeatures } from './features.js';
 import { createServices, type ServicesOptions } from './services.js';
 
@@ -80,6 +81,12 @@ export interface BotOptions {
    * it to the sharding manager, which has the one port).
    */
   receiveWebhooks?: boolean;
+  /** The store, opened already by the entry point (open-store.ts): the bot closes it at stop. */
+  store?: Store;
+  /** The gateway's thread, started already by the entry point (main.ts). */
+  gatewayThread?: PrestartedThread;
+  /** The saved sessions the entry point read, and had the thread resume (early-resume.ts). */
+  sessions?: SessionsRead;
 }
 
 export interface BotApp {
@@ -117,8 +124,9 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
   const now = options.now ?? Date.now;
   // Ours, so that stop() can close its keep-alive connections.
   const restAgent = createDiscordRestAgent();
-  // The gateway's thread loads its modules while the store opens and the bot is built.
-  const gatewayThread = prestartGatewayThread();
+  // The gateway's thread loads its modules while the store opens and the bot is built (or, on a
+  // restart, resumes the sessions already: early-resume.ts).
+  const gatewayThread = options.gatewayThread ?? prestartGatewayThread();
   // Set once the store is open (below); discord.js asks for the IDENTIFY throttle only at login.
   let identifyLedger: PostgresIdentifyLedger | undefined;
   const { client, directApi, channels, interactions } = createDiscordClient({
@@ -142,6 +150,7 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
   if (sharding.isChild) exposeShardStates(client);
   const services = await createServices({
     config,
+    store: options.store,
     logger,
     metrics,
     directory: options.directory,
@@ -248,7 +257,7 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
     channels,
     logger,
     now,
-    expected: expectedShards(sharding),
+    expected: options.sessions ?? expectedShards(sharding),
   });
 
   /**
@@ -301,9 +310,8 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
   };
   // Deferrals go out from the gateway packet on connections of their own (acknowledge.ts), straight
   // to Discord even when the rest goes through the REST proxy.
-  const rest = client.rest.options;
-  const userAgent = `${DefaultUserAgent} ${rest.userAgentAppendix}`.trim();
-  const acknowledger = new InteractionAcknowledger({ api: directApi, version: rest.version, userAgent });
+  const address = deferralAddress(directApi, client.rest.options);
+  const acknowledger = new InteractionAcknowledger(address);
   const router = createRouter(options.registry, deps, hooks, acknowledger);
 
   // The gateway's thread sends each slash command's deferral itself (gateway-thread.ts); the
@@ -311,7 +319,7 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
   // packet, before discord.js builds the interaction.
   interactions.deferrals = {
     rules: rulesOf(options.registry.commands, options.registry.userCommands),
-    acknowledger: { api: directApi, version: rest.version, userAgent },
+    acknowledger: address,
   };
   interactions.onDeferral = (id, deferral, done) => acknowledger.track(id, deferral, done);
   interactions.onInteraction = (data) => router.acknowledge(data);

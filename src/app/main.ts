@@ -2,87 +2,13 @@
 /**
  * `npm start`: the bot in one process with internal shards, or (when spawned by
  * `npm run start:sharded`) one shard process of several.
+ *
+ * The gateway's thread starts first, before anything else is loaded: its modules (@discordjs/ws,
+ * undici) load on the other core while this one loads the bot's, and a restart's saved sessions
+ * are resumed on it as soon as they are read (early-resume.ts). Everything else is run.ts.
  */
-import { registry } from '../../commands/index.js';
-import { secretsOf } from '../config/env.js';
-import { IdentifyBudgetError } from '../discord/identify-budget.js';
-import { WebhookListenError } from '../features/webhooks/receiver.js';
-import { createLogger } from '../log/logger.js';
-import { createMetrics } from '../ops/metrics.js';
-import { startTracing, tracingOptions } from '../ops/tracing.js';
-import { traceFields } from '../trace/spans.js';
-import { createBot } from './bot.js';
-import { installShutdown, SHUTDOWN_HARD_LIMIT_MS } from './shutdown.js';
-import { loadOrExit, openOrExit, startOpsOrExit } from './startup.js';
+import { prestartGatewayThread } from '../discord/gateway-thread-start.js';
 
-const config = loadOrExit(['discordToken']);
-const child = config.sharding.isChild;
-const logger = createLogger({
-  level: config.logLevel,
-  secrets: secretsOf(config),
-  ...(config.tracing ? { mixin: traceFields } : {}),
-});
-const tracing = await startTracing(config.tracing, tracingOptions(config, logger));
-if (!config.directory.token) {
-  logger.warn('DIRECTORY_TOKEN is not set: look-ups work; /up, comments, server reports and stats do not');
-}
-
-// A shard process leaves statistics and the operations endpoint to the manager.
-const metrics = child ? undefined : createMetrics({ logger });
-const bot = await openOrExit(() =>
-  createBot({
-    config,
-    logger,
-    registry,
-    postStats: !child && config.directory.token !== undefined,
-    // The sharding manager has the one webhook port.
-    receiveWebhooks: !child,
-    ...(metrics ? { metrics } : {}),
-    onFatal: (reason) => {
-      process.stderr.write(`${reason}\n`);
-      void shutdown.run(1);
-    },
-  }),
-);
-
-const ops =
-  metrics && config.httpPort !== undefined
-    ? await startOpsOrExit({
-        port: config.httpPort,
-        host: config.httpHost,
-        metrics,
-        isReady: () => bot.readiness(),
-        logger,
-      })
-    : undefined;
-
-const shutdown = installShutdown({
-  logger,
-  hardLimitMs: SHUTDOWN_HARD_LIMIT_MS,
-  steps: [() => bot.stop(), async () => ops?.close(), async () => tracing?.shutdown()],
-});
-
-if (child) {
-  // The manager is gone (killed, crashed): a shard process must not live on without it.
-  process.once('disconnect', () => {
-    logger.warn('the sharding manager is gone; shutting down');
-    void shutdown.run(0);
-  });
-  // discord.js may still try to report to the dead manager: that must not crash the shutdown.
-  process.on('error', (err) => logger.warn({ err }, 'IPC error'));
-}
-
-try {
-  await bot.start();
-} catch (err) {
-  const code = err instanceof Error && 'code' in err ? String(err.code) : '';
-  const message =
-    code === 'TokenInvalid'
-      ? 'Discord rejected DISCORD_TOKEN: check the token in the Discord developer portal'
-      : err instanceof WebhookListenError || err instanceof IdentifyBudgetError
-        ? err.message
-        : `could not connect to Discord: ${err instanceof Error ? err.message : String(err)}`;
-  logger.fatal({ err }, message);
-  process.stderr.write(`${message}\n`);
-  await shutdown.run(1);
-}
+const gatewayThread = prestartGatewayThread();
+const { runBot } = await import('./run.js');
+await runBot(gatewayThread);

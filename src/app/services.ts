@@ -14,15 +14,17 @@ import type { Logger } from '../log/logger.js';
 import { LEDGER_WARN_EVERY_MS, logThrottle } from '../log/throttle.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { Readiness } from '../ops/server.js';
-import { openStore, PostgresRateLimitLedger, type Store } from '../store/index.js';
-import { traceStatement } from '../store/query-timing.js';
+import { PostgresRateLimitLedger, type Store } from '../store/index.js';
 import { ServerReporter } from '../tasks/server-reports.js';
 import { StatsPoster, type StatsPosterOptions } from '../tasks/stats-poster.js';
 import { type BackgroundTask, backgroundTask } from '../tasks/tasks.js';
 import { doneWithin } from '../time/bounded.js';
+import { openBotStore } from './open-store.js';
 
 export interface ServicesOptions {
   config: Config;
+  /** Opened already (openBotStore): taken over, closed with the rest. Default: opened here. */
+  store?: Store | undefined;
   logger: Logger;
   metrics?: Metrics | undefined;
   /** Default: a client from the configuration, with the metrics hooks. */
@@ -94,21 +96,7 @@ function sharedLimits(store: Store, logger: Logger) {
  */
 export async function createServices(options: ServicesOptions): Promise<Services> {
   const { config, logger, metrics } = options;
-  const store = await openStore({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    lockWaitMs: config.sqliteLockWaitMs,
-    logger,
-    // Each statement's time for the metrics, and as a span when tracing is on.
-    onQuery:
-      metrics || config.tracing
-        ? (event) => {
-            metrics?.storeQuery(event);
-            traceStatement(event);
-          }
-        : undefined,
-  });
-  logger.info({ engine: store.engine, location: store.location }, 'store open');
+  const store = options.store ?? (await openBotStore({ config, logger, metrics }));
   let host: Host | undefined;
   if (options.host) {
     try {

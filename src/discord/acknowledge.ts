@@ -29,17 +29,33 @@
 
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
+// The values from discord-api-types, not discord.js: the gateway's thread (gateway-thread.ts)
+// loads this file, and discord.js would cost it some 10 MB of heap for two enums.
+import { DefaultRestOptions, DefaultUserAgent, type RESTOptions } from '@discordjs/rest';
 import type {
   ButtonInteraction,
   ChatInputCommandInteraction,
   UserContextMenuCommandInteraction,
 } from 'discord.js';
-// The values from discord-api-types, not discord.js: the gateway's thread (gateway-thread.ts)
-// loads this file, and discord.js would cost it some 10 MB of heap for two enums.
 import { InteractionResponseType, MessageFlags } from 'discord-api-types/v10';
 import { buildConnector, type Dispatcher, Pool } from 'undici';
 import { retryAfterFromHeaders } from '../http/retry-after.js';
 import type { Deferral } from './deferral-rules.js';
+
+/**
+ * Where the deferrals go and how they introduce themselves: as discord.js's REST (`rest`, its
+ * options; default, @discordjs/rest's defaults, which the bot keeps) at `api`, its API root.
+ */
+export function deferralAddress(
+  api: string | undefined,
+  rest: Pick<RESTOptions, 'version' | 'userAgentAppendix'> = DefaultRestOptions,
+): Pick<AcknowledgerOptions, 'api' | 'version' | 'userAgent'> {
+  return {
+    api: api || DefaultRestOptions.api,
+    version: rest.version,
+    userAgent: `${DefaultUserAgent} ${rest.userAgentAppendix}`.trim(),
+  };
+}
 
 export interface AcknowledgerOptions {
   /** Discord's API root, as discord.js has it (`client.rest.options.api`), e.g. https://discord.com/api. */

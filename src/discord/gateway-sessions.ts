@@ -23,6 +23,7 @@ import type { GatewaySave, GatewaySessionRepository, GatewaySnapshot } from '../
 import { PeriodicTask } from '../tasks/periodic.js';
 import type { ChannelNames } from './channel-names.js';
 import { type GuildPacket, guildPacket, unavailablePacket } from './guild-snapshot.js';
+import { isPayload, loadSaved, parsed, resumable, SESSION_RESTORE_MAX_AGE_MS } from './saved-sessions.js';
 
 /** Marks a dispatch this module made from the store (set on its `d`), not one Discord sent. */
 export const RESTORED: unique symbol = Symbol('restored from the store');
@@ -68,9 +69,10 @@ export interface GatewaySessionsOptions {
   /**
    * The shards this process will run, when the configuration says (not with SHARD_COUNT=auto):
    * their sessions are read from `start()` on, while the rest of the process starts, rather than
-   * when the shards are about to connect.
+   * when the shards are about to connect. `loaded`: read already (by the entry point, which
+   * resumed them at once: early-resume.ts), not read again.
    */
-  expected?: { shardIds: readonly number[]; shardCount: number };
+  expected?: { shardIds: readonly number[]; shardCount: number; loaded?: Map<number, GatewaySnapshot> };
 }
 
 /**
@@ -78,12 +80,6 @@ export interface GatewaySessionsOptions {
  * what a `kill -9` may have the next process replay again at most.
  */
 export const SESSION_SAVE_EVERY_MS = 5_000;
-/**
- * Discord does not say how long a dropped session stays resumable ("a few minutes" in practice):
- * past this, a restart identifies rather than restore guilds that may be stale and try a RESUME
- * that would be refused.
- */
-export const SESSION_RESTORE_MAX_AGE_MS = 180_000;
 
 /** The dispatches that change what a snapshot holds: each marks its guild for the next save. */
 const GUILD_EVENTS = [
@@ -105,21 +101,6 @@ interface ShardState {
   dirty: Set<string>;
   /** Guild ids restored, until the shard resumes or identifies. */
   restored: Set<string> | undefined;
-}
-
-type Payload = Record<string | symbol, unknown>;
-
-function isPayload(value: unknown): value is Payload {
-  return typeof value === 'object' && value !== null;
-}
-
-function parsed(text: string): Payload | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    return isPayload(value) ? value : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 function shardsKey(shardIds: readonly number[], shardCount: number): string {
@@ -161,7 +142,9 @@ export class GatewaySessions implements SessionKeeping {
   start(): void {
     const { client, expected } = this.#o;
     if (expected && !this.#prefetched) {
-      const loaded = this.#load(expected.shardIds, expected.shardCount);
+      const loaded = expected.loaded
+        ? Promise.resolve(expected.loaded)
+        : this.#load(expected.shardIds, expected.shardCount);
       // Awaited by restore(); a failure is said there.
       loaded.catch(() => undefined);
       this.#prefetched = { key: shardsKey(expected.shardIds, expected.shardCount), loaded };
@@ -197,12 +180,14 @@ export class GatewaySessions implements SessionKeeping {
       this.#o.logger.warn({ err }, 'the saved gateway sessions could not be read: the shards identify');
       return out;
     }
-    for (const [shardId, { session, guilds }] of loaded) {
-      const identity = parsed(session.identity);
-      if (!identity || !isPayload(identity.user) || typeof identity.user.id !== 'string') {
+    for (const [shardId, saved] of loaded) {
+      const readable = resumable(shardId, shardCount, saved);
+      if (!readable) {
         this.#o.logger.warn({ shardId }, 'a saved gateway session is unreadable: the shard identifies');
         continue;
       }
+      const { session, guilds } = saved;
+      const { identity, session: info } = readable;
       const packets = guilds
         .map(parsed)
         .filter((p): p is GuildPacket => p !== undefined && typeof p.id === 'string');
@@ -224,13 +209,6 @@ export class GatewaySessions implements SessionKeeping {
             : restored(GatewayDispatchEvents.GuildCreate, s, p),
         ),
       ];
-      const info: SessionInfo = {
-        sessionId: session.sessionId,
-        sequence: s,
-        resumeURL: session.resumeUrl,
-        shardId,
-        shardCount,
-      };
       out.set(shardId, { session: info, dispatches });
       this.#identity ??= session.identity;
       const state = this.#state(shardId);
@@ -252,11 +230,11 @@ export class GatewaySessions implements SessionKeeping {
   }
 
   #load(shardIds: readonly number[], shardCount: number): Promise<Map<number, GatewaySnapshot>> {
-    return this.#o.repository.load(
-      shardIds,
-      shardCount,
-      this.#o.maxAgeMs ?? SESSION_RESTORE_MAX_AGE_MS,
+    return loadSaved(
+      this.#o.repository,
+      { shardIds, shardCount },
       this.#now(),
+      this.#o.maxAgeMs ?? SESSION_RESTORE_MAX_AGE_MS,
     );
   }
 

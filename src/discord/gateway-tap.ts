@@ -47,6 +47,9 @@ export interface InteractionTap {
    * code 4200, not 1000), and ends the thread. discord.js's own destroy afterwards has nothing left.
    */
   suspend?: () => Promise<void>;
-  /** A thread started early (gateway-thread-start.ts), for the first spawn to take. */
+  /**
+   * A thread started early (gateway-thread-start.ts), for the first spawn to take: resuming the
+   * saved sessions already, on a restart (app/early-resume.ts).
+   */
   prestarted?: PrestartedThread;
 }

@@ -21,6 +21,22 @@ export interface GatewayThreadData extends WorkerData {
 }
 
 /**
+ * A restart's shards resumed before the bot's modules have loaded (early-resume.ts): what a RESUME
+ * needs and nothing else. The rest of the thread's data comes with `attach`.
+ */
+export interface EarlyResume {
+  token: string;
+  shardIds: number[];
+  shardCount: number;
+  /** The sessions to resume at once, by shard; the other shards wait for the strategy's Connect. */
+  sessions: Record<number, SessionInfo>;
+  /** The commands replayed meanwhile are deferred by this table (commands/deferrals.ts)… */
+  rules: DeferralRules;
+  /** …at Discord's API root (DISCORD_API_URL; default discord.js's). */
+  api: string | undefined;
+}
+
+/**
  * What the main thread says to the thread beyond @discordjs/ws's ops: the sessions restored from
  * the store, by shard (gateway-sessions.ts), before any Connect. The thread RESUMEs them without
  * asking the main thread, which is busy restoring the guilds meanwhile.
@@ -31,7 +47,19 @@ export type ToGatewayThread =
    * The thread's data, its first message: the thread is started before the main thread knows it
    * (prestartGatewayThread), so that it loads its modules meanwhile.
    */
-  | { op: 'init'; data: GatewayThreadData };
+  | { op: 'init'; data: GatewayThreadData }
+  /**
+   * Or, as its first message: resume these sessions now. Until `go`, the thread keeps to itself
+   * what it would tell the main thread (nobody there is listening yet), its deferrals included.
+   */
+  | { op: 'early'; resume: EarlyResume }
+  /** After `early`: the thread's whole data, as `init` would have given it (the same shards). */
+  | { op: 'attach'; data: GatewayThreadData }
+  /**
+   * After `attach`: the restored guilds are in discord.js; what the thread kept, the replay
+   * included, may follow (in order, each command deferred on its way).
+   */
+  | { op: 'go' };
 
 /** The thread sent this deferral (before the packet follows), then how it went. */
 export type FromGatewayThread =

@@ -39,7 +39,7 @@ import { AcknowledgeError } from './acknowledge.js';
 import type { RestoredShard } from './gateway-sessions.js';
 import type { InteractionTap } from './gateway-tap.js';
 import type { FromGatewayThread, GatewayThreadData, ToGatewayThread } from './gateway-thread-protocol.js';
-import { startGatewayThread } from './gateway-thread-start.js';
+import { resumesShards, startGatewayThread } from './gateway-thread-start.js';
 import { IdentifyBudgetError } from './identify-budget.js';
 
 /** A shard's destroy waits this long for the thread, then the thread is ended all the same. */
@@ -69,6 +69,8 @@ export class GatewayThreadStrategy implements IShardingStrategy {
   #suspending = false;
   /** The sessions restored (spawn), whose guilds discord.js gets as the shards connect. */
   #restoring = new Map<number, RestoredShard>();
+  /** The thread spawn took resumes early: it keeps its messages until connect's `go`. */
+  #early = false;
 
   constructor(manager: WebSocketManager, tap: InteractionTap) {
     this.#manager = manager;
@@ -98,8 +100,13 @@ export class GatewayThreadStrategy implements IShardingStrategy {
       acknowledger: deferrals.acknowledger,
       stopped: this.#stopped,
     };
-    const worker = this.#tap.prestarted?.take() ?? startGatewayThread();
-    this.#send({ op: 'init', data }, worker);
+    const taken = this.#tap.prestarted?.take();
+    // A thread resuming early resumes these very shards, or is of no use (ended, sessions kept).
+    const early = taken?.early && resumesShards(taken.early, shardIds, options.shardCount);
+    if (taken?.early && !early) await taken.worker.terminate();
+    const worker = taken && (early || !taken.early) ? taken.worker : startGatewayThread();
+    this.#send(early ? { op: 'attach', data } : { op: 'init', data }, worker);
+    this.#early = early === true;
     this.#worker = worker;
     this.#shardIds = shardIds;
     const ready = new Promise<void>((resolve, reject) => {
@@ -129,7 +136,8 @@ export class GatewayThreadStrategy implements IShardingStrategy {
       sessions[shardId] = shard.session;
     }
     this.#restoring = restored;
-    if (restored.size > 0) this.#send({ op: 'sessions', sessions });
+    // An early thread read the same sessions (saved-sessions.ts), and is resuming them.
+    if (restored.size > 0 && !this.#early) this.#send({ op: 'sessions', sessions });
     await ready;
     worker.on('error', (err) => this.#tap.onError?.(err, 'gateway thread'));
     worker.on('exit', (code) => {
@@ -190,6 +198,9 @@ export class GatewayThreadStrategy implements IShardingStrategy {
     // connection's HELLO, so that the restored READY's "ready" does not stand meanwhile; and once
     // every shard is restored, so that discord.js has seen them all ready and is ready itself.
     for (const shardId of restoring.keys()) this.#emit(WebSocketShardEvents.Hello, { shardId });
+    // An early thread kept what came meanwhile: it follows now, after the guilds.
+    if (this.#early) this.#send({ op: 'go' });
+    this.#early = false;
     await connected;
   }
 

@@ -1,8 +1,11 @@
 /**
  * The gateway's thread: the bot's shards (@discordjs/ws's WorkerBootstrapper) and the first
- * response to each slash command, away from the main thread. Started by GatewayThreadStrategy
- * (gateway-thread-strategy.ts), which gives it the strategy's options, the deferral table and
- * the acknowledger's address in `workerData`.
+ * response to each slash command, away from the main thread. Started early (gateway-thread-start.ts)
+ * and taken by GatewayThreadStrategy (gateway-thread-strategy.ts), which gives it the strategy's
+ * options, the deferral table and the acknowledger's address as its first message (`init`); or,
+ * on a restart, given the saved sessions first (`early`, app/early-resume.ts): it resumes them
+ * while the main thread loads the bot, keeps what it would tell the main thread, and gets the rest
+ * of its data when the strategy takes it (`attach`), then lets what it kept go (`go`).
  *
  * Why a thread: the deferral must reach Discord within 3 s, and the bot wants it within tens of
  * milliseconds; on the main thread it waits for whatever the event loop is doing when the packet
@@ -18,6 +21,7 @@
  */
 import { type MessagePort, parentPort } from 'node:worker_threads';
 import {
+  DefaultWebSocketManagerOptions,
   type IContextFetchingStrategy,
   type SessionInfo,
   WebSocketShard,
@@ -28,9 +32,14 @@ import {
   WorkerReceivePayloadOp,
 } from '@discordjs/ws';
 import { GatewayDispatchEvents } from 'discord-api-types/v10';
-import { AcknowledgeError, InteractionAcknowledger } from './acknowledge.js';
+import { AcknowledgeError, deferralAddress, InteractionAcknowledger } from './acknowledge.js';
 import { applicationCommandDeferral, type InteractionPacket } from './deferral-rules.js';
-import type { FromGatewayThread, GatewayThreadData, ToGatewayThread } from './gateway-thread-protocol.js';
+import type {
+  EarlyResume,
+  FromGatewayThread,
+  GatewayThreadData,
+  ToGatewayThread,
+} from './gateway-thread-protocol.js';
 
 function mainThread(): MessagePort {
   if (!parentPort) throw new Error('gateway-thread.ts runs as a worker thread');
@@ -48,28 +57,88 @@ const port = mainThread();
  * among ours. The main thread takes a batch as an array (gateway-thread-strategy.ts).
  */
 const outbox: unknown[] = [];
+/** Early (below): what this thread tells the main thread is kept until `go`. */
+let kept = false;
 const postNow = port.postMessage.bind(port);
 port.postMessage = (message: unknown): void => {
   outbox.push(message);
   if (outbox.length === 1) setImmediate(flush);
 };
 function flush(): void {
-  if (outbox.length > 0) postNow(outbox.splice(0));
+  if (!kept && outbox.length > 0) postNow(outbox.splice(0));
 }
+
+type First = Extract<ToGatewayThread, { op: 'init' | 'early' }>;
 /**
  * The thread is started before the main thread knows what to give it (gateway-thread-strategy.ts,
  * prestartGatewayThread): by then it has loaded its modules, on a core of its own, while the main
- * thread started. Its data comes as its first message.
+ * thread started. Its data comes as its first message: `init`, or `early` (a restart's sessions,
+ * resumed before the main thread has loaded the bot: early-resume.ts), whose data comes later.
  */
-const data = await new Promise<GatewayThreadData>((resolve) => {
-  const onInit = (message: ToGatewayThread | { op?: unknown }): void => {
-    if (message.op !== 'init') return;
-    port.off('message', onInit);
-    resolve((message as Extract<ToGatewayThread, { op: 'init' }>).data);
+const first = await new Promise<First>((resolve) => {
+  const onFirst = (message: ToGatewayThread | { op?: unknown }): void => {
+    if (message.op !== 'init' && message.op !== 'early') return;
+    port.off('message', onFirst);
+    resolve(message as First);
   };
-  port.on('message', onInit);
+  port.on('message', onFirst);
 });
-const acknowledger = data.acknowledger && new InteractionAcknowledger(data.acknowledger);
+const early = first.op === 'early' ? first.resume : undefined;
+kept = early !== undefined;
+const data: GatewayThreadData = first.op === 'init' ? first.data : resumeOnly(first.resume);
+let acknowledger = data.acknowledger && new InteractionAcknowledger(data.acknowledger);
+/** Early: `attach` came, with the thread's whole data. */
+let attach!: () => void;
+const attached = new Promise<void>((resolve) => {
+  attach = resolve;
+});
+if (!early) attach();
+
+/**
+ * What a RESUME reads of the data (@discordjs/ws's defaults, as discord.js leaves them), until
+ * `attach` replaces it all. A shard that has to identify instead waits for `attach` first
+ * (SessionsKeptHere), so nothing else of this is ever used.
+ */
+function resumeOnly(resume: EarlyResume): GatewayThreadData {
+  const d = DefaultWebSocketManagerOptions;
+  return {
+    token: resume.token,
+    shardIds: resume.shardIds,
+    shardCount: resume.shardCount,
+    intents: 0,
+    version: d.version,
+    encoding: d.encoding,
+    compression: d.compression,
+    handshakeTimeout: d.handshakeTimeout,
+    helloTimeout: d.helloTimeout,
+    readyTimeout: d.readyTimeout,
+    largeThreshold: d.largeThreshold,
+    initialPresence: d.initialPresence,
+    identifyProperties: d.identifyProperties,
+    gatewayInformation: {
+      url: '',
+      shards: resume.shardCount,
+      session_start_limit: { total: 0, remaining: 0, reset_after: 0, max_concurrency: 1 },
+    },
+    rules: resume.rules,
+    acknowledger: deferralAddress(resume.api),
+    stopped: new Int32Array(new SharedArrayBuffer(4)),
+  };
+}
+
+/** `attach`: the data the main thread would have given with `init`; the deferrals start. */
+function attachData(given: GatewayThreadData): void {
+  Object.assign(data, given);
+  acknowledger = data.acknowledger && new InteractionAcknowledger(data.acknowledger);
+  attach();
+  postNow([{ op: WorkerReceivePayloadOp.WorkerReady }]);
+}
+
+/** `go`: what was kept leaves, in order (a command's deferral before its packet, as ever). */
+function letGo(): void {
+  kept = false;
+  flush();
+}
 
 const post = (message: FromGatewayThread): void => port.postMessage(message);
 
@@ -111,6 +180,7 @@ class SessionsKeptHere implements IContextFetchingStrategy {
 
   constructor(readonly options: WorkerData) {
     this.#main = new WorkerContextFetchingStrategy(options);
+    if (early) this.restored(early.sessions);
   }
 
   /** Sessions restored from the store (before any Connect): resumed without asking. */
@@ -119,6 +189,10 @@ class SessionsKeptHere implements IContextFetchingStrategy {
   }
 
   async retrieveSessionInfo(shardId: number): Promise<SessionInfo | null> {
+    const kept = this.#sessions.get(shardId);
+    if (kept) return kept;
+    // No session to resume: the gateway's address and the IDENTIFY's options come with `attach`.
+    await attached;
     if (this.#sessions.has(shardId)) return this.#sessions.get(shardId) ?? null;
     const session = await this.#main.retrieveSessionInfo(shardId);
     if (!this.#sessions.has(shardId)) this.#sessions.set(shardId, session);
@@ -140,16 +214,28 @@ class GatewayThread extends WorkerBootstrapper {
   /** @discordjs/ws reads `workerData`, which this thread is started without: the data is its first message. */
   protected override readonly data: GatewayThreadData;
 
+  /** Early: the shards resuming since the thread started, until the strategy's Connect takes each. */
+  readonly #resuming = new Map<number, Promise<void>>();
+
   constructor(data: GatewayThreadData) {
     super();
     this.data = data;
   }
 
+  /** A shard resuming early is connected already: its Connect waits for that connection. */
+  protected override connect(shardId: number): Promise<void> {
+    const resuming = this.#resuming.get(shardId);
+    this.#resuming.delete(shardId);
+    return resuming ?? super.connect(shardId);
+  }
+
   async start(): Promise<void> {
     const context = new SessionsKeptHere(this.data);
     port.on('message', (message: ToGatewayThread | { op?: unknown }) => {
-      if (message.op === 'sessions')
-        context.restored((message as Extract<ToGatewayThread, { op: 'sessions' }>).sessions);
+      const ours = message as ToGatewayThread;
+      if (ours.op === 'sessions') context.restored(ours.sessions);
+      else if (ours.op === 'attach') attachData(ours.data);
+      else if (ours.op === 'go') letGo();
     });
     const forwarded = Object.values(WebSocketShardEvents).filter((e) => e !== WebSocketShardEvents.Dispatch);
     for (const shardId of this.data.shardIds) {
@@ -172,7 +258,19 @@ class GatewayThread extends WorkerBootstrapper {
       this.shards.set(shardId, shard);
     }
     this.setupThreadEvents();
-    port.postMessage({ op: WorkerReceivePayloadOp.WorkerReady });
+    if (!early) {
+      port.postMessage({ op: WorkerReceivePayloadOp.WorkerReady });
+      return;
+    }
+    // Ready when attached (attachData); the sessions resume now.
+    for (const shardId of Object.keys(early.sessions).map(Number)) {
+      const shard = this.shards.get(shardId);
+      if (!shard) continue;
+      const connecting = shard.connect();
+      // Its outcome is the strategy's Connect's (connect above); until then it must not be unhandled.
+      connecting.catch(() => undefined);
+      this.#resuming.set(shardId, connecting);
+    }
   }
 }
 

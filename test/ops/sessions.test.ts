@@ -13,7 +13,13 @@
  */
 import { describe, it, type onTestFinished } from 'vitest';
 import { GatewaySessionRepository, openStore, SettingsRepository } from '../../src/store/index.js';
-import { type DiscordStandIn, type GatewayLogEntry, makeGuild, snowflake } from '../discord/index.js';
+import {
+  commandOption,
+  type DiscordStandIn,
+  type GatewayLogEntry,
+  makeGuild,
+  snowflake,
+} from '../discord/index.js';
 import { IDS } from '../emulator/index.js';
 import { isHandled } from '../support/rig.js';
 import { tempDir } from '../support/temp.js';
@@ -100,14 +106,28 @@ describe.concurrent('gateway sessions across restarts', () => {
 
     // Its first statistics post comes a second after every shard is back.
     const second = w.spawn({ STATS_INTERVAL: '1h', STATS_FIRST_DELAY: '1s' });
-    // An /up sent while the new process starts, before its shards are back: replayed to it.
+    // An /up sent while the new process starts: its shards resume before the bot's modules have
+    // loaded (early-resume.ts), so it is replayed to the gateway's thread or reaches it live; the
+    // thread defers it either way and keeps it until the bot takes over.
     await second.opsPort();
     const user = someone();
     const up = w.discord.sendCommand({ guildId: IDS.serverFresh, name: 'up', user });
-    expect(up.delivery).toBe('queued');
+    expect(['queued', 'sent']).toContain(up.delivery);
     const resumed = await allResumed(w.discord, stoppedAt);
     const gap = gaps(w.discord, stoppedAt, resumed);
     console.log(`restart (SIGTERM): no shard connected for ${gap.join(' / ')} ms per shard`);
+    // The sessions were resumed by the entry point, before the bot's modules had loaded; a
+    // look-up sent once they are back is deferred and answered as ever.
+    const early = second
+      .entries()
+      .filter((e) => e.msg === 'resuming the saved gateway sessions while the bot loads');
+    expect(early.map((e) => e.shards)).toEqual([[0, 1, 2, 3]]);
+    const lookup = w.discord.sendCommand({
+      guildId: IDS.serverFresh,
+      name: 'bot',
+      options: [commandOption.string('ref', 'kerdoku')],
+    });
+    expect(lookup.delivery).toBe('sent');
 
     expect(entriesOf(w.discord, 'identify')).toHaveLength(SHARDS);
     expect(entriesOf(w.discord, 'invalid_session')).toEqual([]);
@@ -122,6 +142,19 @@ describe.concurrent('gateway sessions across restarts', () => {
     );
     const handled = second.entries().filter((e) => isHandled(e) && e.name === 'up');
     expect(handled.map((e) => e.outcome)).toEqual(['success']);
+    const looked = await lookup.firstResponse(3_000);
+    expect(looked.at - lookup.sentAt).toBeLessThan(3_000);
+    await eventually(
+      () => (second.entries().some((e) => isHandled(e) && e.name === 'bot') ? true : undefined),
+      15_000,
+      'the look-up to be handled',
+    );
+    expect(
+      second
+        .entries()
+        .filter((e) => isHandled(e) && e.name === 'bot')
+        .map((e) => e.outcome),
+    ).toEqual(['shown']);
     // The up reached the directory once; the join was reported once (a POST without `up`).
     const posts = w.emu.requests.filter((r) => r.method === 'POST' && r.path.startsWith('/v2/server'));
     const bodies = posts.map((r) => JSON.parse(r.body) as { up?: number });

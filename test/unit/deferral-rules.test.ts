@@ -4,6 +4,7 @@
  */
 import { ApplicationCommandType, InteractionResponseType, InteractionType } from 'discord-api-types/v10';
 import { describe, expect, it } from 'vitest';
+import { DEFERRAL_RULES } from '../../commands/deferrals.js';
 import { registry } from '../../commands/index.js';
 import { applicationCommandDeferral, rulesOf } from '../../src/discord/deferral-rules.js';
 
@@ -16,6 +17,10 @@ const packet = (name: unknown, type = ApplicationCommandType.ChatInput) => ({
 });
 
 describe('deferral rules', () => {
+  it("is the table a restart's early resume defers by, before the commands load (commands/deferrals.ts)", () => {
+    expect(DEFERRAL_RULES).toEqual(rules);
+  });
+
   it('crosses to a thread as plain data', () => {
     expect(structuredClone(rules)).toEqual(rules);
   });
