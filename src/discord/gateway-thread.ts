@@ -128,8 +128,20 @@ function resumeOnly(resume: EarlyResume): GatewayThreadData {
 
 /** `attach`: the data the main thread would have given with `init`; the deferrals start. */
 function attachData(given: GatewayThreadData): void {
+  const before = data.acknowledger;
   Object.assign(data, given);
-  acknowledger = data.acknowledger && new InteractionAcknowledger(data.acknowledger);
+  const after = data.acknowledger;
+  const same =
+    before !== undefined &&
+    after !== undefined &&
+    before.api === after.api &&
+    before.version === after.version &&
+    before.userAgent === after.userAgent;
+  if (!same) {
+    // Its pool closes once the deferrals it is sending are done (undici's close).
+    void acknowledger?.close().catch(() => undefined);
+    acknowledger = after && new InteractionAcknowledger(after);
+  }
   attach();
   postNow([{ op: WorkerReceivePayloadOp.WorkerReady }]);
 }
