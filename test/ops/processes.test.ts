@@ -402,12 +402,15 @@ describe.concurrent('built entry points as child processes', () => {
       await bot.waitForLine((e) => e.msg === 'shutting down', 2_000, '"shutting down"');
       const secondAt = performance.now();
       bot.kill('SIGTERM');
-      const exit = await withTimeout(bot.exited, 2_000, 'main.js to exit after the second SIGTERM');
+      const exit = await withTimeout(bot.exited, 3_000, 'main.js to exit after the second SIGTERM');
       const took = Math.round(exit.at - secondAt);
       console.log(`second SIGTERM: exited ${took} ms later with code ${exit.code}`);
       // At once: not after the drain, which would take 5 s more (the /up waits 6 s for the directory).
-      // The bound is loose because five children start together on two cores in this file.
-      expect(took).toBeLessThan(2_000);
+      // The bound is loose because five children start together on two cores in this file: the
+      // exit then takes 0.8-1.2 s (about 0.1 s alone), most of it Node's own teardown after the
+      // 'exit' event; with the gateway's thread started by the entry point (early-resume.ts) it is
+      // slower than the 0.35-0.7 s it took when the thread started with the bot, cause not found.
+      expect(took).toBeLessThan(3_000);
       expect(
         up.requests().some((r) => r.method === 'PATCH'),
         'the /up in flight is abandoned',
