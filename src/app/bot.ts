@@ -6,20 +6,17 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { type Client, Events } from 'discord.js';
+import type { Client } from 'discord.js';
 import type { Config } from '../config/env.js';
 import { expectedShards } from '../config/sharding.js';
 import type { DirectoryClient } from '../directory/index.js';
-import { deferralAddress, InteractionAcknowledger } from '../discord/acknowledge.js';
 import type { ChannelNames } from '../discord/channel-names.js';
 import { createDiscordClient, type DiscordClientOptions } from '../discord/client.js';
 import { CommandMentions } from '../discord/command-mentions.js';
-import { rulesOf } from '../discord/deferral-rules.js';
 import { GatewaySessions } from '../discord/gateway-sessions.js';
 import { type PrestartedThread, prestartGatewayThread } from '../discord/gateway-thread-start.js';
 import { guildFactsLookup } from '../discord/guild-posts.js';
 import { GuildStatsSource } from '../discord/guild-stats.js';
-import { identifyBudgetRefusal } from '../discord/identify-budget.js';
 import { discordLookups } from '../discord/lookups.js';
 import { createDiscordRestAgent } from '../discord/rest-agent.js';
 import { exposeShardStates, localShards } from '../discord/shard-stats.js';
@@ -34,7 +31,7 @@ import { ADOPT_EVERY_MS, adoptOrphanedUps } from '../hosts/adopt.js';
 import { PostgresIdentifyLedger } from '../hosts/identify-ledger.js';
 import { hostIdentifyThrottler } from '../hosts/identify-throttle.js';
 import { ShardOwnership } from '../hosts/ownership.js';
-import { createRouter, type Router, type RouterHooks } from '../interactions/router.js';
+import type { Router, RouterHooks } from '../interactions/router.js';
 import { LookupSuggestions } from '../interactions/suggestions.js';
 import type { BotDeps, Registry, ServerPosts } from '../interactions/types.js';
 import type { Logger } from '../log/logger.js';
@@ -57,6 +54,7 @@ import { type BackgroundTask, backgroundTask, startTasks, stopTasks } from '../t
 import { doneWithin } from '../time/bounded.js';
 import type { SessionsRead } from './early-resume.js';
 import { serverFeatures } from './features.js';
+import { routeInteractions } from './interactions.js';
 import { createServices, type ServicesOptions } from './services.js';
 
 export interface BotOptions {
@@ -302,43 +300,19 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
       : []),
   ];
 
-  const hooks: RouterHooks = {
-    onHandled: (event) => {
-      metrics?.interaction(event);
-      options.hooks?.onHandled?.(event);
-    },
-  };
-  // Deferrals go out from the gateway packet on connections of their own (acknowledge.ts), straight
-  // to Discord even when the rest goes through the REST proxy.
-  const address = deferralAddress(directApi, client.rest.options);
-  const acknowledger = new InteractionAcknowledger(address);
-  const router = createRouter(options.registry, deps, hooks, acknowledger);
-
-  // The gateway's thread sends each slash command's deferral itself (gateway-thread.ts); the
-  // router takes it from the acknowledger as if sent here. A button's is sent here, from its
-  // packet, before discord.js builds the interaction.
-  interactions.deferrals = {
-    rules: rulesOf(options.registry.commands, options.registry.userCommands),
-    acknowledger: address,
-  };
-  interactions.onDeferral = (id, deferral, done) => acknowledger.track(id, deferral, done);
-  interactions.onInteraction = (data) => router.acknowledge(data);
-  interactions.onError = (err, event) => logger.error({ err, event }, 'discord.js failed on a gateway event');
-  if (metrics) {
-    interactions.onSessionStartLimit = (limit) => metrics.sessionStartLimit(limit);
-    interactions.onSession = (shardId, kind) => metrics.gatewaySession(shardId, kind);
-  }
-  interactions.sessions = sessions;
-  interactions.prestarted = gatewayThread;
-  sessions.start();
-  interactions.identifyBudgetRefusal = (limit, shards) =>
-    identifyBudgetRefusal(limit, shards, config.discord.identifyFloor);
-  interactions.onThreadLost = (err) => {
-    logger.fatal({ err }, 'the gateway thread stopped: the bot no longer hears Discord');
-    options.onFatal?.('the gateway thread stopped');
-  };
-  client.on(Events.InteractionCreate, (interaction) => {
-    void router.handle(interaction);
+  const { router, acknowledger } = routeInteractions({
+    client,
+    interactions,
+    registry: options.registry,
+    deps,
+    directApi,
+    sessions,
+    gatewayThread,
+    config,
+    logger,
+    metrics,
+    onHandled: options.hooks?.onHandled,
+    onFatal: options.onFatal,
   });
   onceConnected(client, sessions, () => {
     logger.info(
