@@ -201,8 +201,8 @@ class SessionsKeptHere implements IContextFetchingStrategy {
   }
 
   async retrieveSessionInfo(shardId: number): Promise<SessionInfo | null> {
-    const kept = this.#sessions.get(shardId);
-    if (kept) return kept;
+    const saved = this.#sessions.get(shardId);
+    if (saved) return saved;
     // No session to resume: the gateway's address and the IDENTIFY's options come with `attach`.
     await attached;
     if (this.#sessions.has(shardId)) return this.#sessions.get(shardId) ?? null;
