@@ -1,9 +1,9 @@
 /**
- * The bot's process, started by main.ts once the gateway's thread is on its way: configuration,
- * store, a restart's sessions resumed (early-resume.ts), then the bot, its operations endpoint and
- * its shutdown.
+ * The bot's process, started by main.ts once the configuration is read and the gateway's thread is
+ * on its way: the logger and metrics, the store, a restart's sessions resumed (early-resume.ts),
+ * then the bot, its operations endpoint and its shutdown.
  */
-import { secretsOf } from '../config/env.js';
+import { type Config, secretsOf } from '../config/env.js';
 import type { PrestartedThread } from '../discord/gateway-thread-start.js';
 import { createLogger } from '../log/logger.js';
 import { createMetrics } from '../ops/metrics.js';
@@ -12,10 +12,9 @@ import { traceFields } from '../trace/spans.js';
 import { resumeEarly } from './early-resume.js';
 import { openBotStore } from './open-store.js';
 import { installShutdown, SHUTDOWN_HARD_LIMIT_MS } from './shutdown.js';
-import { loadOrExit, openOrExit, startOpsOrExit } from './startup.js';
+import { openOrExit, startOpsOrExit } from './startup.js';
 
-export async function runBot(gatewayThread: PrestartedThread): Promise<void> {
-  const config = loadOrExit(['discordToken']);
+export async function runBot(config: Config, gatewayThread: PrestartedThread): Promise<void> {
   const child = config.sharding.isChild;
   const logger = createLogger({
     level: config.logLevel,
