@@ -2,16 +2,17 @@
  * A restart's gateway sessions, resumed before the bot's modules have loaded. Loading them (the
  * discord.js client, the features, the commands: about a second on two busy cores) is most of a
  * restart's time with no shard connected, and a RESUME needs none of it: the token, the shards
- * and the saved sessions. So the entry point opens the store, reads the sessions and starts the
- * gateway's thread (started before anything else: main.ts) resume them, then loads the bot. The thread keeps what Discord replays until the bot has restored the guilds and taken it
- * (GatewayThreadStrategy: `attach`, `go`); a command replayed meanwhile is deferred then.
+ * and the saved sessions. So the entry point opens the store, reads the sessions and has the
+ * gateway's thread (started before the rest loads: main.ts) resume them, then loads the bot.
+ * Until the bot has restored the guilds and taken the thread over (GatewayThreadStrategy:
+ * `attach`, `go`), the thread keeps what Discord replays, and defers each command in it itself,
+ * by the deferral table that needs no command loaded (commands/deferrals.ts).
  *
  * Only where the configuration says which shards this process runs (a SHARD_COUNT, not auto) and
  * no other host may hold them: one host of several (SHARD_IDS) claims its shards in the store
  * before it may connect them (createServices), and resumes them after that claim, as the bot
  * always did.
  */
-
 import type { SessionInfo } from '@discordjs/ws';
 import { DEFERRAL_RULES } from '../../commands/deferrals.js';
 import type { Config } from '../config/env.js';
