@@ -59,6 +59,8 @@ export function serverFeatures(options: {
   const { client, store, settings, reminders, history, webhooks, commands, guild, charts } = options;
   const { owner, ownsGuild, leaseMs, logger, now, metrics } = options;
   const rest: REST = client.rest;
+  /** What every outbox engine here runs with: this process's claims, its guilds, its clock. */
+  const running = { owner, ownsGuild, leaseMs, logger, now };
   const reminderRoles = new ReminderRoles({ settings, logger });
   reminderRoles.watch(client);
   const engines = reminderEngines({
@@ -69,11 +71,7 @@ export function serverFeatures(options: {
     commands,
     guild,
     roles: reminderRoles,
-    owner,
-    ownsGuild,
-    leaseMs,
-    logger,
-    now,
+    ...running,
     metrics,
   });
   const { scheduler, followUp } = engines;
@@ -86,11 +84,7 @@ export function serverFeatures(options: {
     rest,
     charts,
     guild,
-    owner,
-    ownsGuild,
-    leaseMs,
-    logger,
-    now,
+    ...running,
   });
   // Each server's reward roles (features/rewards).
   const rewards = new RewardRepository(store);
@@ -99,11 +93,7 @@ export function serverFeatures(options: {
     settings,
     history,
     granter: discordRewardGranter({ rest, botUserId: () => client.user?.id }),
-    owner,
-    ownsGuild,
-    leaseMs,
-    logger,
-    now,
+    ...running,
   });
   /** What follows from an up recorded (the bot's /up, the directory's webhook). Never throws. */
   const upRecorded = async (guildId: string, userId: string, at: number): Promise<void> => {
@@ -140,11 +130,7 @@ export function serverFeatures(options: {
     settings,
     rest,
     guild,
-    owner,
-    ownsGuild,
-    leaseMs,
-    logger,
-    now,
+    ...running,
   });
   return { engines, reminderRoles, announcer, postsEngines, rewards, rewardEngine, streakWatch, upRecorded };
 }

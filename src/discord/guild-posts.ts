@@ -3,12 +3,13 @@
  * guild, and what a failure to post means: tried again later, or given up with the problem the
  * server's admins can fix, for /settings show.
  */
-import { type APIGuild, type Client, Routes } from 'discord.js';
+import { type APIGuild, type APIMessageTopLevelComponent, type Client, type REST, Routes } from 'discord.js';
 import type { Logger } from '../log/logger.js';
+import type { MessageFile } from '../render/message.js';
 import type { GuildProblem } from '../store/schema.js';
 import type { SendOutcome } from '../tasks/outbox.js';
 import { bounded } from '../time/bounded.js';
-import type { PostFailure } from './messages.js';
+import { type PostFailure, postMessage } from './messages.js';
 
 /** What a post reads of a guild: from discord.js's guild cache, or asked of Discord. */
 export interface GuildFacts {
@@ -89,6 +90,27 @@ export async function settleFailedPost(
     });
   }
   return outcome;
+}
+
+/**
+ * A layout of the server's own posted for a claimed piece of work (a digest, a streak notice):
+ * pinging nobody, with the claim's nonce (one message however often it is tried), and a failure
+ * settled as settleFailedPost says.
+ */
+export async function postForServer(
+  rest: REST,
+  channelId: string,
+  message: { layout: APIMessageTopLevelComponent[]; files?: MessageFile[] | undefined },
+  nonce: string,
+  record: Parameters<typeof settleFailedPost>[1],
+): Promise<SendOutcome> {
+  const posted = await postMessage(rest, channelId, {
+    layout: message.layout,
+    ...(message.files ? { files: message.files } : {}),
+    allowedMentions: { parse: [] },
+    nonce,
+  });
+  return posted.ok ? { kind: 'sent' } : settleFailedPost(posted.failure, record);
 }
 
 /** Where a server's problems are kept (store/settings.ts SettingsRepository). */

@@ -1,5 +1,5 @@
 /**
- * What a kill test (reminder-kill, posts-kill) needs of its own: a world (the stand-ins and a fresh
+ * What a kill test (reminder-kill, posts-kill, webhook-kill) needs of its own: a world (the stand-ins and a fresh
  * store on the engine), the test's own connection to the bot's store, and built bots started as
  * children with a short claim lease; all of it closed, and every child killed, when the test ends.
  */
@@ -29,8 +29,9 @@ export function killScope(engine: Engine, finished: typeof onTestFinished) {
       store = await openStore(world.store.options);
       return { world, store };
     },
-    start(name: string, w: World): BotProcess {
-      const proc = startBot(name, { ...childEnv(w), REMINDER_CLAIM_MS: String(CLAIM_MS) });
+    /** A built bot on the world, with the short claim lease and `env` besides. */
+    start(name: string, w: World, env: Record<string, string> = {}): BotProcess {
+      const proc = startBot(name, { ...childEnv(w), REMINDER_CLAIM_MS: String(CLAIM_MS), ...env });
       procs.push(proc);
       return proc;
     },

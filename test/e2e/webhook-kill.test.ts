@@ -6,50 +6,34 @@
  * after its lease and posts again with the same nonce, and the channel ends with one message.
  */
 import { describe, expect, it, type onTestFinished } from 'vitest';
-import { openStore, type Store, WebhookRepository } from '../../src/store/index.js';
-import { childEnv, freshGuild, startWorld, type World } from '../faults/fixtures.js';
-import { startBot } from '../faults/helpers.js';
+import { WebhookRepository } from '../../src/store/index.js';
+import { freshGuild, type World } from '../faults/fixtures.js';
 import { ENGINES } from '../store/places.js';
 import type { BotProcess } from '../support/bot-process.js';
 import { freePort } from '../support/local.js';
 import { eventually, withTimeout } from '../support/wait.js';
+import { killScope } from './kill-scope.js';
 
-const CLAIM_MS = 1_500;
 const KEY = 'kill-test-key-4b8c1d';
 const AUTHOR = '310000000000000007';
 
 describe.each(ENGINES)('a webhook event across kill -9 (%s)', (engine) => {
   function scope(finished: typeof onTestFinished) {
-    let world: World | undefined;
-    let store: Store | undefined;
-    const procs: BotProcess[] = [];
-    finished(async () => {
-      for (const p of procs.splice(0)) p.kill('SIGKILL');
-      await store?.close();
-      await world?.close();
-    });
+    const kill = killScope(engine, finished);
     return {
       async setUp() {
-        world = await startWorld(engine);
-        store = await openStore(world.store.options);
+        const { world, store } = await kill.open();
         const channelId = freshGuild.channels[0]!.id;
         const webhooks = new WebhookRepository(store);
         await webhooks.configure(freshGuild.id, KEY, channelId, Date.now());
-        const reader = store;
         /** The one event's state, as the store has it. */
         const state = async () =>
-          (await reader.run((db) => db.selectFrom('webhook_events').select('state').execute()))[0]?.state;
+          (await store.run((db) => db.selectFrom('webhook_events').select('state').execute()))[0]?.state;
         return { world, channelId, state };
       },
       async start(name: string, w: World): Promise<{ proc: BotProcess; port: number }> {
         const port = await freePort();
-        const proc = startBot(name, {
-          ...childEnv(w),
-          REMINDER_CLAIM_MS: String(CLAIM_MS),
-          WEBHOOK_PORT: String(port),
-          WEBHOOK_HOST: '127.0.0.1',
-        });
-        procs.push(proc);
+        const proc = kill.start(name, w, { WEBHOOK_PORT: String(port), WEBHOOK_HOST: '127.0.0.1' });
         await proc.ready();
         return { proc, port };
       },

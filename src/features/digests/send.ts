@@ -8,8 +8,7 @@
  * admins (`/settings show`), as a reminder's is.
  */
 import type { REST } from 'discord.js';
-import { type GuildFactsLookup, settleFailedPost } from '../../discord/guild-posts.js';
-import { postMessage } from '../../discord/messages.js';
+import { type GuildFactsLookup, postForServer } from '../../discord/guild-posts.js';
 import { translator } from '../../i18n/index.js';
 import { publicLocale } from '../../i18n/public-language.js';
 import type { Logger } from '../../log/logger.js';
@@ -74,14 +73,7 @@ export class DigestSender {
           });
     const message = renderDigest(facts, t, chart);
     // Where the server wants it now (a channel changed after this digest was written).
-    const posted = await postMessage(this.#o.rest, settings.digest.channelId, {
-      layout: message.layout,
-      ...(message.files ? { files: message.files } : {}),
-      allowedMentions: { parse: [] },
-      nonce: claim.nonce,
-    });
-    if (posted.ok) return { kind: 'sent' };
-    return settleFailedPost(posted.failure, {
+    return postForServer(this.#o.rest, settings.digest.channelId, message, claim.nonce, {
       guildId,
       settings: this.#o.settings,
       logger: this.#o.logger,

@@ -11,8 +11,7 @@
  * restarts, kill -9 and several processes. A process looks after the servers of its shards.
  */
 import type { REST } from 'discord.js';
-import { type GuildFactsLookup, settleFailedPost } from '../../discord/guild-posts.js';
-import { postMessage } from '../../discord/messages.js';
+import { type GuildFactsLookup, postForServer } from '../../discord/guild-posts.js';
 import { translator } from '../../i18n/index.js';
 import { publicLocale } from '../../i18n/public-language.js';
 import { COLORS } from '../../render/colors.js';
@@ -125,13 +124,8 @@ export class StreakWatch {
     const facts = await this.#o.guild(guildId);
     const t = translator(publicLocale(settings.publicLanguage, facts?.preferredLocale));
     const line = t('streakNotice.ended', { count: notice.length, grace: delayText(STREAK_GRACE_MS, t) });
-    const posted = await postMessage(this.#o.rest, channelId, {
-      layout: fitLayout([container(COLORS.warning, [text(line)])]),
-      allowedMentions: { parse: [] },
-      nonce: claim.nonce,
-    });
-    if (posted.ok) return { kind: 'sent' };
-    return settleFailedPost(posted.failure, {
+    const layout = fitLayout([container(COLORS.warning, [text(line)])]);
+    return postForServer(this.#o.rest, channelId, { layout }, claim.nonce, {
       guildId,
       settings: this.#o.settings,
       logger: this.#o.logger,
