@@ -315,9 +315,14 @@ describe.each(ENGINES)('digests, the live leaderboard and reward roles (%s)', (e
       'the role taken back',
     );
     expect(rolesOf(alice.id)).toContain(reward.id);
-    expect(await rewards.get(`${en.id}:${reward.id}:${bob.id}:${lastWeek}:remove`)).toMatchObject({
-      state: 'done',
-    });
+    // Recorded done once Discord has answered the removal: a moment after the role is gone there.
+    const removal = `${en.id}:${reward.id}:${bob.id}:${lastWeek}:remove`;
+    await eventually(
+      async () => ((await rewards.get(removal))?.state === 'done' ? true : undefined),
+      5_000,
+      'the removal recorded',
+    );
+    expect(await rewards.get(removal)).toMatchObject({ state: 'done' });
 
     const show = await settingsRun(en.id, commandOption.group('rewards', [commandOption.subcommand('show')]));
     expect(JSON.stringify(show.view.original)).toContain(`<@&${reward.id}>`);
