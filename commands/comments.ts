@@ -9,13 +9,13 @@ import { privateFollowUp } from '../src/interactions/respond.js';
 import type { ButtonHandler } from '../src/interactions/types.js';
 import { flattenProfileComments, type PagedComment, renderCommentsPage } from '../src/render/comments.js';
 import { type CommentsState, decodeComments, isCommentsId } from '../src/render/custom-id.js';
+import { lookupOptions } from './cards.js';
 
 async function load(
   directory: DirectoryClient,
   state: CommentsState,
-  deadline: number,
+  options: ReturnType<typeof lookupOptions>,
 ): Promise<PagedComment[]> {
-  const options = { priority: 'interactive' as const, deadline };
   switch (state.kind) {
     case 'bot':
       return directory.getBotComments(state.id, options);
@@ -43,7 +43,7 @@ export const comments: ButtonHandler = {
       return 'expired';
     }
     const [list, subject] = await Promise.all([
-      load(deps.directory, state, deadline),
+      load(deps.directory, state, lookupOptions(deps, deadline)),
       subjectName(deps.discord, state),
     ]);
     const page = renderCommentsPage(state.kind, state.id, subject, list, state.page, t);

@@ -5,6 +5,7 @@ import { ServerNeededError, UserInputError } from '../src/interactions/error-mes
 import { placeOf } from '../src/interactions/suggestions.js';
 import type { SlashCommand } from '../src/interactions/types.js';
 import { renderServerCard } from '../src/render/cards.js';
+import { lookupOptions } from './cards.js';
 import { serverCommand } from './definitions.js';
 
 export const server: SlashCommand = {
@@ -20,7 +21,7 @@ export const server: SlashCommand = {
       ref = parseReference(given, 'server');
       if (!ref) throw new UserInputError('server');
     }
-    const record = await deps.directory.getServer(ref, { priority: 'interactive', deadline });
+    const record = await deps.directory.getServer(ref, lookupOptions(deps, deadline));
     // This server's own card: its ups in the last 30 days, drawn from the history.
     const chart =
       ref === interaction.guildId
@@ -50,6 +51,7 @@ export const server: SlashCommand = {
         title: `${t('upChart.title')} · ${t('leaderboard.barsTitle.day')}`,
         text: chart.text,
       },
+      deps.now(),
     );
     await reply.public(message);
     deps.suggestions.lookedUp(placeOf(interaction), 'server', record.name, record.shortCode ?? record.id);

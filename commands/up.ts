@@ -4,9 +4,11 @@
  * success is public, in the server's public language (/settings language); "not yet", "not
  * updated" and errors are seen only by the user, in theirs, errors worded as /up's
  * (features/up/failure.ts). An answer with a next-up time sets the server's reminder and carries
- * the "Remind me" button.
+ * the "Remind me" button. On API v3, which lets no other bot raise a server, it says where to
+ * raise it (render/up-v3.ts).
  */
 import { type ChatInputCommandInteraction, MessageFlags, PermissionFlagsBits } from 'discord.js';
+import { NotFoundError } from '../src/directory/index.js';
 import { NO_MENTIONS } from '../src/discord/mentions.js';
 import { describeUpFailure } from '../src/features/up/failure.js';
 import { answerUp, decideUp, readSettings } from '../src/features/up/up.js';
@@ -15,7 +17,9 @@ import { GuildOnlyError } from '../src/interactions/error-message.js';
 import type { SlashCommand } from '../src/interactions/types.js';
 import type { Logger } from '../src/log/logger.js';
 import { problemText } from '../src/render/problems.js';
+import { renderUpOnSite } from '../src/render/up-v3.js';
 import type { GuildSettings } from '../src/store/settings.js';
+import { lookupOptions } from './cards.js';
 import { upCommand } from './definitions.js';
 
 /**
@@ -52,6 +56,18 @@ export const up: SlashCommand = {
     const guildId = interaction.guildId;
     if (!guildId) throw new GuildOnlyError();
     deps.commands.learn(upCommand.name, interaction.commandId);
+    if (deps.directory.version === 'v3') {
+      // v3 has no up route for another bot: say where to raise it, and what the directory says now.
+      const server = await deps.directory
+        .getServer(guildId, lookupOptions(deps, deadline))
+        .catch((err: unknown) => {
+          if (!(err instanceof NotFoundError))
+            deps.logger.warn({ err, guildId }, "the server's directory record could not be read for /up");
+          return null;
+        });
+      await reply.private(renderUpOnSite(guildId, server, t, deps.now()));
+      return 'onSite';
+    }
     // Read while the directory answers: the public language, and any problem to tell a manager.
     const settings = readSettings(deps, guildId);
     const decision = await decideUp(

@@ -63,6 +63,7 @@ export async function clientOverheadScenario(): Promise<ScenarioResult> {
   const emulator = await startEmulatorChild();
   const client = new DirectoryClient({
     baseUrl: emulator.url,
+    version: 'v2',
     rateLimits: false,
     connections: CONNECTIONS,
     userAgent: USER_AGENT,

@@ -41,7 +41,7 @@ function up(client: DirectoryClient): Promise<unknown> {
 async function turnCost(stores: Store[]): Promise<{ local: number[]; shared: number[] }> {
   const emu = await startEmulator({ rateLimits: false });
   const loose = { global: { max: 100_000, windowMs: 1_000 }, routes: { max: 100_000, windowMs: 1_000 } };
-  const base = { baseUrl: emu.url, token: TOKENS.serviceBot, rateLimits: loose };
+  const base = { baseUrl: emu.url, version: 'v2' as const, token: TOKENS.serviceBot, rateLimits: loose };
   const local = new DirectoryClient(base);
   const shared = new DirectoryClient({
     ...base,

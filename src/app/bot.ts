@@ -240,6 +240,12 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
     suggestions: new LookupSuggestions({
       // The lowest priority: an /up never waits behind a suggestion.
       ownBots: (userId) => directory.getDeveloperBots(userId, { priority: 'background' }),
+      // v3 with a key: the directory's search, at the lowest priority, given up after 3 s.
+      search:
+        directory.version === 'v3' && config.directory.token !== undefined
+          ? (kind, query) =>
+              directory.search(kind, query, { priority: 'background', limit: 10, deadline: now() + 3_000 })
+          : undefined,
       now,
       logger,
     }),

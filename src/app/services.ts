@@ -7,7 +7,8 @@
  * entry points add their own to the list, and start and stop them all.
  */
 import type { Config } from '../config/env.js';
-import { DirectoryClient } from '../directory/index.js';
+import { DirectoryClient, type RequestEvent } from '../directory/index.js';
+import { RetirementWatch } from '../directory/retired.js';
 import type { ShardView } from '../discord/shard-stats.js';
 import { Host } from '../hosts/hosts.js';
 import type { Logger } from '../log/logger.js';
@@ -118,19 +119,42 @@ export async function createServices(options: ServicesOptions): Promise<Services
   }
   // The statistics see every shard: from the store on one host of several, else from here.
   const shards = host ? host.view() : options.shards;
+  const retirement = new RetirementWatch();
+  const version = config.directory.version;
+  const onRequest = (event: RequestEvent): void => {
+    metrics?.directoryRequest(event);
+    if (version === 'v3' || !retirement.observe(event)) return;
+    metrics?.directoryRetired(version);
+    logger.error(
+      { version, route: event.route, status: event.status },
+      `the directory answers as if it had retired API ${version} (its documentation marks v1 and v2 Inactive): ` +
+        'set DIRECTORY_API_VERSION=v3 (and remove DIRECTORY_TOKEN_KIND), with a v3 API key in DIRECTORY_TOKEN; see docs/directory-v3.md',
+    );
+  };
   const directory =
     options.directory ??
     new DirectoryClient({
       ...config.directory,
-      ...(metrics ? { onRequest: metrics.directoryRequest, onRateLimitGrant: metrics.rateLimitGrant } : {}),
+      cache: config.directory.cache.maxEntries > 0 ? config.directory.cache : false,
+      onRequest,
+      ...(metrics ? { onRateLimitGrant: metrics.rateLimitGrant } : {}),
       ...(options.sharedLimits ? { sharedRateLimits: sharedLimits(store, logger) } : {}),
     });
-  const reporter = options.tasks.reports
-    ? new ServerReporter({ directory, logger, stopTimeoutMs: TASK_STOP_MS, onResult: metrics?.serverReport })
-    : undefined;
+  metrics?.setDirectoryCache(() => directory.cacheStats());
+  // v3 has no route for a server's statistics (POST /v2/server): nothing to report there.
+  const reporter =
+    options.tasks.reports && version !== 'v3'
+      ? new ServerReporter({
+          directory,
+          logger,
+          stopTimeoutMs: TASK_STOP_MS,
+          onResult: metrics?.serverReport,
+        })
+      : undefined;
   const poster = options.tasks.stats
     ? new StatsPoster({
         directory,
+        botId: config.discord.botId,
         logger,
         snapshot: () => shards.snapshot(),
         intervalMs: config.stats.intervalMs,

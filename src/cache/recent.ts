@@ -1,6 +1,7 @@
 /**
  * A Map kept to `max` entries, the least recently used going first: the prepared statements the
- * SQLite store keeps, and what the bot keeps of guilds for an up's statistics.
+ * SQLite store keeps, what the bot keeps of guilds for an up's statistics, and the directory's
+ * look-up cache.
  */
 export class Recent<K, V> {
   readonly #map = new Map<K, V>();
@@ -24,6 +25,16 @@ export class Recent<K, V> {
     this.#map.delete(key);
     this.#map.set(key, value);
     if (this.#map.size > this.#max) this.#map.delete(this.#map.keys().next().value as K);
+  }
+
+  /** Gone; true when it was there. */
+  delete(key: K): boolean {
+    return this.#map.delete(key);
+  }
+
+  /** Every entry, least recently used first (reading them changes no order). */
+  entries(): IterableIterator<[K, V]> {
+    return this.#map.entries();
   }
 
   get size(): number {

@@ -3,9 +3,10 @@
  * returning the validated result (for --json) and its readable form.
  */
 import type { DirectoryClient } from '../directory/client.js';
-import type { EndpointName } from '../directory/endpoints.js';
+import { ENDPOINTS, type EndpointName } from '../directory/endpoints.js';
 import { parseReference, type RefKind } from '../directory/refs.js';
-import type { LinkDomainCode } from '../directory/types.js';
+import type { ApiVersion, LinkDomainCode, OkResult } from '../directory/types.js';
+import { API_VERSIONS } from '../directory/versions.js';
 import { UsageError } from './errors.js';
 import type { FlagSpec, ParsedValues } from './flags.js';
 import { count, optional, optionalCount, required } from './flags.js';
@@ -17,6 +18,7 @@ import {
   formatOk,
   formatProfile,
   formatProfileComments,
+  formatSearchHits,
   formatServer,
   formatTokenInfo,
   formatUp,
@@ -42,6 +44,8 @@ export interface Command {
   /** Command words, e.g. 'bot' or 'links create'. */
   name: string;
   summary: string;
+  /** Usage lines after the command words when the flags differ by version (one line each). */
+  usage?: readonly string[];
   /** Positional arguments, as shown in the usage line. */
   args: readonly string[];
   flags: readonly FlagSpec[];
@@ -90,6 +94,11 @@ function domain(
   return n as LinkDomainCode;
 }
 
+/** The API versions a command works on: those of its endpoints, newest first. */
+export function versionsOf(command: Command): ApiVersion[] {
+  return API_VERSIONS.filter((v) => command.endpoints.some((name) => ENDPOINTS[name].versions.includes(v)));
+}
+
 function arg(ctx: CommandContext, index: number): string {
   return ctx.args[index] ?? '';
 }
@@ -118,10 +127,14 @@ export const COMMANDS: readonly Command[] = [
     args: ['<ref>'],
     flags: [],
     endpoints: ['getBot'],
-    notes: ['<ref> is an ID, a short code, a mention (<@id>) or a directory page URL (…/bot/x, …/b/x).'],
+    notes: [
+      '<ref> is an ID, a short code, a mention (<@id>) or a directory page URL (…/bot/x, …/b/x).',
+      'API v3 looks bots up by ID; a short code is found through its search, which needs DIRECTORY_TOKEN.',
+      'On v3 it shows the name, up count, rating, reviews and the ups still counting too.',
+    ],
     async execute(ctx) {
       const bot = await ctx.client.getBot(reference(arg(ctx, 0), 'bot', 'bot'));
-      return { data: bot, text: formatBot(bot) };
+      return { data: bot, text: formatBot(bot, { version: ctx.client.version, now: ctx.now() }) };
     },
   },
   {
@@ -130,21 +143,37 @@ export const COMMANDS: readonly Command[] = [
     args: ['<ref>'],
     flags: [],
     endpoints: ['getServer'],
-    notes: ['<ref> is an ID, a short code or a directory page URL (…/server/x, …/s/x).'],
+    notes: [
+      '<ref> is an ID, a short code or a directory page URL (…/server/x, …/s/x).',
+      'API v3 looks servers up by ID; a short code is found through its search, which needs DIRECTORY_TOKEN.',
+      'On v3 it shows the up count, rating, reviews, ups still counting and moderators too.',
+    ],
     async execute(ctx) {
       const server = await ctx.client.getServer(reference(arg(ctx, 0), 'server', 'server'));
-      return { data: server, text: formatServer(server) };
+      return { data: server, text: formatServer(server, { version: ctx.client.version, now: ctx.now() }) };
+    },
+  },
+  {
+    name: 'user',
+    summary: "show a user: the profile, and on v3 the user's bots and servers",
+    args: ['<userId>'],
+    flags: [],
+    endpoints: ['getProfile'],
+    notes: ['On API v1/v2 it is the same as `directory profile`.'],
+    async execute(ctx) {
+      const profile = await ctx.client.getProfile(userId(arg(ctx, 0)));
+      return { data: profile, text: formatProfile(profile, { version: ctx.client.version }) };
     },
   },
   {
     name: 'profile',
-    summary: 'show a user profile',
+    summary: 'show a user profile (as `user`)',
     args: ['<userId>'],
     flags: [],
     endpoints: ['getProfile'],
     async execute(ctx) {
       const profile = await ctx.client.getProfile(userId(arg(ctx, 0)));
-      return { data: profile, text: formatProfile(profile) };
+      return { data: profile, text: formatProfile(profile, { version: ctx.client.version }) };
     },
   },
   {
@@ -153,6 +182,7 @@ export const COMMANDS: readonly Command[] = [
     args: ['bot|server|profile', '<id>'],
     flags: [],
     endpoints: ['getBotComments', 'getServerComments', 'getProfileComments'],
+    notes: ['API v3 reads comments from its search service: it needs DIRECTORY_TOKEN.'],
     label: (args) => `comments ${args[0] ?? ''}`.trimEnd(),
     async execute(ctx) {
       const target = arg(ctx, 0);
@@ -190,23 +220,91 @@ export const COMMANDS: readonly Command[] = [
     },
   },
   {
+    name: 'search',
+    summary: "search the directory's bots or servers",
+    args: ['bot|server', '<query>'],
+    flags: [
+      { name: 'limit', type: 'string', value: 'N', description: 'at most N hits, 1 to 100 (default 10)' },
+    ],
+    endpoints: ['search'],
+    notes: [
+      'Searches names and descriptions, best first. Needs DIRECTORY_TOKEN: the API key gets the',
+      "search service's own key, which the CLI never prints.",
+    ],
+    label: (args) => `search ${args[0] ?? ''}`.trimEnd(),
+    async execute(ctx) {
+      const kind = arg(ctx, 0);
+      if (kind !== 'bot' && kind !== 'server') {
+        throw new UsageError(`search a bot or a server; got ${describe(kind)}`, 'search');
+      }
+      const limit = optionalCount(ctx.values, 'limit', 'search');
+      if (limit !== undefined && (limit < 1 || limit > 100)) {
+        throw new UsageError(`--limit must be from 1 to 100, got ${limit}`, 'search');
+      }
+      const query = arg(ctx, 1).trim();
+      if (query.length === 0 || query.length > 200) {
+        throw new UsageError('the query must have 1 to 200 characters', 'search');
+      }
+      const hits = await ctx.client.search(kind, query, limit === undefined ? {} : { limit });
+      return { data: hits, text: formatSearchHits(hits) };
+    },
+  },
+  {
     name: 'stats',
-    summary: "post the bot's statistics (POST /stats)",
+    summary: "post the bot's statistics",
+    usage: [
+      '--bot ID [--servers N] [--shards N] [--members N]   (API v3)',
+      '--servers N --shards N --users N   (API v1, v2)',
+    ],
     args: [],
     flags: [
-      { name: 'servers', type: 'string', value: 'N', description: 'number of servers (required)' },
-      { name: 'shards', type: 'string', value: 'N', description: 'number of shards (required)' },
-      { name: 'users', type: 'string', value: 'N', description: 'number of users (required)' },
+      { name: 'servers', type: 'string', value: 'N', description: 'number of servers' },
+      { name: 'shards', type: 'string', value: 'N', description: 'number of shards' },
+      { name: 'members', type: 'string', value: 'N', description: 'v3: number of members' },
+      { name: 'bot', type: 'string', value: 'ID', description: 'v3: ID of the bot (required on v3)' },
+      { name: 'users', type: 'string', value: 'N', description: 'v1/v2: number of users' },
     ],
     endpoints: ['postBotStats'],
-    notes: ['The directory asks for at most one post every 15 minutes.'],
+    notes: [
+      'v3: --bot, and at least one of --servers, --shards, --members; a count of 0 or left out is not sent',
+      '(v3 refuses a 0 and keeps the count it has).',
+      'v1/v2: --servers, --shards and --users, all three.',
+      'The directory asks for at most one post every 15 minutes.',
+    ],
     async execute(ctx) {
-      const n = (name: string): number => count(required(ctx.values, name, 'stats'), name, 'stats');
-      const result = await ctx.client.postBotStats({
-        servers: n('servers'),
-        shards: n('shards'),
-        users: n('users'),
-      });
+      const v = ctx.values;
+      const n = (name: string): number => count(required(v, name, 'stats'), name, 'stats');
+      let result: OkResult;
+      if (ctx.client.version === 'v3') {
+        if (v.users !== undefined) {
+          throw new UsageError('--users is the v1/v2 name: API v3 calls the count --members', 'stats');
+        }
+        const botId = userId(required(v, 'bot', 'stats'));
+        const servers = optionalCount(v, 'servers', 'stats');
+        const shards = optionalCount(v, 'shards', 'stats');
+        const members = optionalCount(v, 'members', 'stats');
+        if (![servers, shards, members].some((c) => c !== undefined && c > 0)) {
+          throw new UsageError(
+            'nothing to post: give --servers, --shards or --members above 0 (API v3 leaves a 0 out)',
+            'stats',
+          );
+        }
+        result = await ctx.client.postBotStats({ servers, shards, users: members, botId });
+      } else {
+        for (const name of ['bot', 'members']) {
+          if (v[name] !== undefined) {
+            throw new UsageError(
+              `--${name} is for API v3; v1/v2 take --servers, --shards and --users`,
+              'stats',
+            );
+          }
+        }
+        result = await ctx.client.postBotStats({
+          servers: n('servers'),
+          shards: n('shards'),
+          users: n('users'),
+        });
+      }
       return {
         data: result,
         text: formatOk(result, 'statistics posted', 'the directory did not update the statistics'),
@@ -310,7 +408,7 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     name: 'validate-bot',
-    summary: 'ask whether a bot is valid on a server (API v2)',
+    summary: 'ask whether a bot is valid on a server',
     args: ['<serverId>', '<botId>'],
     flags: [],
     endpoints: ['validateBot'],
@@ -321,7 +419,7 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     name: 'token',
-    summary: 'show what the directory says of the token (API v2)',
+    summary: 'show what the directory says of the token',
     args: [],
     flags: [],
     endpoints: ['checkToken'],

@@ -31,6 +31,17 @@ export class UsageError extends Error {
   }
 }
 
+/**
+ * A command the chosen API version does not have (`up` on v3, `search` on v2): one line that names
+ * the versions that have it, exit code as for a usage error, no usage hint (the usage was right).
+ */
+export class VersionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'VersionError';
+  }
+}
+
 /** stdout or stderr refused a write: a full disk, or a pipe whose reader has gone (EPIPE). */
 export class OutputError extends Error {
   /** The system error code, e.g. 'EPIPE' or 'ENOSPC', when there is one. */
@@ -107,6 +118,7 @@ export function describeFailure(err: unknown, fromFlags: FlagSources = new Map()
   if (err instanceof UsageError) {
     return { ...failure(EXIT.usage, 'Usage', err.message), usage: true, command: err.command };
   }
+  if (err instanceof VersionError) return failure(EXIT.usage, 'Usage', err.message);
   if (err instanceof ConfigError) return failure(EXIT.usage, 'Configuration', configMessage(err, fromFlags));
   if (err instanceof OutputError) return failure(EXIT.output, 'Output', err.message);
   if (!isDirectoryError(err)) {

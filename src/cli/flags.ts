@@ -39,23 +39,32 @@ export const GLOBAL_FLAGS: readonly FlagSpec[] = [
   {
     name: 'api-version',
     type: 'string',
-    value: 'v1|v2',
+    value: 'v3|v2|v1',
     variable: 'DIRECTORY_API_VERSION',
-    description: 'API version (default v2)',
+    description: "API version (default v3, the directory's current one; v1 and v2 stay)",
   },
   {
     name: 'token',
     type: 'string',
     value: 'TOKEN',
     variable: 'DIRECTORY_TOKEN',
-    description: 'API token; prefer the DIRECTORY_TOKEN variable (flags show in ps and shell history)',
+    description:
+      'API token or v3 key; prefer the DIRECTORY_TOKEN variable (flags show in ps and shell history)',
   },
   {
     name: 'token-kind',
     type: 'string',
     value: 'Bot|PrivateBot|Profile',
     variable: 'DIRECTORY_TOKEN_KIND',
-    description: 'kind word sent with the token in v2 (default Bot)',
+    description:
+      'kind word sent with the token in v2 (default Bot); refused with v3, which takes the key bare',
+  },
+  {
+    name: 'search-url',
+    type: 'string',
+    value: 'URL',
+    variable: 'DIRECTORY_SEARCH_URL',
+    description: "v3 only: the directory's search service (default: the API's /v3/search)",
   },
   {
     name: 'timeout',

@@ -5,14 +5,20 @@
  */
 
 import type {
+  ApiVersion,
   AttachedRef,
   BotReference,
   DirectoryBot,
   DirectoryComment,
   DirectoryProfile,
+  DirectoryReview,
   DirectoryServer,
+  DirectoryUp,
   OkResult,
   ProfileComments,
+  RatingCount,
+  SearchHit,
+  ServerReference,
   ServerUpResult,
   ShortLink,
   TokenInfo,
@@ -96,7 +102,114 @@ function attached(ref: AttachedRef | null): string | null {
   return `${ref.id}${ref.approved ? ' (approved)' : ' (not approved)'}`;
 }
 
-export function formatBot(bot: DirectoryBot): string {
+/** How a record is shown: v3's records have more (and some v1/v2 fields are empty there). */
+export interface FormatOptions {
+  version: ApiVersion;
+  /** Epoch ms, to tell which ups still count. */
+  now: number;
+}
+
+/** Reviews shown in full in the readable form; --json has them all. */
+export const REVIEWS_SHOWN = 3;
+
+/** A review's text in the listing is cut to this many characters. */
+const REVIEW_TEXT = 160;
+
+function cut(text: string, max: number): string {
+  const one = inline(text).trim();
+  return one.length > max ? `${one.slice(0, max - 1)}…` : one;
+}
+
+/** `★ 4.6 (15 ratings)`: the average of `ratings[]` weighted by how many gave each; null for none. */
+export function formatRating(ratings: readonly RatingCount[]): string | null {
+  let total = 0;
+  let sum = 0;
+  for (const { rating, count } of ratings) {
+    if (!Number.isFinite(rating) || !Number.isFinite(count) || count <= 0) continue;
+    total += count;
+    sum += rating * count;
+  }
+  if (total === 0) return null;
+  return `★ ${(sum / total).toFixed(1)} (${total} rating${total === 1 ? '' : 's'})`;
+}
+
+/** The first REVIEWS_SHOWN reviews, one line each, the moderators' reply under its review. */
+function reviewLines(reviews: readonly DirectoryReview[]): string[] {
+  if (reviews.length === 0) return [];
+  const out: string[] = [];
+  for (const r of reviews.slice(0, REVIEWS_SHOWN)) {
+    const stars = r.rating === null ? '★ -' : `★ ${r.rating}`;
+    const who = `${r.authorName === null ? '' : `${cut(r.authorName, 40)} `}(${r.authorId ?? 'unknown author'})`;
+    out.push(`${stars}  ${iso(r.at) ?? 'unknown time'}  ${who}: ${cut(r.text, REVIEW_TEXT) || '-'}`);
+    if (r.moderatorReply !== null && r.moderatorReply.trim() !== '') {
+      out.push(`  ↳ moderators: ${cut(r.moderatorReply, REVIEW_TEXT)}`);
+    }
+  }
+  if (reviews.length > REVIEWS_SHOWN) {
+    out.push(`… ${reviews.length - REVIEWS_SHOWN} more (--json has them all)`);
+  }
+  return out;
+}
+
+/** How many ups count now, when the next of them expires, and how many listed have expired. */
+function upsLine(ups: readonly DirectoryUp[], now: number): string {
+  const counting = ups.filter((u) => u.expiresAt === null || u.expiresAt.getTime() > now);
+  const expired = ups.length - counting.length;
+  const next = counting
+    .map((u) => u.expiresAt)
+    .filter((d): d is Date => d !== null && iso(d) !== null)
+    .sort((a, b) => a.getTime() - b.getTime())[0];
+  const parts = [String(counting.length)];
+  if (next !== undefined) parts.push(` (the next expires ${iso(next)}, ${relative(next, now)})`);
+  if (expired > 0) parts.push(`; ${expired} listed ha${expired === 1 ? 's' : 've'} expired`);
+  return parts.join('');
+}
+
+/** v3's numeric tags as `#2`; the names the directory may also send, as they are. */
+function tagsV3(codes: readonly number[] | null, names: readonly string[]): string[] {
+  return [...(codes ?? []).map((c) => `#${c}`), ...names];
+}
+
+/** What v3 says of a bot or server's standing: ups, rating, reviews. */
+function standingRows(r: Pick<DirectoryBot, 'upCount' | 'ratings' | 'reviews' | 'ups'>, now: number): Row[] {
+  return [
+    ['up count', r.upCount],
+    ['rating', formatRating(r.ratings)],
+    ['ups counting', upsLine(r.ups, now)],
+    ['reviews', r.reviews.length],
+    ...(r.reviews.length > 0 ? ([['first reviews', reviewLines(r.reviews)]] as Row[]) : []),
+  ];
+}
+
+function formatBotV3(bot: DirectoryBot, now: number): string {
+  return keyValues([
+    ['id', bot.id],
+    ['name', bot.name],
+    ['short code', bot.shortCode],
+    ['status', bot.status],
+    ['owner', bot.owner],
+    ...standingRows(bot, now),
+    ['prefix', bot.prefix],
+    ['library', bot.library],
+    ['servers', bot.stats.servers],
+    ['shards', bot.stats.shards],
+    ['members', bot.stats.users],
+    ['developers', bot.developers],
+    ['tags', tagsV3(bot.tagCodes, bot.tags)],
+    ['added', iso(bot.createdAt)],
+    ['invite', bot.inviteLink ?? bot.links.discord],
+    ['github', bot.links.github],
+    ['site', bot.links.site],
+    ['support server', attached(bot.supportServer)],
+    ['avatar', bot.avatar],
+    ['pages', bot.pageLinks],
+    ['short description', bot.shortDescription],
+    ['long description', bot.longDescription],
+  ]);
+}
+
+export function formatBot(bot: DirectoryBot, options?: FormatOptions): string {
+  if (options?.version === 'v3') return formatBotV3(bot, options.now);
   return keyValues([
     ['id', bot.id],
     ['short code', bot.shortCode],
@@ -122,9 +235,36 @@ export function formatBot(bot: DirectoryBot): string {
   ]);
 }
 
-export function formatServer(server: DirectoryServer): string {
+function formatServerV3(server: DirectoryServer, members: string | null, now: number): string {
+  return keyValues([
+    ['id', server.id],
+    ['name', server.name],
+    ['short code', server.shortCode],
+    ['status', server.status],
+    ['owner', server.owner],
+    ['moderators', server.moderators],
+    ...standingRows(server, now),
+    ['members', members],
+    ['tags', tagsV3(server.tagCodes, server.tags)],
+    ['added', iso(server.createdAt)],
+    ['invite', server.links.invite],
+    ['site', server.links.site],
+    ['youtube', server.links.youtube],
+    ['twitch', server.links.twitch],
+    ['steam', server.links.steam],
+    ['vk', server.links.vk],
+    ['bot', attached(server.bot)],
+    ['avatar', server.avatar],
+    ['pages', server.pageLinks],
+    ['short description', server.shortDescription],
+    ['long description', server.longDescription],
+  ]);
+}
+
+export function formatServer(server: DirectoryServer, options?: FormatOptions): string {
   const { all, online } = server.members;
   const members = all === null ? null : `${all}${online === null ? '' : ` (${online} online)`}`;
+  if (options?.version === 'v3') return formatServerV3(server, members, options.now);
   return keyValues([
     ['id', server.id],
     ['short code', server.shortCode],
@@ -149,7 +289,37 @@ export function formatServer(server: DirectoryServer): string {
   ]);
 }
 
-export function formatProfile(profile: DirectoryProfile): string {
+function references(refs: readonly (BotReference | ServerReference)[] | null): string[] {
+  return (refs ?? []).map((r) => {
+    const name = r.name ? `  ${cut(r.name, 60)}` : '';
+    return `${r.id}${r.shortCode ? ` (${inline(r.shortCode)})` : ''}${name}`;
+  });
+}
+
+function formatProfileV3(profile: DirectoryProfile): string {
+  return keyValues([
+    ['id', profile.id],
+    ['name', profile.name],
+    ['short code', profile.shortCode],
+    ['status', profile.status],
+    ['badges', profile.badges],
+    ['description', profile.description],
+    ['avatar', profile.avatar],
+    ['site', profile.site],
+    ['vk', profile.vk],
+    ['steam', profile.steam],
+    ['youtube', profile.youtube],
+    ['twitch', profile.twitch],
+    ['git', profile.git],
+    ['telegram', profile.telegram],
+    ['donate', profile.donate],
+    [`bots (${profile.bots?.length ?? 0})`, references(profile.bots)],
+    [`servers (${profile.servers?.length ?? 0})`, references(profile.servers)],
+  ]);
+}
+
+export function formatProfile(profile: DirectoryProfile, options?: Pick<FormatOptions, 'version'>): string {
+  if (options?.version === 'v3') return formatProfileV3(profile);
   return keyValues([
     ['id', profile.id],
     ['short code', profile.shortCode],
@@ -172,8 +342,16 @@ export function formatComments(comments: readonly DirectoryComment[]): string {
   const out: string[] = [];
   for (const c of comments) {
     const when = iso(c.at) ?? 'unknown time';
-    out.push(`${VOTES[c.vote] ?? '· '} ${when}  ${inline(c.userId)}${c.isUpdated ? '  (edited)' : ''}`);
+    const stars = typeof c.rating === 'number' ? `  ★ ${c.rating}` : '';
+    out.push(
+      `${VOTES[c.vote] ?? '· '} ${when}  ${inline(c.userId)}${stars}${c.isUpdated ? '  (edited)' : ''}`,
+    );
     for (const line of clean(c.text).split('\n')) out.push(`    ${line}`.trimEnd());
+    if (typeof c.moderatorReply === 'string' && c.moderatorReply.trim() !== '') {
+      for (const [i, line] of clean(c.moderatorReply).split('\n').entries()) {
+        out.push(`    ${i === 0 ? '↳ moderators: ' : '  '}${line}`.trimEnd());
+      }
+    }
   }
   return `${out.join('\n')}\n`;
 }
@@ -181,7 +359,27 @@ export function formatComments(comments: readonly DirectoryComment[]): string {
 export function formatProfileComments(comments: ProfileComments): string {
   const section = (title: string, list: readonly DirectoryComment[]): string =>
     `${title} (${list.length}):\n${list.length === 0 ? '' : formatComments(list)}`;
-  return `${section('on bots', comments.bots)}\n${section('on servers', comments.servers)}`;
+  // v3 reads them from the search's comments index, which does not say what each is about.
+  if (comments.other !== undefined && comments.bots.length === 0 && comments.servers.length === 0) {
+    return section('on bots and servers (API v3 does not say which)', comments.other);
+  }
+  const other =
+    comments.other === undefined ? '' : `\n${section('on bots or servers (not said which)', comments.other)}`;
+  return `${section('on bots', comments.bots)}\n${section('on servers', comments.servers)}${other}`;
+}
+
+export function formatSearchHits(hits: readonly SearchHit[]): string {
+  if (hits.length === 0) return 'nothing found\n';
+  return table(
+    ['id', 'name', 'ups', 'rating', 'short description'],
+    hits.map((h) => [
+      h.id,
+      cut(h.name, 40),
+      show(h.ups),
+      h.rating === null ? NONE : `★ ${h.rating.toFixed(1)}`,
+      h.shortDescription === null ? NONE : cut(h.shortDescription, 80),
+    ]),
+  );
 }
 
 export function formatBotReferences(bots: readonly BotReference[]): string {

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ENDPOINTS } from '../directory/endpoints.js';
-import { COMMANDS, type Command, subcommandsOf } from './commands.js';
+import { COMMANDS, type Command, subcommandsOf, versionsOf } from './commands.js';
 import { type FlagSpec, GLOBAL_FLAGS } from './flags.js';
 
 export const EXIT_CODES_HELP = [
@@ -58,7 +58,13 @@ function flagRows(flags: readonly FlagSpec[]): [string, string][] {
   return flags.map((f) => [flagLabel(f), f.variable ? `${f.description} [${f.variable}]` : f.description]);
 }
 
+/** Every usage line of a command: its own (`Command.usage`, one per version) or the one built from its flags. */
+export function usageLines(command: Command): string[] {
+  return command.usage?.map((line) => `directory ${command.name} ${line}`) ?? [usageLine(command)];
+}
+
 export function usageLine(command: Command): string {
+  if (command.usage !== undefined) return usageLines(command).join(' | ');
   const required = command.flags
     .filter((f) => f.description.endsWith('(required)'))
     .map((f) => `--${f.name} ${f.value ?? ''}`.trimEnd());
@@ -66,26 +72,51 @@ export function usageLine(command: Command): string {
   return ['directory', command.name, ...command.args, ...required, ...optional].join(' ');
 }
 
+/** What each endpoint of the command asks of the token, per version (read from ENDPOINTS). */
 function tokenLine(command: Command): string {
   const parts = command.endpoints.map((name) => {
     const endpoint = ENDPOINTS[name];
-    const kinds =
-      endpoint.kinds === 'none' ? 'none needed' : `kinds accepted in v2: ${endpoint.kinds.join(', ')}`;
-    const versions = endpoint.versions.length === 1 ? `; API ${endpoint.versions[0]} only` : '';
-    return `${kinds}${versions}`;
+    const said: string[] = [];
+    const old = endpoint.versions.filter((v) => v !== 'v3');
+    if (old.length > 0) {
+      said.push(
+        endpoint.kinds === 'none'
+          ? `${old.join('/')}: none needed`
+          : `${old.join('/')}: a token${old.includes('v2') ? `, kinds accepted in v2: ${endpoint.kinds.join(', ')}` : ''}`,
+      );
+    }
+    if (endpoint.versions.includes('v3') && endpoint.v3 !== undefined) {
+      said.push(
+        endpoint.v3.key === 'required'
+          ? 'v3: the API key (bare)'
+          : 'v3: none needed (the API key is sent when set)',
+      );
+    }
+    // Public on every version: one phrase (the v3 key still goes with it, for its rate limit).
+    if (endpoint.kinds === 'none' && endpoint.v3?.key !== 'required') {
+      return endpoint.v3 ? 'none needed (v3 sends the API key when set)' : 'none needed';
+    }
+    return said.join('; ');
   });
   return [...new Set(parts)].join(' / ');
 }
 
+function versionsLabel(command: Command): string {
+  return `API ${versionsOf(command).join(', ')}`;
+}
+
 export function globalHelp(): string {
-  const rows = COMMANDS.map((c): [string, string] => [`${c.name} ${c.args.join(' ')}`.trimEnd(), c.summary]);
+  const rows = COMMANDS.map((c): [string, string] => [
+    `${c.name} ${c.args.join(' ')}`.trimEnd(),
+    `${c.summary} [${versionsLabel(c)}]`,
+  ]);
   return [
     'directory: look up and update the bot directory from the command line',
     '',
     'Usage: directory <command> [arguments] [options]',
     '       directory <command> --help',
     '',
-    'Commands:',
+    'Commands (in brackets: the API versions each works on; the default is v3):',
     ...columns(rows),
     '',
     'Global options (each overrides the configuration variable in brackets; .env is read too):',
@@ -99,10 +130,19 @@ export function globalHelp(): string {
 
 export function commandHelp(command: Command): string {
   const summary = `${command.summary.charAt(0).toUpperCase()}${command.summary.slice(1)}.`;
-  const lines = [`Usage: ${usageLine(command)}`, '', summary, '', `Token: ${tokenLine(command)}`];
+  const [first, ...more] = usageLines(command);
+  const lines = [
+    `Usage: ${first}`,
+    ...more.map((line) => `       ${line}`),
+    '',
+    summary,
+    '',
+    `Works on: ${versionsLabel(command)}`,
+    `Token: ${tokenLine(command)}`,
+  ];
   if (command.flags.length > 0) lines.push('', 'Options:', ...columns(flagRows(command.flags)));
   if (command.notes?.length) lines.push('', ...command.notes);
-  lines.push('', "Global options (--url, --token, --token-kind, --json, ...): see 'directory --help'.", '');
+  lines.push('', "Global options (--api-version, --url, --token, --json, ...): see 'directory --help'.", '');
   return lines.join('\n');
 }
 

@@ -5,8 +5,8 @@
  */
 import { type Environment, loadConfig } from '../config/env.js';
 import { DirectoryClient } from '../directory/client.js';
-import { COMMANDS, type Command, findCommand, GROUPS, subcommandsOf } from './commands.js';
-import { describeFailure, EXIT, type Failure, OutputError, UsageError } from './errors.js';
+import { COMMANDS, type Command, findCommand, GROUPS, subcommandsOf, versionsOf } from './commands.js';
+import { describeFailure, EXIT, type Failure, OutputError, UsageError, VersionError } from './errors.js';
 import {
   findPositionals,
   GLOBAL_FLAGS,
@@ -17,7 +17,7 @@ import {
   wantsHelp,
 } from './flags.js';
 import { toJson } from './format.js';
-import { commandHelp, globalHelp, groupHelp, packageVersion, usageLine } from './help.js';
+import { commandHelp, globalHelp, groupHelp, packageVersion, usageLines } from './help.js';
 import { ECHO_LENGTH, type Output, type Printer, printer } from './output.js';
 
 export interface CliIo {
@@ -141,7 +141,10 @@ function report(failure: Failure, json: boolean): string {
   if (failure.usage) {
     const command = failure.command === undefined ? undefined : findCommand(failure.command);
     if (command !== undefined) {
-      lines.push(`usage: ${usageLine(command)}`, `run 'directory ${command.name} --help' for details`);
+      lines.push(
+        ...usageLines(command).map((line) => `usage: ${line}`),
+        `run 'directory ${command.name} --help' for details`,
+      );
     } else if (failure.command !== undefined) {
       lines.push(`run 'directory ${failure.command} --help' for its subcommands`);
     } else {
@@ -182,6 +185,14 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     fromFlags = layered.fromFlags;
     const config = loadConfig(layered.env).directory;
     if (config.token) secrets.add(config.token);
+    const versions = versionsOf(command);
+    if (!versions.includes(config.version)) {
+      const use = versions[0] ?? 'v2';
+      throw new VersionError(
+        `'${label}' exists only in API ${versions.join(', ')}, not ${config.version}: ` +
+          `run it with --api-version ${use} (or DIRECTORY_API_VERSION=${use})`,
+      );
+    }
     client = new DirectoryClient({ ...config, maxWaitMs: maxWait(values, command.name) });
     const result = await command.execute({ client, values, args: positionals, now });
     await stdout(json ? toJson(result.data) : result.text);

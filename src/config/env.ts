@@ -10,6 +10,14 @@ import { z } from 'zod';
 import { parseTrustProxy, type TrustProxy } from '../http/client-address.js';
 import { passwordsOf } from './database-url.js';
 import {
+  DEFAULT_LOOKUP_CACHE,
+  type DirectoryConfig,
+  directoryConfig,
+  directoryProblems,
+  TOKEN_KINDS,
+  type TokenKind,
+} from './directory.js';
+import {
   HOST_VARIABLES,
   hostGoneAfter,
   hostId,
@@ -79,13 +87,22 @@ const INTERVAL_VARIABLES: ReadonlySet<PropertyKey> = new Set([
 export const SCHEMA = z
   .object({
     DIRECTORY_API_URL: directoryUrl('https://api.boticord.top'),
-    DIRECTORY_API_VERSION: oneOf(['v1', 'v2'], 'v2'),
+    DIRECTORY_API_VERSION: oneOf(['v3', 'v2', 'v1'], 'v3'),
     DIRECTORY_TOKEN: token(),
-    DIRECTORY_TOKEN_KIND: oneOf(['Bot', 'PrivateBot', 'Profile'], 'Bot'),
+    // v2 only: unset means Bot there, and is refused with v3 when given (directory.ts).
+    DIRECTORY_TOKEN_KIND: variable(undefined, (value, fail) =>
+      TOKEN_KINDS.includes(value as TokenKind)
+        ? (value as TokenKind)
+        : fail(`expected one of ${TOKEN_KINDS.join(', ')}`),
+    ),
     DIRECTORY_TIMEOUT_MS: integer(100, 120_000, 10_000, ' (milliseconds)'),
     DIRECTORY_MAX_RETRIES: integer(0, 10, 2),
-    DIRECTORY_RATE_LIMIT: rate({ max: 5, windowMs: 5_000 }),
-    DIRECTORY_ROUTE_RATE_LIMIT: rate({ max: 1, windowMs: 2_000 }),
+    // The defaults are each version's published limits (directory.ts).
+    DIRECTORY_RATE_LIMIT: rate(undefined),
+    DIRECTORY_ROUTE_RATE_LIMIT: rate(undefined),
+    DIRECTORY_SEARCH_URL: variable(undefined, httpUrl),
+    DIRECTORY_CACHE_TTL: duration(DEFAULT_LOOKUP_CACHE.ttlMs),
+    DIRECTORY_CACHE_SIZE: integer(0, 1_000_000, DEFAULT_LOOKUP_CACHE.maxEntries),
     DIRECTORY_RATE_LIMIT_MARGIN_MS: integer(0, 10_000, 25, ' (milliseconds)'),
     LOG_LEVEL: oneOf(LOG_LEVELS, 'info'),
     DISCORD_TOKEN: token(),
@@ -140,6 +157,10 @@ export const SCHEMA = z
     // Reported with every other bad variable, unless one of its own two is bad already.
     { when: (payload) => !payload.issues.some((issue) => INTERVAL_VARIABLES.has(issue.path?.[0] ?? '')) },
   )
+  .superRefine((e, ctx) => {
+    for (const [path, message] of directoryProblems(e))
+      ctx.addIssue({ code: 'custom', path: [path], message });
+  })
   .superRefine(
     (e, ctx) => {
       for (const [path, message] of hostProblems(e)) ctx.addIssue({ code: 'custom', path: [path], message });
@@ -150,22 +171,15 @@ export const SCHEMA = z
 export type { TracingConfig };
 
 export interface Config {
-  directory: {
-    baseUrl: string;
-    version: 'v1' | 'v2';
-    token: string | undefined;
-    tokenKind: 'Bot' | 'PrivateBot' | 'Profile';
-    timeoutMs: number;
-    maxRetries: number;
-    rateLimits: {
-      global: { max: number; windowMs: number };
-      routes: { max: number; windowMs: number };
-      marginMs: number;
-    };
-  };
+  directory: DirectoryConfig;
   discord: {
     token: string | undefined;
     applicationId: string | undefined;
+    /**
+     * The bot's user ID: DISCORD_APPLICATION_ID, else read from the token (its first part is the
+     * bot's ID in base64). v3's statistics route names it.
+     */
+    botId: string | undefined;
     /**
      * REST base including /api, e.g. http://127.0.0.1:8080/api; undefined: Discord's own. The
      * direct address: the deferrals and the interaction answers always go here, and so does the
@@ -263,6 +277,14 @@ function shown(name: string, env: Environment): string {
   return ` (got ${JSON.stringify(cut)})`;
 }
 
+/** A bot token's first part is its user ID in base64 (Discord's token format); undefined otherwise. */
+export function botIdOfToken(token: string | undefined): string | undefined {
+  const first = token?.split('.')[0];
+  if (!first) return undefined;
+  const id = Buffer.from(first, 'base64').toString('utf8');
+  return /^\d{17,20}$/.test(id) ? id : undefined;
+}
+
 /** Parses the environment; throws one ConfigError naming every bad variable. */
 export function loadConfig(env: Environment): Config {
   const result = SCHEMA.safeParse(env);
@@ -275,22 +297,11 @@ export function loadConfig(env: Environment): Config {
   }
   const e = result.data;
   return {
-    directory: {
-      baseUrl: e.DIRECTORY_API_URL,
-      version: e.DIRECTORY_API_VERSION,
-      token: e.DIRECTORY_TOKEN,
-      tokenKind: e.DIRECTORY_TOKEN_KIND,
-      timeoutMs: e.DIRECTORY_TIMEOUT_MS,
-      maxRetries: e.DIRECTORY_MAX_RETRIES,
-      rateLimits: {
-        global: e.DIRECTORY_RATE_LIMIT,
-        routes: e.DIRECTORY_ROUTE_RATE_LIMIT,
-        marginMs: e.DIRECTORY_RATE_LIMIT_MARGIN_MS,
-      },
-    },
+    directory: directoryConfig(e),
     discord: {
       token: e.DISCORD_TOKEN,
       applicationId: e.DISCORD_APPLICATION_ID,
+      botId: e.DISCORD_APPLICATION_ID ?? botIdOfToken(e.DISCORD_TOKEN),
       apiUrl: e.DISCORD_API_URL,
       restProxyUrl: e.DISCORD_REST_PROXY_URL,
       devGuildId: e.DEV_GUILD_ID,

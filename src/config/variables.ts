@@ -41,7 +41,7 @@ export function integer(min: number, max: number, fallback: number, unit = '') {
   });
 }
 
-export function rate(fallback: { max: number; windowMs: number }) {
+export function rate<F extends { max: number; windowMs: number } | undefined>(fallback: F) {
   return variable(fallback, (value, fail) => {
     const match = /^(\d+)\/(\d+)$/.exec(value);
     const max = Number(match?.[1]);

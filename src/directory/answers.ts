@@ -8,6 +8,7 @@ import { retryAfterFromHeaders } from '../http/retry-after.js';
 import {
   BadRequestError,
   type DirectoryError,
+  type ErrorContext,
   ForbiddenError,
   InvalidResponseError,
   isDirectoryError,
@@ -39,7 +40,17 @@ export function parseAnswer<S extends z.ZodType>(
   token: string | undefined,
 ): z.output<S> {
   if (response.status < 200 || response.status >= 300) throw statusError(response, context, token);
-  const json = parseJson(response, context, token);
+  return checked(parseJson(response, context, token), response, context, schema, token);
+}
+
+/** `json` (from `response`) as the schema's output; throws InvalidResponseError when it does not fit. */
+export function checked<S extends z.ZodType>(
+  json: unknown,
+  response: TransportResponse,
+  context: Context,
+  schema: S | ((receivedAt: number) => S),
+  token: string | undefined,
+): z.output<S> {
   const resolved = typeof schema === 'function' ? schema(response.receivedAt) : schema;
   const parsed = resolved.safeParse(json);
   if (!parsed.success) {
@@ -56,7 +67,7 @@ export function parseAnswer<S extends z.ZodType>(
   return parsed.data;
 }
 
-function parseJson(response: TransportResponse, context: Context, token: string | undefined): unknown {
+export function parseJson(response: TransportResponse, context: Context, token: string | undefined): unknown {
   try {
     return JSON.parse(response.text) as unknown;
   } catch {
@@ -69,15 +80,19 @@ function parseJson(response: TransportResponse, context: Context, token: string 
 }
 
 /** The first characters of a body, with the token scrubbed in case a proxy echoes it. */
-function excerpt(text: string, token: string | undefined): string {
+export function excerpt(text: string, token: string | undefined): string {
   let cut = text.length > EXCERPT_LENGTH ? `${text.slice(0, EXCERPT_LENGTH)}…` : text;
   if (token) cut = cut.split(token).join('[REDACTED]');
   return cut.replace(/\s+/g, ' ').trim();
 }
 
 /** The directory's own error text, cut and scrubbed: it becomes an error message. */
-function errorMessage(text: string, token: string | undefined): string | undefined {
-  const message = rawErrorMessage(text);
+export function errorMessage(text: string, token: string | undefined): string | undefined {
+  return scrubbed(rawErrorMessage(text), token);
+}
+
+/** A message of the directory's, cut to 300 characters, the token scrubbed. */
+export function scrubbed(message: string | undefined, token: string | undefined): string | undefined {
   if (message === undefined) return undefined;
   let clean = message.length > 300 ? `${message.slice(0, 300)}…` : message;
   if (token) clean = clean.split(token).join('[REDACTED]');
@@ -102,14 +117,16 @@ function rawErrorMessage(text: string): string | undefined {
 }
 
 /** The error for an answer that is not a 2xx. */
-function statusError(
+export function statusError(
   response: TransportResponse,
   context: Context,
   token: string | undefined,
+  /** v3: the envelope's first error, already read (its message, cut and scrubbed, and its code). */
+  given?: { message: string | undefined; apiCode: ErrorContext['apiCode'] },
 ): DirectoryError {
   const { status } = response;
-  const message = errorMessage(response.text, token);
-  const ctx = { ...context, status };
+  const message = given ? given.message : errorMessage(response.text, token);
+  const ctx = { ...context, status, ...(given?.apiCode ? { apiCode: given.apiCode } : {}) };
   switch (true) {
     case status === 400:
       return new BadRequestError(message ?? 'Bad request', ctx);

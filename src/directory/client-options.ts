@@ -1,11 +1,12 @@
 /** The directory client's options, the options of one request, and what it reports of each. */
 import type { EndpointName } from './endpoints.js';
+import type { LookupCacheOptions } from './lookup-cache.js';
 import type { BucketLimit, GrantInfo, Priority } from './rate-limiter.js';
 import type { RateLimitLedger } from './shared-rate-limiter.js';
 import type { ApiVersion, TokenKind } from './types.js';
 
 export const DEFAULT_BASE_URL = 'https://api.boticord.top';
-/** The directory's published limits. */
+/** The directory's published limits of v1/v2 (each version's: versions.ts PUBLISHED_LIMITS). */
 export const DEFAULT_RATE_LIMITS = {
   global: { max: 5, windowMs: 5_000 },
   routes: { max: 1, windowMs: 2_000 },
@@ -24,7 +25,18 @@ export interface RequestEvent {
 export interface DirectoryClientOptions {
   /** Origin (and optional path prefix) without the version, e.g. https://api.boticord.top */
   baseUrl?: string;
+  /** Default v3, the directory's current interface; v1 and v2 are kept whole. */
   version?: ApiVersion;
+  /**
+   * v3: the search service's address, e.g. https://api.boticord.top/v3/search (the default:
+   * the API's own /v3/search; see v3/search.ts for why).
+   */
+  searchUrl?: string;
+  /**
+   * The look-ups' cache (getBot, getServer, getProfile, getDeveloperBots): fresh for ttlMs, then
+   * served stale while refreshed. Default: off (a CLI call looks up once); false: off.
+   */
+  cache?: false | LookupCacheOptions;
   token?: string | undefined;
   tokenKind?: TokenKind;
   /** The longest one attempt may take, in ms, from sending to the last byte of the answer. Default 10 s. */
@@ -60,7 +72,10 @@ export interface DirectoryClientOptions {
 }
 
 export interface RequestOptions {
-  /** 'interactive' (a person waits) goes before 'background'. Default: interactive. */
+  /**
+   * 'critical' (an /up, the statistics) goes before 'interactive' (a person waits for a look-up),
+   * which goes before 'background'. Default: interactive.
+   */
   priority?: Priority;
   /**
    * When the request must be over. A wait for the rate limit or for a Retry-After that would pass

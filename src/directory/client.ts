@@ -1,8 +1,11 @@
 /**
- * The typed client for the whole directory interface (v1 and v2). Every method validates its
- * input before anything is sent, checks the v2 token-kind table, goes through the rate limiter
- * and the retrying transport, and returns our own types or throws one of errors.ts. Its options
- * are client-options.ts's; the checking of what the directory answered is answers.ts's.
+ * The typed client for the whole directory interface: v3 (the directory's current one, the
+ * default) and v1/v2. Every method validates its input before anything is sent, checks the v2
+ * token-kind table, goes through the rate limiter and the retrying transport, and returns our own
+ * types or throws one of errors.ts: the same records whatever the version (v3's adapter is
+ * v3/schemas.ts, its answers v3/answers.ts, its search v3/search.ts). The look-ups may be served
+ * from a cache (lookup-cache.ts). Its options are client-options.ts's; the checking of what v1/v2
+ * answered is answers.ts's.
  */
 import type { z } from 'zod';
 import { inSpan, SpanKind } from '../trace/spans.js';
@@ -14,8 +17,16 @@ import {
   type RequestEvent,
   type RequestOptions,
 } from './client-options.js';
-import { authorizationFor, ENDPOINTS, type Endpoint, type EndpointName, routeOf } from './endpoints.js';
-import { InvalidArgumentError, UnavailableError } from './errors.js';
+import {
+  authorizationFor,
+  ENDPOINTS,
+  type Endpoint,
+  type EndpointName,
+  requestOf,
+  routeOf,
+} from './endpoints.js';
+import { InvalidArgumentError, NotFoundError, RateLimitedError, UnavailableError } from './errors.js';
+import { type CacheStats, LookupCache, type LookupKind } from './lookup-cache.js';
 import { type Limiter, RateLimiter } from './rate-limiter.js';
 import {
   assertDomain,
@@ -24,6 +35,7 @@ import {
   assertRef,
   assertSnowflake,
   buildPath,
+  isSnowflake,
 } from './refs.js';
 import {
   botReferenceListSchema,
@@ -51,6 +63,7 @@ import type {
   LinkDomainCode,
   OkResult,
   ProfileComments,
+  SearchHit,
   ServerUpdate,
   ServerUpResult,
   ShortLink,
@@ -58,6 +71,21 @@ import type {
   TokenKind,
   ValidateBotResult,
 } from './types.js';
+import { parseV3Answer } from './v3/answers.js';
+import { V3_BLOCK_MS } from './v3/codes.js';
+import {
+  v3BotHitsSchema,
+  v3BotSchema,
+  v3CommentHitsSchema,
+  v3DeveloperBotsSchema,
+  v3ProfileSchema,
+  v3SearchKeySchema,
+  v3ServerHitsSchema,
+  v3ServerSchema,
+  v3StatsSchema,
+} from './v3/schemas.js';
+import { type SearchBody, SearchService } from './v3/search.js';
+import { DEFAULT_API_VERSION, PUBLISHED_LIMITS } from './versions.js';
 
 // The client's options go with it, for whoever imports the client from here.
 export {
@@ -67,6 +95,20 @@ export {
   type RequestEvent,
   type RequestOptions,
 };
+
+/** The search service's address: DIRECTORY_SEARCH_URL, else the API's /v3/search. */
+function searchAddress(given: string | undefined, baseUrl: URL): URL {
+  let url: URL;
+  try {
+    url = new URL(given ?? `${baseUrl.href.replace(/\/+$/, '')}/v3/search`);
+  } catch {
+    throw new InvalidArgumentError('searchUrl must be an absolute http(s) URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new InvalidArgumentError('searchUrl must be an absolute http(s) URL');
+  }
+  return url;
+}
 
 export class DirectoryClient {
   readonly version: ApiVersion;
@@ -78,6 +120,9 @@ export class DirectoryClient {
   readonly #now: () => number;
   readonly #maxWaitMs: number | undefined;
   readonly #onRequest: ((event: RequestEvent) => void) | undefined;
+  readonly #cache: LookupCache;
+  readonly #search: SearchService | undefined;
+  readonly #searchTransport: Transport | undefined;
 
   constructor(options: DirectoryClientOptions = {}) {
     let baseUrl: URL;
@@ -90,7 +135,10 @@ export class DirectoryClient {
       throw new InvalidArgumentError('baseUrl must be an absolute http(s) URL');
     }
     this.baseUrl = baseUrl;
-    this.version = options.version ?? 'v2';
+    this.version = options.version ?? DEFAULT_API_VERSION;
+    if (!(['v1', 'v2', 'v3'] as const).includes(this.version)) {
+      throw new InvalidArgumentError('version must be v1, v2 or v3');
+    }
     this.tokenKind = options.tokenKind ?? 'Bot';
     this.#token = options.token === '' ? undefined : options.token;
     this.#now = options.now ?? Date.now;
@@ -100,8 +148,11 @@ export class DirectoryClient {
       throw new InvalidArgumentError('maxWaitMs must be a whole number of milliseconds above 0');
     }
     this.#maxWaitMs = maxWaitMs;
+    const published = PUBLISHED_LIMITS[this.version];
     const limits =
-      options.rateLimits === false ? undefined : { ...DEFAULT_RATE_LIMITS, ...options.rateLimits };
+      options.rateLimits === false
+        ? undefined
+        : { ...published, marginMs: DEFAULT_RATE_LIMITS.marginMs, ...options.rateLimits };
     const timeoutMs = options.timeoutMs ?? 10_000;
     const shared = options.sharedRateLimits;
     this.#limiter = !limits
@@ -124,83 +175,172 @@ export class DirectoryClient {
             now: this.#now,
           });
     if (this.#limiter) this.#limiter.onGrant = options.onRateLimitGrant;
-    const routeWindow = limits?.routes.windowMs ?? DEFAULT_RATE_LIMITS.routes.windowMs;
-    const globalWindow = limits?.global.windowMs ?? DEFAULT_RATE_LIMITS.global.windowMs;
-    this.#transport = new Transport({
-      baseUrl,
+    const routeWindow = limits?.routes.windowMs ?? published.routes.windowMs;
+    // v3: an overrun blocks for 10 s (the Russian docs), whatever the window.
+    const globalWindow =
+      this.version === 'v3' ? V3_BLOCK_MS : (limits?.global.windowMs ?? published.global.windowMs);
+    const transportOptions = {
       timeoutMs,
       maxRetries: options.maxRetries ?? 2,
-      connections: options.connections ?? 8,
       limiter: this.#limiter,
-      fallbackRetryAfterMs: (bucket) => (bucket ? routeWindow : globalWindow),
+      fallbackRetryAfterMs: (bucket: string | undefined) => (bucket ? routeWindow : globalWindow),
       userAgent: options.userAgent ?? 'directory-bot (typed directory client; undici)',
       now: this.#now,
       random: options.random ?? Math.random,
+    };
+    this.#transport = new Transport({ ...transportOptions, baseUrl, connections: options.connections ?? 8 });
+    this.#cache = new LookupCache({
+      ...(options.cache ? options.cache : { maxEntries: 0 }),
+      now: this.#now,
     });
+    if (this.version === 'v3') {
+      const searchUrl = searchAddress(options.searchUrl, baseUrl);
+      this.#searchTransport = new Transport({ ...transportOptions, baseUrl: searchUrl, connections: 2 });
+      this.#search = new SearchService({
+        transport: this.#searchTransport,
+        fetchKey: (request) =>
+          this.#call(ENDPOINTS.searchKey, {}, undefined, v3SearchKeySchema, {
+            priority: request.priority,
+            ...(request.deadline === undefined ? {} : { deadline: request.deadline }),
+            ...(request.signal ? { signal: request.signal } : {}),
+          }),
+        now: this.#now,
+        onAnswer: (status, started, attempts) =>
+          this.#emit('search', routeOf(ENDPOINTS.search, 'v3'), status, started, attempts),
+        mapError: networkError,
+      });
+    }
+  }
+
+  // ---- the look-ups' cache ----
+
+  /**
+   * Forgets what the cache holds of a record (the directory said it changed): `bot`, `server`,
+   * `profile` (the profile and that user's list of bots). Returns how many entries went.
+   */
+  forget(kind: 'bot' | 'server' | 'profile', id: string): number {
+    if (kind === 'profile') return this.#cache.drop('profile', id) + this.#cache.drop('developerBots', id);
+    return this.#cache.drop(kind, id);
+  }
+
+  /** What the look-ups' cache holds and how it answered (metrics, the bench). */
+  cacheStats(): CacheStats {
+    return this.#cache.stats();
+  }
+
+  #cached<T>(
+    kind: LookupKind,
+    ref: string,
+    options: RequestOptions | undefined,
+    load: (options: RequestOptions) => Promise<T>,
+    idOf: (value: T) => string | null,
+  ): Promise<T> {
+    // A caller that asks for something of its own (a signal, a send hook) gets its own request.
+    if (options?.signal || options?.onSend) return load(options);
+    return this.#cache.get(
+      kind,
+      ref,
+      options?.priority ?? 'interactive',
+      (priority) => load({ ...options, priority }),
+      idOf,
+    );
   }
 
   // ---- bots ----
 
+  /**
+   * A bot by ID or short code. v3 looks bots up by ID only: a short code is found through the
+   * search (v3ByCode), or the answer is a NotFoundError that says so, never another bot's card.
+   */
   async getBot(ref: string, options?: RequestOptions): Promise<DirectoryBot> {
     const endpoint = ENDPOINTS.getBot;
-    return this.#call(
-      endpoint,
-      { ref: assertRef(ref, 'bot reference', endpoint.name) },
-      undefined,
-      botSchema,
+    const checked = assertRef(ref, 'bot reference', endpoint.name);
+    return this.#cached(
+      'bot',
+      checked,
       options,
+      (o) =>
+        this.version === 'v3' && !isSnowflake(checked)
+          ? this.#v3ByCode('bot', checked, o)
+          : this.#call(
+              endpoint,
+              { ref: checked },
+              undefined,
+              this.version === 'v3' ? v3BotSchema : botSchema,
+              o,
+            ),
+      (bot) => bot.id,
     );
   }
 
   async getBotComments(botId: string, options?: RequestOptions): Promise<DirectoryComment[]> {
     const endpoint = ENDPOINTS.getBotComments;
-    return this.#call(
-      endpoint,
-      { id: assertSnowflake(botId, 'bot ID', endpoint.name) },
-      undefined,
-      commentListSchema,
-      options,
-    );
+    const id = assertSnowflake(botId, 'bot ID', endpoint.name);
+    if (this.version === 'v3') return this.#v3Comments(`resource = "${id}"`, options);
+    return this.#call(endpoint, { id }, undefined, commentListSchema, options);
   }
 
-  /** POST /stats. Background priority unless told otherwise. */
+  /**
+   * POST /stats (v3: POST /bots/{botId}/stats). Critical priority (before look-ups) unless told
+   * otherwise. v1/v2 take all three counts. v3 takes what is known: a count left undefined is left
+   * out, and so is a 0 (v3 refuses it: boticordpy, "None of the values must be equal to 0").
+   */
   async postBotStats(stats: BotStatsUpdate, options?: RequestOptions): Promise<OkResult> {
     const endpoint = ENDPOINTS.postBotStats;
     const body: Record<string, number> = {};
+    const v3 = this.version === 'v3';
+    // v3's names: servers, shards, members (docs-v3 bots.mdx UpdateBotStats).
+    const names = { servers: 'servers', shards: 'shards', users: v3 ? 'members' : 'users' } as const;
     for (const key of ['servers', 'shards', 'users'] as const) {
       const value = stats[key];
-      if (!Number.isSafeInteger(value) || value < 0) {
+      if (v3 && (value === undefined || value === 0)) continue;
+      if (value === undefined || !Number.isSafeInteger(value) || value < 0) {
         throw new InvalidArgumentError(`${key} must be a whole number of at least 0`, {
           method: endpoint.name,
         });
       }
-      body[key] = value;
+      body[names[key]] = value;
     }
-    return this.#call(endpoint, {}, body, okSchema, { priority: 'background', ...options });
+    const priority = { priority: 'critical' as const, ...options };
+    if (!v3) return this.#call(endpoint, {}, body, okSchema, priority);
+    const id = assertSnowflake(stats.botId, 'botId (the bot whose statistics these are)', endpoint.name);
+    if (Object.keys(body).length === 0) {
+      throw new InvalidArgumentError('no count to post: v3 takes servers, shards or members above 0', {
+        method: endpoint.name,
+      });
+    }
+    return this.#call(endpoint, { id }, body, v3StatsSchema, priority);
   }
 
   // ---- servers ----
 
+  /** A server by ID or short code (v3: by ID, a short code through the search, as getBot). */
   async getServer(ref: string, options?: RequestOptions): Promise<DirectoryServer> {
     const endpoint = ENDPOINTS.getServer;
-    return this.#call(
-      endpoint,
-      { ref: assertRef(ref, 'server reference', endpoint.name) },
-      undefined,
-      serverSchema,
+    const checked = assertRef(ref, 'server reference', endpoint.name);
+    return this.#cached(
+      'server',
+      checked,
       options,
+      (o) =>
+        this.version === 'v3' && !isSnowflake(checked)
+          ? this.#v3ByCode('server', checked, o)
+          : this.#call(
+              endpoint,
+              { ref: checked },
+              undefined,
+              this.version === 'v3' ? v3ServerSchema : serverSchema,
+              o,
+            ),
+      (server) => server.id,
     );
   }
 
   async getServerComments(serverId: string, options?: RequestOptions): Promise<DirectoryComment[]> {
     const endpoint = ENDPOINTS.getServerComments;
-    return this.#call(
-      endpoint,
-      { id: assertSnowflake(serverId, 'server ID', endpoint.name) },
-      undefined,
-      commentListSchema,
-      options,
-    );
+    const id = assertSnowflake(serverId, 'server ID', endpoint.name);
+    if (this.version === 'v3') return this.#v3Comments(`resource = "${id}"`, options);
+    return this.#call(endpoint, { id }, undefined, commentListSchema, options);
   }
 
   /** POST /server: update a server's statistics and, with `up: true`, raise it if possible. */
@@ -258,36 +398,142 @@ export class DirectoryClient {
 
   // ---- profiles ----
 
+  /** A user's profile (v3: with their bots and servers). */
   async getProfile(userId: string, options?: RequestOptions): Promise<DirectoryProfile> {
     const endpoint = ENDPOINTS.getProfile;
-    return this.#call(
-      endpoint,
-      { id: assertSnowflake(userId, 'user ID', endpoint.name) },
-      undefined,
-      profileSchema,
+    const id = assertSnowflake(userId, 'user ID', endpoint.name);
+    return this.#cached(
+      'profile',
+      id,
       options,
+      (o) =>
+        this.#call(endpoint, { id }, undefined, this.version === 'v3' ? v3ProfileSchema : profileSchema, o),
+      (profile) => profile.id,
     );
   }
 
+  /**
+   * What a user wrote. v3 has no route for it: the search's comments index, by author (the
+   * comments cannot be told apart by what they are about there, so they come as `other`).
+   */
   async getProfileComments(userId: string, options?: RequestOptions): Promise<ProfileComments> {
     const endpoint = ENDPOINTS.getProfileComments;
-    return this.#call(
-      endpoint,
-      { id: assertSnowflake(userId, 'user ID', endpoint.name) },
-      undefined,
-      profileCommentsSchema,
+    const id = assertSnowflake(userId, 'user ID', endpoint.name);
+    if (this.version === 'v3') {
+      return { bots: [], servers: [], other: await this.#v3Comments(`author = "${id}"`, options) };
+    }
+    return this.#call(endpoint, { id }, undefined, profileCommentsSchema, options);
+  }
+
+  /** A developer's bots (v3: as the user's profile lists them). */
+  async getDeveloperBots(userId: string, options?: RequestOptions): Promise<BotReference[]> {
+    const endpoint = ENDPOINTS.getDeveloperBots;
+    const id = assertSnowflake(userId, 'user ID', endpoint.name);
+    return this.#cached(
+      'developerBots',
+      id,
       options,
+      (o) =>
+        this.#call(
+          endpoint,
+          { id },
+          undefined,
+          this.version === 'v3' ? v3DeveloperBotsSchema : botReferenceListSchema,
+          o,
+        ),
+      () => id,
     );
   }
 
-  async getDeveloperBots(userId: string, options?: RequestOptions): Promise<BotReference[]> {
-    const endpoint = ENDPOINTS.getDeveloperBots;
-    return this.#call(
-      endpoint,
-      { id: assertSnowflake(userId, 'user ID', endpoint.name) },
-      undefined,
-      botReferenceListSchema,
-      options,
+  // ---- search (v3) ----
+
+  /**
+   * The directory's search (v3 only): bots or servers whose name or descriptions match `query`,
+   * best first, at most `limit` (1 to 100, default 10).
+   */
+  async search(
+    kind: 'bot' | 'server',
+    query: string,
+    options: RequestOptions & { limit?: number } = {},
+  ): Promise<SearchHit[]> {
+    const search = this.#searchService('search');
+    const q = typeof query === 'string' ? query.trim() : '';
+    if (q.length === 0 || q.length > 200) {
+      throw new InvalidArgumentError('the search needs 1 to 200 characters', { method: 'search' });
+    }
+    const limit = options.limit ?? 10;
+    if (!Number.isSafeInteger(limit) || limit < 1 || limit > 100) {
+      throw new InvalidArgumentError('limit must be a whole number from 1 to 100', { method: 'search' });
+    }
+    return search.search(
+      kind === 'bot' ? 'bots' : 'servers',
+      { q, limit },
+      kind === 'bot' ? v3BotHitsSchema : v3ServerHitsSchema,
+      this.#searchRequest(options),
+    );
+  }
+
+  /** The key of the directory's search service (v3 only; GET /v3/search-key). */
+  async searchKey(options?: RequestOptions): Promise<string> {
+    return this.#call(ENDPOINTS.searchKey, {}, undefined, v3SearchKeySchema, options);
+  }
+
+  #searchService(method: string): SearchService {
+    if (!this.#search) {
+      throw new InvalidArgumentError(`${method} exists only in API v3`, { method });
+    }
+    return this.#search;
+  }
+
+  #searchRequest(options: RequestOptions | undefined) {
+    const started = this.#now();
+    const deadline =
+      options?.deadline instanceof Date
+        ? options.deadline.getTime()
+        : (options?.deadline ?? (this.#maxWaitMs === undefined ? undefined : started + this.#maxWaitMs));
+    return { priority: options?.priority ?? 'interactive', deadline, signal: options?.signal };
+  }
+
+  /** The comments index, newest first (as boticordjava asks it): at most 100. */
+  #v3Comments(filter: string, options: RequestOptions | undefined): Promise<DirectoryComment[]> {
+    const body: SearchBody = { q: '', limit: 100, filter: [filter], sort: ['created:desc'] };
+    return this.#searchService('comments').search(
+      'comments',
+      body,
+      v3CommentHitsSchema,
+      this.#searchRequest(options),
+    );
+  }
+
+  /**
+   * A bot or server by short code on v3, which looks up by ID only: the search for the code, then
+   * the records of its first three hits, and the one whose short link is that code. Otherwise a
+   * NotFoundError that says so: never the card of a record that merely matched.
+   */
+  async #v3ByCode<K extends 'bot' | 'server'>(
+    kind: K,
+    code: string,
+    options: RequestOptions,
+  ): Promise<K extends 'bot' ? DirectoryBot : DirectoryServer> {
+    type Found = K extends 'bot' ? DirectoryBot : DirectoryServer;
+    const method = kind === 'bot' ? 'getBot' : 'getServer';
+    if (this.#token === undefined) {
+      throw new InvalidArgumentError(
+        `API v3 looks ${kind}s up by ID; finding the short code ${JSON.stringify(code)} needs the search, which needs DIRECTORY_TOKEN`,
+        { method },
+      );
+    }
+    const hits = await this.search(kind, code, { ...options, limit: 5 });
+    const wanted = code.toLowerCase();
+    for (const hit of hits.slice(0, 3)) {
+      const record = (
+        kind === 'bot' ? await this.getBot(hit.id, options) : await this.getServer(hit.id, options)
+      ) as Found;
+      if (record.shortCode?.toLowerCase() === wanted) return record;
+    }
+    throw new NotFoundError(
+      `no ${kind} has the short code ${JSON.stringify(code)}: API v3 looks ${kind}s up by ID, and its search found none with it`,
+      { method },
     );
   }
 
@@ -342,7 +588,7 @@ export class DirectoryClient {
   /** Closes the connection pool and fails every request still waiting for the rate limiter. */
   async close(): Promise<void> {
     this.#limiter?.close(new UnavailableError('the directory client was closed', { reason: 'network' }));
-    await this.#transport.close();
+    await Promise.all([this.#transport.close(), this.#searchTransport?.close()]);
   }
 
   // ---- internals ----
@@ -356,8 +602,9 @@ export class DirectoryClient {
   ): Promise<z.output<S>> {
     // Everything that can fail without the network fails here, before anything is sent.
     const authorization = authorizationFor(endpoint, this.version, this.#token, this.tokenKind);
-    const path = `/${this.version}${buildPath(endpoint.path, params)}`;
-    const route = routeOf(endpoint);
+    const request = requestOf(endpoint, this.version);
+    const path = `/${this.version}${buildPath(request.path, params)}`;
+    const route = routeOf(endpoint, this.version);
     const context = { method: endpoint.name, route };
     const started = this.#now();
     const deadline =
@@ -365,12 +612,12 @@ export class DirectoryClient {
         ? options.deadline.getTime()
         : (options.deadline ?? (this.#maxWaitMs === undefined ? undefined : started + this.#maxWaitMs));
     // A span for the call, its rate limiter's wait one inside it: nothing unless tracing is on.
-    const attributes = { 'http.request.method': endpoint.method, 'url.template': endpoint.path };
+    const attributes = { 'http.request.method': request.method, 'url.template': request.path };
     return inSpan(`directory ${endpoint.name}`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
       let response: TransportResponse;
       try {
         response = await this.#transport.request({
-          method: endpoint.method,
+          method: request.method,
           path,
           authorization,
           ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
@@ -392,7 +639,21 @@ export class DirectoryClient {
         'http.response.status_code': response.status,
         'directory.attempts': response.attempts,
       });
-      return parseAnswer(response, context, schema, this.#token);
+      if (this.version !== 'v3') return parseAnswer(response, context, schema, this.#token);
+      try {
+        return parseV3Answer(
+          response,
+          context,
+          typeof schema === 'function' ? schema(response.receivedAt) : schema,
+          this.#token,
+        );
+      } catch (err) {
+        // Code 1 with another status than 429 (which the transport honours already): everyone waits.
+        if (err instanceof RateLimitedError && response.status !== 429 && err.retryAfterMs !== undefined) {
+          this.#limiter?.penalize('global', this.#now() + err.retryAfterMs);
+        }
+        throw err;
+      }
     });
   }
 

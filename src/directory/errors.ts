@@ -22,6 +22,8 @@ export interface ErrorContext {
   route?: string;
   status?: number;
   cause?: unknown;
+  /** v3: the directory's error code and its name (docs-v3 index.mdx "Error codes"), e.g. 19 UnknownBot. */
+  apiCode?: { code: number; name: string } | undefined;
 }
 
 export abstract class DirectoryError extends Error {
@@ -29,6 +31,8 @@ export abstract class DirectoryError extends Error {
   readonly method: string | undefined;
   readonly route: string | undefined;
   readonly status: number | undefined;
+  /** v3: the directory's own error code and its name, when it gave one. */
+  readonly apiCode: { code: number; name: string } | undefined;
 
   protected constructor(message: string, context: ErrorContext = {}) {
     super(message, context.cause === undefined ? undefined : { cause: context.cause });
@@ -36,6 +40,7 @@ export abstract class DirectoryError extends Error {
     this.method = context.method;
     this.route = context.route;
     this.status = context.status;
+    this.apiCode = context.apiCode;
   }
 
   toJSON(): Record<string, unknown> {
@@ -46,6 +51,7 @@ export abstract class DirectoryError extends Error {
       method: this.method,
       route: this.route,
       status: this.status,
+      ...(this.apiCode ? { apiCode: this.apiCode.code, apiCodeName: this.apiCode.name } : {}),
     };
   }
 }

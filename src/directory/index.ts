@@ -29,6 +29,12 @@ export {
   UnavailableError,
   type UnavailableReason,
 } from './errors.js';
+export {
+  type CacheOutcome,
+  type CacheStats,
+  LOOKUP_CACHE_DEFAULTS,
+  type LookupCacheOptions,
+} from './lookup-cache.js';
 export type { BucketLimit, GrantInfo, Priority } from './rate-limiter.js';
 export { isShortCode, isSnowflake, parseReference, type RefKind } from './refs.js';
 // The shared limits' storage contract, for whoever keeps the ledger (the bot: src/store).
@@ -49,12 +55,18 @@ export {
   type DirectoryBot,
   type DirectoryComment,
   type DirectoryProfile,
+  type DirectoryReview,
   type DirectoryServer,
+  type DirectoryUp,
   type LinkDomainCode,
   type OkResult,
   type OpenString,
   type ProfileComments,
+  type RatingCount,
+  type ResourceExtras,
+  type SearchHit,
   type ServerLinks,
+  type ServerReference,
   type ServerStatistics,
   type ServerUpdate,
   type ServerUpResult,
@@ -65,3 +77,5 @@ export {
   type ValidateBotResult,
   type Vote,
 } from './types.js';
+export { V3_ERROR_CODES } from './v3/codes.js';
+export { API_VERSIONS, DEFAULT_API_VERSION, PUBLISHED_LIMITS } from './versions.js';

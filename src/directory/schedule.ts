@@ -5,8 +5,13 @@
  * (shared-rate-limiter.ts) over a ledger several processes keep.
  */
 
-export type Priority = 'interactive' | 'background';
-const PRIORITY_ORDER: readonly Priority[] = ['interactive', 'background'];
+/**
+ * 'critical': what the bot exists for and may not be crowded out (an /up, the statistics post);
+ * 'interactive': a person waits (a look-up); 'background': nobody waits (reports, suggestions,
+ * refreshing a cache). Taken in this order.
+ */
+export type Priority = 'critical' | 'interactive' | 'background';
+export const PRIORITY_ORDER: readonly Priority[] = ['critical', 'interactive', 'background'];
 
 /** Index of the first element greater than `value` in an ascending array. */
 function upperBound(sorted: readonly number[], value: number): number {

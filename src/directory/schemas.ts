@@ -8,9 +8,27 @@
  */
 import { z } from 'zod';
 import { timestampToDate } from '../time/range.js';
+import {
+  attached,
+  count,
+  id,
+  nullableId,
+  openString,
+  optionalCount,
+  stringList,
+  text,
+  toAttached,
+  toCount,
+  toCountOrNull,
+  toCountOrZero,
+  toId,
+  toNullableId,
+  toOpenString,
+  toStringList,
+  toText,
+} from './fields.js';
 import { normalizeNextUp } from './next-up.js';
 import type {
-  AttachedRef,
   BotReference,
   DirectoryBot,
   DirectoryComment,
@@ -18,6 +36,7 @@ import type {
   DirectoryServer,
   OkResult,
   ProfileComments,
+  ResourceExtras,
   ServerUpResult,
   ShortLink,
   TokenInfo,
@@ -37,35 +56,18 @@ import type {
  * together (bench scenario 1: about 30 µs per answer in a process the size of the bot's, against
  * about 2 µs for checks alone), mostly in garbage for the collector.
  */
-const id = z.union([z.string().min(1), z.number().int().nonnegative()]);
-const nullableId = z.union([z.string(), z.number().int().nonnegative()]).nullable().optional();
-const text = z.string().nullable().optional();
-/** A status or badge: string, number or null in the wild; '' means none. */
-const openString = z.union([z.string(), z.number(), z.boolean()]).nullable().optional();
-const count = z.union([z.number(), z.string().regex(/^-?\d+(\.\d+)?$/)]);
-const optionalCount = count.nullable().optional();
-const stringList = z
-  .array(z.union([z.string(), z.number()]))
-  .nullable()
-  .optional();
-const attached = z.object({ id: nullableId, approved: z.boolean().optional() }).nullable().optional();
-
-type Id = z.output<typeof id>;
-
-const toId = (v: Id): string => String(v);
-const toNullableId = (v: z.output<typeof nullableId>): string | null =>
-  v === undefined || v === null || v === '' ? null : String(v);
-const toText = (v: z.output<typeof text>): string | null => v ?? null;
-const toOpenString = (v: z.output<typeof openString>): string | null =>
-  v === undefined || v === null || v === '' || v === false ? null : String(v);
-const toCount = (v: z.output<typeof count>): number => (typeof v === 'number' ? v : Number(v));
-const toCountOrZero = (v: z.output<typeof optionalCount>): number =>
-  v === undefined || v === null ? 0 : toCount(v);
-const toCountOrNull = (v: z.output<typeof optionalCount>): number | null =>
-  v === undefined || v === null ? null : toCount(v);
-const toStringList = (v: z.output<typeof stringList>): string[] => (v ? v.map(String) : []);
-const toAttached = (v: z.output<typeof attached>): AttachedRef | null =>
-  v ? { id: toNullableId(v.id), approved: v.approved ?? false } : null;
+/** What v3 adds, as v1/v2 answers have it: nothing. */
+const NO_EXTRAS = {
+  name: null,
+  avatar: null,
+  owner: null,
+  upCount: null,
+  ratings: [],
+  reviews: [],
+  ups: [],
+  createdAt: null,
+  tagCodes: null,
+} as const satisfies ResourceExtras;
 
 export const botSchema = z.compile(
   z
@@ -96,6 +98,8 @@ export const botSchema = z.compile(
     .transform((b): DirectoryBot => {
       const info = b.information;
       return {
+        ...NO_EXTRAS,
+        inviteLink: null,
         id: toId(b.id),
         shortCode: toText(b.shortCode),
         pageLinks: toStringList(b.links),
@@ -160,6 +164,8 @@ export const serverSchema = z.compile(
       const info = s.information;
       const [all, online] = info.members ?? [];
       return {
+        ...NO_EXTRAS,
+        moderators: [],
         id: toId(s.id),
         shortCode: toText(s.shortCode),
         status: toOpenString(s.status),
@@ -203,6 +209,14 @@ export const profileSchema = z.compile(
     .transform(
       (p): DirectoryProfile => ({
         id: toId(p.id),
+        name: null,
+        avatar: null,
+        description: null,
+        badges: [],
+        bots: null,
+        servers: null,
+        telegram: null,
+        donate: null,
         status: toText(p.status),
         badge: toOpenString(p.badge),
         shortCode: toText(p.shortCode),

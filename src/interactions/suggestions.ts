@@ -8,10 +8,18 @@
  * without waiting: the keystroke that found them missing is answered without them, the next ones
  * with them.
  *
- * Everything here is bounded: MAX_PLACES places of PER_PLACE look-ups each, MAX_USERS users' bots.
+ * On v3, the directory's search adds what matches the typed text (`search`), the same way: never
+ * waited for. A keystroke starts a search for its text (at most one every SEARCH_EVERY_MS for the
+ * whole process, at the lowest priority, so that suggestions take at most a fifth of the key's
+ * 25 requests per 10 s), and is answered with the results already known: those for its very
+ * text, else those of the longest earlier text it extends, narrowed to what still matches. A
+ * result that comes after the answer serves the next keystroke.
+ *
+ * Everything here is bounded: MAX_PLACES places of PER_PLACE look-ups each, MAX_USERS users' bots,
+ * MAX_SEARCHES texts' results.
  */
 import { Recent } from '../cache/recent.js';
-import type { BotReference } from '../directory/index.js';
+import type { BotReference, SearchHit } from '../directory/index.js';
 import type { Logger } from '../log/logger.js';
 import { plainLabel } from '../render/text.js';
 
@@ -31,10 +39,19 @@ const PER_PLACE = 10;
 const MAX_PLACES = 10_000;
 const MAX_USERS = 10_000;
 export const OWN_BOTS_TTL_MS = 10 * 60_000;
+/** At most one search this often, for the whole process. */
+export const SEARCH_EVERY_MS = 2_000;
+/** How long a text's search results are used. */
+export const SEARCH_TTL_MS = 5 * 60_000;
+const MAX_SEARCHES = 5_000;
+/** Texts shorter than this, or made of digits only (an ID being typed), are not searched. */
+const MIN_SEARCH_LENGTH = 2;
 
 export interface LookupSuggestionsOptions {
   /** The directory's bots of a developer (DirectoryClient.getDeveloperBots at background priority). */
   ownBots(userId: string): Promise<readonly BotReference[]>;
+  /** v3: the directory's search (DirectoryClient.search at background priority); absent elsewhere. */
+  search?: ((kind: LookupKind, query: string) => Promise<readonly SearchHit[]>) | undefined;
   now(): number;
   logger: Logger;
 }
@@ -56,6 +73,9 @@ export class LookupSuggestions {
   readonly #recent = new Recent<string, Suggestion[]>(MAX_PLACES);
   readonly #ownBots = new Recent<string, OwnBots>(MAX_USERS);
   readonly #asking = new Set<string>();
+  readonly #searched = new Recent<string, { hits: Suggestion[]; at: number }>(MAX_SEARCHES);
+  readonly #searching = new Set<string>();
+  #lastSearchAt = Number.NEGATIVE_INFINITY;
 
   constructor(options: LookupSuggestionsOptions) {
     this.#options = options;
@@ -89,6 +109,7 @@ export class LookupSuggestions {
       ...(first ? [first] : []),
       ...own,
       ...(this.#recent.get(`${options.kind}:${options.place}`) ?? []),
+      ...this.#searchResults(options.kind, wanted),
     ];
     const seen = new Set<string>();
     const out: Suggestion[] = [];
@@ -101,6 +122,51 @@ export class LookupSuggestions {
       if (out.length === MAX_CHOICES) break;
     }
     return out;
+  }
+
+  /**
+   * The search's results known now for `wanted` (its own, or the longest earlier text it extends);
+   * starts a search for it (not waited for) when there are none of its own.
+   */
+  #searchResults(kind: LookupKind, wanted: string): Suggestion[] {
+    const { search } = this.#options;
+    if (!search || wanted.length < MIN_SEARCH_LENGTH || /^\d+$/.test(wanted)) return [];
+    const now = this.#options.now();
+    const fresh = (text: string) => {
+      const found = this.#searched.get(`${kind}:${text}`);
+      return found && now - found.at < SEARCH_TTL_MS ? found : undefined;
+    };
+    const own = fresh(wanted);
+    if (!own) this.#search(kind, wanted, now);
+    if (own) return own.hits;
+    for (let length = wanted.length - 1; length >= MIN_SEARCH_LENGTH; length -= 1) {
+      const earlier = fresh(wanted.slice(0, length));
+      if (earlier) return earlier.hits;
+    }
+    return [];
+  }
+
+  #search(kind: LookupKind, text: string, now: number): void {
+    const key = `${kind}:${text}`;
+    const search = this.#options.search;
+    if (!search || this.#searching.has(key) || now - this.#lastSearchAt < SEARCH_EVERY_MS) return;
+    this.#lastSearchAt = now;
+    this.#searching.add(key);
+    search(kind, text)
+      .then(
+        (hits) => {
+          const suggestions = hits
+            .map((h) => choice(`${h.name} (${h.id})`, h.id))
+            .filter((s): s is Suggestion => s !== undefined);
+          this.#searched.set(key, { hits: suggestions, at: this.#options.now() });
+        },
+        (err: unknown) => {
+          // No key, the budget taken by look-ups, the search down: no results for this text.
+          this.#options.logger.debug({ err, kind }, 'a search for the suggestions failed');
+        },
+      )
+      .catch((err: unknown) => this.#options.logger.warn({ err }, 'the suggestions could not keep a search'))
+      .finally(() => this.#searching.delete(key));
   }
 
   /** The user's bots as known now; asks the directory (not waited for) when unknown or stale. */

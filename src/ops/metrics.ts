@@ -13,7 +13,7 @@
  * interaction names come from the command registry, outcomes and statuses from short lists.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { GrantInfo, RequestEvent } from '../directory/index.js';
+import type { CacheStats, GrantInfo, RequestEvent } from '../directory/index.js';
 import { errorLine } from '../log/error-line.js';
 import type { Logger } from '../log/logger.js';
 import { type GatewayStoreMetrics, gatewayStoreMetrics } from './gateway-store-metrics.js';
@@ -70,6 +70,10 @@ export interface MetricsOptions {
 export interface Metrics extends GatewayStoreMetrics {
   readonly registry: Registry;
   directoryRequest(event: RequestEvent): void;
+  /** The directory answers as if it had retired this API version (directory/retired.ts). */
+  directoryRetired(version: string): void;
+  /** Where the look-up cache's figures come from (read at scrape time). */
+  setDirectoryCache(source: (() => CacheStats) | undefined): void;
   rateLimitGrant(info: GrantInfo): void;
   interaction(event: InteractionEvent): void;
   statsPost(outcome: StatsPostOutcome, info?: StatsPostInfo): void;
@@ -168,6 +172,37 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     labelNames: ['method', 'route'] as const,
     buckets: REQUEST_BUCKETS,
     registers,
+  });
+  const retired = new Gauge({
+    name: 'directory_api_retired',
+    help: '1 when the directory answers as if it had retired the API version in use (410, or 404 on every route): move to v3.',
+    labelNames: ['version'] as const,
+    registers,
+  });
+  let cacheSource: (() => CacheStats) | undefined;
+  new Gauge({
+    name: 'directory_cache_entries',
+    help: "Directory records in the look-ups' cache.",
+    registers,
+    collect() {
+      const stats = cacheSource?.();
+      if (stats) this.set(stats.entries);
+    },
+  });
+  new Counter({
+    name: 'directory_cache_lookups_total',
+    help: 'Look-ups by how the cache answered: fresh, stale (answered, refreshed behind), miss (asked the directory), shared (joined a request under way).',
+    labelNames: ['outcome'] as const,
+    registers,
+    collect() {
+      const stats = cacheSource?.();
+      if (!stats) return;
+      this.reset();
+      this.inc({ outcome: 'fresh' }, stats.fresh);
+      this.inc({ outcome: 'stale' }, stats.stale);
+      this.inc({ outcome: 'miss' }, stats.misses);
+      this.inc({ outcome: 'shared' }, stats.shared);
+    },
   });
   const rateLimitWait = new Histogram({
     name: 'directory_ratelimit_wait_seconds',
@@ -342,6 +377,12 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       const s = seconds(event.durationMs);
       if (s !== undefined) requestDuration.observe({ method: event.method, route: event.route }, s);
     }),
+    directoryRetired: safe('directoryRetired', (version: string) => {
+      retired.set({ version }, 1);
+    }),
+    setDirectoryCache(source) {
+      cacheSource = source;
+    },
     rateLimitGrant: safe('rateLimitGrant', (info: GrantInfo) => {
       const bucket = info.buckets.find((b) => b !== GLOBAL_BUCKET) ?? GLOBAL_BUCKET;
       const s = seconds(info.waitedMs);

@@ -9,10 +9,17 @@ import {
   type APIComponentInContainer,
   TimestampStyles,
 } from 'discord.js';
-import type { BotReference, DirectoryBot, DirectoryProfile, DirectoryServer } from '../directory/index.js';
+import type {
+  BotReference,
+  DirectoryBot,
+  DirectoryProfile,
+  DirectoryServer,
+  ServerReference,
+} from '../directory/index.js';
 import { resolveLocale, type Translate } from '../i18n/index.js';
 import { timestampToDate } from '../time/range.js';
 import { COLORS } from './colors.js';
+import { stars } from './comments.js';
 import { actionButton, linkButton, rows } from './components.js';
 import { type CommentsKind, commentsCustomId } from './custom-id.js';
 import {
@@ -28,7 +35,16 @@ import {
 } from './layout.js';
 import { LIMITS } from './limits.js';
 import type { LayoutMessage, MessageFile } from './message.js';
-import { httpUrl, looksLikeUrl, safeCode, safeLine, safeText, timestamp, userMention } from './text.js';
+import {
+  httpUrl,
+  looksLikeUrl,
+  safeCode,
+  safeLine,
+  safeText,
+  timestamp,
+  truncate,
+  userMention,
+} from './text.js';
 
 export interface DiscordIdentity {
   name: string;
@@ -73,9 +89,95 @@ function capped(
   return [...shown, ...(tail ? [tail] : [])].join(separator);
 }
 
-function tagList(tags: readonly string[], t: Translate): string | null {
-  const shown = tags.map((tag) => safeCode(tag, 42)).filter((tag) => tag !== '');
+/**
+ * Tags as names: v1/v2 send names, v3 codes (docs-v3 bots.mdx and servers.mdx "Tags"), named here
+ * in the reader's language; a code not listed is shown as its number.
+ */
+function tagList(
+  record: { tags: readonly string[]; tagCodes: readonly number[] | null },
+  kind: 'bot' | 'server',
+  t: Translate,
+): string | null {
+  const named = (record.tagCodes ?? []).map((code) => {
+    const key = `directoryTags.${kind}${code}`;
+    const name = t(key);
+    return name === key ? t('common.tagCode', { code }) : name;
+  });
+  const shown = [...record.tags, ...named].map((tag) => safeCode(tag, 42)).filter((tag) => tag !== '');
   return shown.length > 0 ? capped(shown, TAG_LIMIT, ' ', t) : null;
+}
+
+const REVIEW_LIMIT = 3;
+const REVIEW_TEXT_LIMIT = 300;
+
+/** The ratings' average and count (v3 `ratings[]`: how many gave each rating), or null. */
+function ratingLine(
+  ratings: readonly { rating: number; count: number }[],
+  locale: string,
+  t: Translate,
+): string | null {
+  let total = 0;
+  let sum = 0;
+  for (const { rating, count } of ratings) {
+    if (!(rating >= 1 && rating <= 5) || !Number.isSafeInteger(count) || count <= 0) continue;
+    total += count;
+    sum += rating * count;
+  }
+  if (total === 0) return null;
+  const average = sum / total;
+  return t('common.ratingValue', {
+    stars: stars(average),
+    average: new Intl.NumberFormat(resolveLocale(locale) === 'ru' ? 'ru-RU' : 'en-US', {
+      minimumFractionDigits: 1,
+      maximumFractionDigits: 1,
+    }).format(average),
+    count: t('plural.ratings', { count: total }),
+  });
+}
+
+/** Ups still counting (v3 `ups[]`), with when the next one ends. */
+function upsLine(ups: readonly { expiresAt: Date | null }[], now: number, t: Translate): string | null {
+  const live = ups.filter((u) => u.expiresAt === null || u.expiresAt.getTime() > now);
+  if (live.length === 0) return null;
+  const next = live
+    .map((u) => u.expiresAt)
+    .filter((d): d is Date => d !== null)
+    .sort((a, b) => a.getTime() - b.getTime())[0];
+  return t('common.upsActive', {
+    count: live.length,
+    when: timestamp(next ?? null, TimestampStyles.RelativeTime) ?? t('common.unknown'),
+  });
+}
+
+function withUps(count: string, ups: string | null): string {
+  return ups ? `${count} · ${ups}` : count;
+}
+
+/** The first reviews (v3, where the directory sends them), with their rating and the moderators' reply. */
+function reviewsBlock(record: { reviews: DirectoryBot['reviews'] }, t: Translate): string | null {
+  const shown = record.reviews.slice(0, REVIEW_LIMIT).map((r) => {
+    const who = r.authorId ? userMention(r.authorId) : safeLine(r.authorName ?? t('common.unknown'), 64);
+    const when = timestamp(r.at, TimestampStyles.RelativeTime);
+    const head = [r.rating === null ? null : stars(r.rating), who, when].filter(Boolean).join(' · ');
+    const body = truncate(safeText(r.text, REVIEW_TEXT_LIMIT * 2).replace(/\n/g, '\n> '), REVIEW_TEXT_LIMIT);
+    const reply = r.moderatorReply
+      ? `\n> ↳ *${t('common.moderatorReply')}:* ${truncate(safeLine(r.moderatorReply, REVIEW_TEXT_LIMIT * 2), REVIEW_TEXT_LIMIT)}`
+      : '';
+    return `${head}\n> ${body}${reply}`;
+  });
+  if (shown.length === 0) return null;
+  const more = record.reviews.length - shown.length;
+  return [
+    `**${t('common.reviews')}**`,
+    ...shown,
+    ...(more > 0 ? [t('common.andMore', { count: more })] : []),
+  ].join('\n');
+}
+
+/** Users as mentions, capped. */
+function mentions(ids: readonly string[], t: Translate): string | null {
+  const shown = ids.map((d) => userMention(d)).filter((d) => d !== '');
+  return shown.length > 0 ? capped(shown, DEVELOPER_LIMIT, ', ', t) : null;
 }
 
 /** An open string (status, badge) as shown: SCREAMING_CASE stays recognisable, escaped. */
@@ -161,48 +263,50 @@ export function renderBotCard(
   t: Translate,
   locale: string,
   identity?: DiscordIdentity | null,
+  now: number = Date.now(),
 ): LayoutMessage {
-  const name = identity?.name ?? bot.shortCode ?? bot.id;
+  const name = identity?.name ?? bot.name ?? bot.shortCode ?? bot.id;
+  const none = t('common.none');
+  const { servers, shards, users } = bot.stats;
+  const knownStats = bot.stats.servers !== null || bot.stats.shards !== null || bot.stats.users !== null;
   const details = facts([
     [t('bot.prefix'), safeCode(bot.prefix, 32)],
     [t('bot.library'), bot.library ? safeLine(bot.library, 100) : null],
-    [t('bot.bumps'), formatNumber(bot.bumps, locale)],
+    [t('bot.bumps'), withUps(formatNumber(bot.bumps, locale), upsLine(bot.ups, now, t))],
+    [t('common.rating'), ratingLine(bot.ratings, locale, t)],
     [
       t('bot.stats'),
-      t('bot.statsValue', {
-        servers: t('plural.servers', { count: bot.stats.servers }),
-        shards: t('plural.shards', { count: bot.stats.shards }),
-        users: t('plural.users', { count: bot.stats.users }),
-      }),
+      knownStats
+        ? t('bot.statsValue', {
+            servers: servers === null ? none : t('plural.servers', { count: servers }),
+            shards: shards === null ? none : t('plural.shards', { count: shards }),
+            users: users === null ? none : t('plural.users', { count: users }),
+          })
+        : null,
     ],
     [t('bot.status'), label(bot.status)],
     [t('bot.badge'), label(bot.badge)],
-    [t('bot.added'), timestamp(addedAt(bot.added), TimestampStyles.LongDate)],
-    [
-      t('bot.developers'),
-      capped(
-        bot.developers.map((d) => userMention(d)).filter((d) => d !== ''),
-        DEVELOPER_LIMIT,
-        ', ',
-        t,
-      ),
-    ],
+    [t('bot.added'), timestamp(bot.createdAt ?? addedAt(bot.added), TimestampStyles.LongDate)],
+    [t('bot.owner'), bot.owner ? userMention(bot.owner) : null],
+    [t('bot.developers'), mentions(bot.developers, t)],
   ]);
   const card = container(statusColor(bot.status), [
     heading(
       t('bot.title', { name }),
       safeText(bot.shortDescription, SHORT_DESCRIPTION_LIMIT),
-      identity?.avatarUrl,
+      identity?.avatarUrl ?? bot.avatar,
       name,
       t,
     ),
     text(safeText(bot.longDescription, LONG_DESCRIPTION_LIMIT)),
     separator(),
     text(details),
-    text(facts([[t('bot.tags'), tagList(bot.tags, t)]])),
+    text(facts([[t('bot.tags'), tagList(bot, 'bot', t)]])),
+    text(reviewsBlock(bot, t)),
     separator({ divider: false }),
     subtext(safeLine(bot.shortCode ? `${bot.id} · ${bot.shortCode}` : bot.id, LIMITS.footer)),
     rows([
+      linkButton(t('bot.invite'), bot.inviteLink),
       linkButton(t('bot.site'), bot.links.site),
       linkButton(t('bot.github'), bot.links.github),
       linkButton(t('bot.support'), inviteUrl(bot.links.discord)),
@@ -227,6 +331,7 @@ export function renderServerCard(
   t: Translate,
   locale: string,
   chart?: CardChart | null,
+  now: number = Date.now(),
 ): LayoutMessage {
   const { all, online } = server.members;
   const members =
@@ -242,10 +347,13 @@ export function renderServerCard(
   const details = facts([
     [t('server.members'), members],
     [t('server.owner'), server.owner ? userMention(server.owner) : null],
-    [t('server.bumps'), formatNumber(server.bumps, locale)],
+    [t('server.moderators'), mentions(server.moderators, t)],
+    [t('server.bumps'), withUps(formatNumber(server.bumps, locale), upsLine(server.ups, now, t))],
+    [t('common.rating'), ratingLine(server.ratings, locale, t)],
     [t('server.status'), label(server.status)],
     [t('server.badge'), label(server.badge)],
-    [t('server.tags'), tagList(server.tags, t)],
+    [t('server.added'), timestamp(server.createdAt, TimestampStyles.LongDate)],
+    [t('server.tags'), tagList(server, 'server', t)],
     [t('server.links'), textLinks(SERVER_LINKS, l, (k) => t(`server.${k}`))],
   ]);
   const card = container(statusColor(server.status), [
@@ -259,6 +367,7 @@ export function renderServerCard(
     text(safeText(server.longDescription, LONG_DESCRIPTION_LIMIT)),
     separator(),
     text(details),
+    text(reviewsBlock(server, t)),
     ...(chart
       ? [
           separator(),
@@ -278,7 +387,28 @@ export function renderServerCard(
   return { layout: fitLayout([card]), ...(chart ? { files: [chart.file] } : {}) };
 }
 
-const PROFILE_LINKS = ['site', 'vk', 'steam', 'youtube', 'twitch', 'git'] as const;
+const PROFILE_LINKS = ['site', 'vk', 'telegram', 'steam', 'youtube', 'twitch', 'git', 'donate'] as const;
+
+/** A list of the user's bots or servers: mentions for bots, names for servers, with short codes. */
+function referenceLines(
+  refs: readonly (BotReference | ServerReference)[] | null,
+  kind: 'bot' | 'server',
+  none: string,
+  t: Translate,
+): string | null {
+  if (refs === null) return null;
+  if (refs.length === 0) return none;
+  return capped(
+    refs.map((r) => {
+      const code = safeCode(r.shortCode, 34);
+      const shown = kind === 'bot' ? userMention(r.id) : safeLine(r.name ?? r.id, 100);
+      return `${shown}${code ? ` · ${code}` : ''}`;
+    }),
+    BOT_LIMIT,
+    '\n',
+    t,
+  );
+}
 
 export function renderProfileCard(
   profile: DirectoryProfile,
@@ -286,37 +416,39 @@ export function renderProfileCard(
   t: Translate,
   identity?: DiscordIdentity | null,
 ): LayoutMessage {
-  const name = identity?.name ?? profile.shortCode ?? profile.id;
-  const botLines =
-    bots === null
-      ? null
-      : bots.length === 0
-        ? t('profile.noBots')
-        : capped(
-            bots.map((b) => {
-              const code = safeCode(b.shortCode, 34);
-              return `${userMention(b.id)}${code ? ` · ${code}` : ''}`;
-            }),
-            BOT_LIMIT,
-            '\n',
-            t,
-          );
+  const name = identity?.name ?? profile.name ?? profile.shortCode ?? profile.id;
+  // v3's profile lists the user's bots itself; v1/v2 ask for them apart (`bots`).
+  const botLines = referenceLines(profile.bots ?? bots, 'bot', t('profile.noBots'), t);
+  const serverLines = referenceLines(profile.servers, 'server', t('profile.noServers'), t);
   const status = safeText(profile.status, 1500);
   const card = container(COLORS.info, [
     heading(
       t('profile.title', { name }),
       status.trim() !== '' ? `> ${status.replace(/\n/g, '\n> ')}` : null,
-      identity?.avatarUrl,
+      identity?.avatarUrl ?? profile.avatar,
       name,
       t,
     ),
+    text(safeText(profile.description, SHORT_DESCRIPTION_LIMIT)),
     separator(),
     text(
       facts([
         [t('profile.badge'), label(profile.badge)],
+        [
+          t('profile.badges'),
+          profile.badges.length > 0
+            ? capped(
+                profile.badges.map((b) => safeLine(b, 64)),
+                TAG_LIMIT,
+                ', ',
+                t,
+              )
+            : null,
+        ],
         [t('profile.shortCode'), safeCode(profile.shortCode, 34)],
         [t('profile.links'), textLinks(PROFILE_LINKS, profile, (k) => t(`profile.${k}`))],
         [t('profile.bots'), botLines],
+        [t('profile.servers'), serverLines],
       ]),
     ),
     separator({ divider: false }),

@@ -22,9 +22,16 @@ export function flattenProfileComments(comments: ProfileComments): PagedComment[
   const all: PagedComment[] = [
     ...comments.bots.map((c) => ({ ...c, about: 'bot' as const })),
     ...comments.servers.map((c) => ({ ...c, about: 'server' as const })),
+    ...(comments.other ?? []),
   ];
   // Newest first; comments without a time go last.
   return all.sort((a, b) => (b.at?.getTime() ?? 0) - (a.at?.getTime() ?? 0));
+}
+
+/** ★★★★☆ for a rating of 1 to 5 (v3's reviews and comments). */
+export function stars(rating: number): string {
+  const whole = Math.max(0, Math.min(5, Math.round(rating)));
+  return `${'★'.repeat(whole)}${'☆'.repeat(5 - whole)}`;
 }
 
 export function voteIcon(vote: number): string {
@@ -54,7 +61,12 @@ export function renderCommentsPage(
     const about = c.about ? ` · ${t(c.about === 'bot' ? 'comments.onBot' : 'comments.onServer')}` : '';
     // Quoted before the cut, so a text of many short lines cannot grow past its share of the page.
     const text = truncate(safeText(c.text, LIMITS.description).replace(/\n/g, '\n> '), COMMENT_TEXT_LIMIT);
-    return `${voteIcon(c.vote)} ${userMention(c.userId)}${when}${edited}${about}\n> ${text}`;
+    // v3 rates 1 to 5 where v1/v2 voted; and its moderators may have answered.
+    const icon = c.rating === null || c.rating === undefined ? voteIcon(c.vote) : stars(c.rating);
+    const reply = c.moderatorReply
+      ? `\n> ↳ *${t('common.moderatorReply')}:* ${truncate(safeLine(c.moderatorReply, LIMITS.description), COMMENT_TEXT_LIMIT / 2)}`
+      : '';
+    return `${icon} ${userMention(c.userId)}${when}${edited}${about}\n> ${text}${reply}`;
   });
   const titleKey =
     kind === 'bot'

@@ -53,11 +53,14 @@ const RETRY_AFTER_CAP_INTERVALS = 2;
  */
 const OPERATOR_HINTS: Readonly<Record<string, string>> = {
   Unauthorized: "the directory refused the token; check DIRECTORY_TOKEN (POST /stats takes the bot's own)",
-  Forbidden: 'the directory forbids this token to post stats; check DIRECTORY_TOKEN and DIRECTORY_TOKEN_KIND',
+  Forbidden:
+    'the directory forbids this token to post stats; check DIRECTORY_TOKEN (v3: a key of the account that owns the bot) and, on v2, DIRECTORY_TOKEN_KIND',
   TokenKindNotAccepted: 'POST /stats takes a Bot token in API v2; check DIRECTORY_TOKEN_KIND',
-  InvalidArgument: 'nothing was sent; check that DIRECTORY_TOKEN is set and DIRECTORY_API_VERSION',
+  InvalidArgument:
+    "nothing was sent; check that DIRECTORY_TOKEN is set, DIRECTORY_API_VERSION, and on v3 the bot's ID (DISCORD_APPLICATION_ID)",
   BadRequest: 'the directory rejected the body of the stats',
-  NotFound: 'the directory has no POST /stats here; check DIRECTORY_API_URL and DIRECTORY_API_VERSION',
+  NotFound:
+    'the directory has no POST /stats here, or (v3) no such bot; check DIRECTORY_API_URL, DIRECTORY_API_VERSION and DISCORD_APPLICATION_ID',
 };
 
 const OUTCOME_OF: Readonly<Record<string, StatsOutcome>> = {
@@ -77,6 +80,8 @@ export interface PostContext {
   now: () => number;
   intervalMs: number;
   attemptTimeoutMs: number;
+  /** The bot's ID, for v3's route. */
+  botId: string | undefined;
   /** When the post went out (the directory client's onSend). */
   onSend: (at: number) => void;
 }
@@ -92,10 +97,11 @@ export async function postStats(ctx: PostContext, body: StatsBody, gate?: StatsG
     const answer = await ctx.loop.attempt(
       (signal) =>
         ctx.directory.postBotStats(
-          { ...body },
-          // The deadline keeps a background post from queueing behind interactive ups past the cap.
+          { ...body, ...(ctx.botId ? { botId: ctx.botId } : {}) },
+          // Before look-ups and background work (with /up); the deadline keeps it from queueing
+          // behind a flood of ups past the cap.
           {
-            priority: 'background',
+            priority: 'critical',
             deadline: ctx.now() + capMs,
             signal,
             onSend: ctx.onSend,

@@ -46,6 +46,8 @@ export type { StatsBody, StatsGate, StatsOutcome, StatsRetry, StatsSnapshot };
 
 export interface StatsPosterOptions extends TaskOptions {
   directory: Pick<DirectoryClient, 'postBotStats'>;
+  /** The bot's ID: v3's route names it (POST /bots/{id}/stats). */
+  botId?: string | undefined;
   /** May throw or reject (e.g. a shard process still spawning): that tick is skipped. */
   snapshot: () => Promise<StatsSnapshot> | StatsSnapshot;
   /** STATS_INTERVAL, held to the directory's rule by the configuration. */
@@ -196,6 +198,7 @@ export class StatsPoster {
       now: this.#now,
       intervalMs: this.#intervalMs,
       attemptTimeoutMs: this.#attemptTimeoutMs,
+      botId: options.botId,
       onSend: (at) => {
         this.#sentAt = at;
       },

@@ -15,11 +15,14 @@ const SECRET = 'zz-SECRET-cli-token-9f8e7d6c5b4a3210-abcdefabcdef';
 let emu: Emulator;
 let cwd: string;
 
-/** Runs the binary in a clean temp dir (no .env) with only the variables given. */
+/**
+ * Runs the binary in a clean temp dir (no .env) with only the variables given. Pinned to API v2,
+ * which these tests are about (v3, the default, has its own file: v3.test.ts).
+ */
 function cli(args: string[], env: Record<string, string> = {}): Promise<Result> {
   return spawnResult(process.execPath, [MAIN, ...args], {
     cwd,
-    env: { DIRECTORY_API_URL: emu.url, ...env },
+    env: { DIRECTORY_API_URL: emu.url, DIRECTORY_API_VERSION: 'v2', ...env },
   });
 }
 
@@ -172,9 +175,9 @@ describe('usage errors (exit 2, nothing sent)', () => {
   });
 
   it('reports bad configuration from a flag with the flag’s name', async () => {
-    const r = await cli(['bot', 'kerdoku', '--api-version', 'v3', '--timeout', '5']);
+    const r = await cli(['bot', 'kerdoku', '--api-version', 'v4', '--timeout', '5']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('--api-version (DIRECTORY_API_VERSION): expected one of v1, v2');
+    expect(r.stderr).toContain('--api-version (DIRECTORY_API_VERSION): expected one of v3, v2, v1');
     expect(r.stderr).toContain('--timeout (DIRECTORY_TIMEOUT_MS)');
     expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(emu.requests).toHaveLength(0);

@@ -42,7 +42,11 @@ function cli(args: string[]): Promise<Result> {
   return new Promise<Result>((resolve, reject) => {
     const child = spawn(process.execPath, [MAIN, ...args], {
       cwd,
-      env: { DIRECTORY_API_URL: server.url, DIRECTORY_TOKEN: 'cli-deadline-token-0123456789' },
+      env: {
+        DIRECTORY_API_URL: server.url,
+        DIRECTORY_API_VERSION: 'v2',
+        DIRECTORY_TOKEN: 'cli-deadline-token-0123456789',
+      },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     const killer = setTimeout(() => child.kill('SIGKILL'), KILL_AFTER_MS);

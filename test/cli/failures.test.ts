@@ -17,7 +17,11 @@ function cli(
   env: Record<string, string> = {},
   stdout?: SpawnOptions['stdout'],
 ): Promise<Result> {
-  return runDirectory(args, { DIRECTORY_API_URL: emu.url, ...env }, { cwd, stdout });
+  return runDirectory(
+    args,
+    { DIRECTORY_API_URL: emu.url, DIRECTORY_API_VERSION: 'v2', ...env },
+    { cwd, stdout },
+  );
 }
 
 /** stdout on /dev/full, where every write fails with ENOSPC. */

@@ -256,7 +256,11 @@ const ANSWERS: Case[] = [
 
 function cli(c: Case, json: boolean): Promise<Result> {
   const args = [...c.args, '--retries', '0', ...(json ? ['--json'] : [])];
-  return runDirectory(args, { DIRECTORY_API_URL: url, DIRECTORY_TOKEN: TOKEN, ...c.env }, { cwd });
+  return runDirectory(
+    args,
+    { DIRECTORY_API_URL: url, DIRECTORY_API_VERSION: 'v2', DIRECTORY_TOKEN: TOKEN, ...c.env },
+    { cwd },
+  );
 }
 
 /** Every string in a parsed JSON value, keys included. */

@@ -30,6 +30,7 @@ afterAll(async () => {
 function client(options: DirectoryClientOptions = {}): DirectoryClient {
   const c = new DirectoryClient({
     baseUrl: server.url,
+    version: 'v2',
     token: TOKENS.serviceBot,
     rateLimits: false,
     random: () => 0,

@@ -5,6 +5,7 @@ import type { Emulator } from '../emulator/index.js';
 export function clientFor(emu: Emulator, options: DirectoryClientOptions = {}): DirectoryClient {
   return new DirectoryClient({
     baseUrl: emu.url,
+    version: 'v2',
     rateLimits: false,
     timeoutMs: 2_000,
     maxRetries: 2,

@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DirectoryClient } from '../../src/directory/client.js';
 import { type Emulator, IDS, startEmulator, TOKENS } from '../emulator/index.js';
+import { eventually } from '../support/wait.js';
 import { clientFor } from './helpers.js';
 
 let emu: Emulator | undefined;
@@ -82,19 +83,36 @@ describe('rate-limit compliance', () => {
     expect(ratio).toBeGreaterThanOrEqual(0.9);
   }, 20_000);
 
-  it('mixed traffic: interactive ups queued after background stats still go first, zero 429', async () => {
+  it('mixed traffic: ups and stats (critical) queued after look-ups and background work still go first, zero 429', async () => {
     const limits = { global: { max: 4, windowMs: 1000 }, routes: { max: 4, windowMs: 1000 } };
     emu = await startEmulator({ rateLimits: limits, cooldownMs: 1 });
     client = clientFor(emu, { token: TOKENS.serviceBot, rateLimits: { ...limits, marginMs: 25 } });
-    // The global bucket is full for one window; then background stats queue, then ups.
-    const lookups = Array.from({ length: 4 }, () => client!.getBot('kerdoku'));
-    const background = Array.from({ length: 4 }, () =>
-      client!.postBotStats({ servers: 1, shards: 1, users: 1 }),
+    // The global bucket is full for one window; then background reports, look-ups, stats and ups queue.
+    const first = Array.from({ length: 4 }, () => client!.getBot('kerdoku'));
+    // Those four hold the window before the rest arrive (else the critical ones go first of all).
+    await eventually(
+      () => (emu?.requests.length === 4 ? true : undefined),
+      5_000,
+      'the first four look-ups sent',
     );
-    const interactive = Array.from({ length: 4 }, (_, i) => client!.postServer(up(i)));
-    await Promise.all([...lookups, ...background, ...interactive]);
+    const background = Array.from({ length: 2 }, () =>
+      client!.getProfile(IDS.profileUser, { priority: 'background' }),
+    );
+    const lookups = Array.from({ length: 2 }, () => client!.getServer(IDS.serverFresh));
+    const stats = client!.postBotStats({ servers: 1, shards: 1, users: 1 });
+    const ups = Array.from({ length: 3 }, (_, i) => client!.postServer(up(i)));
+    await Promise.all([...first, ...background, ...lookups, stats, ...ups]);
     expect(emu.requests.filter((r) => r.status === 429)).toHaveLength(0);
     const order = emu.requests.map((r) => r.path.replace(/^\/v2/, '').split('/')[1]);
-    expect(order).toEqual([...Array(4).fill('bot'), ...Array(4).fill('server'), ...Array(4).fill('stats')]);
+    // Statistics and /up first (critical, in arrival order), then look-ups, then background work.
+    expect(order).toEqual([
+      ...Array(4).fill('bot'),
+      'stats',
+      ...Array(3).fill('server'),
+      'server',
+      'server',
+      'profile',
+      'profile',
+    ]);
   }, 20_000);
 });

@@ -65,7 +65,7 @@ describe('npm start', () => {
       STATS_INTERVAL: '1m',
     });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('DIRECTORY_API_VERSION: expected one of v1, v2');
+    expect(result.stderr).toContain('DIRECTORY_API_VERSION: expected one of v3, v2, v1');
     expect(result.stderr).not.toContain('secret-token-value-123');
   });
 

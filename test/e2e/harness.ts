@@ -121,6 +121,9 @@ export function botEnvironment(
     {
       DIRECTORY_API_VERSION: 'v2',
       DIRECTORY_TOKEN_KIND: 'Bot',
+      // Every look-up asks the emulator, so that a test sees each request it makes (the cache has
+      // tests of its own: test/contract/v3.test.ts, test/e2e/v3.test.ts).
+      DIRECTORY_CACHE_SIZE: '0',
       DIRECTORY_RATE_LIMIT: '10000/1000',
       DIRECTORY_ROUTE_RATE_LIMIT: '10000/1000',
       DIRECTORY_RATE_LIMIT_MARGIN_MS: '0',

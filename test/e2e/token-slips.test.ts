@@ -37,6 +37,7 @@ describe('npm start with a token that has a line break inside', () => {
       DISCORD_TOKEN: discord.token,
       DISCORD_API_URL: discord.restUrl,
       DIRECTORY_API_URL: emu.url,
+      DIRECTORY_API_VERSION: 'v2',
       DIRECTORY_TOKEN: TOKENS.serviceBot,
       SHARD_COUNT: '1',
       LOG_LEVEL: 'info',
@@ -65,7 +66,7 @@ describe('npm start with a token that has a line break inside', () => {
 
 describe('the directory CLI with a token that has a line break or a space inside', () => {
   const cli = (args: string[], env: Record<string, string>) =>
-    runScript(CLI, args, { cwd, env: { DIRECTORY_API_URL: emu.url, ...env } });
+    runScript(CLI, args, { cwd, env: { DIRECTORY_API_URL: emu.url, DIRECTORY_API_VERSION: 'v2', ...env } });
 
   it('from DIRECTORY_TOKEN: exit 2, not "unavailable", the token not shown', async () => {
     const result = await cli(['token'], { DIRECTORY_TOKEN: SLIPPED });

@@ -3,8 +3,13 @@
 interface FaultMatch {
   /** HTTP method, compared case-insensitively; any method when absent. */
   method?: string;
-  /** Tested against the raw path after the version prefix, without the query (e.g. /bot/123). */
+  /**
+   * Tested against the raw path after the version prefix (/v1, /v2 or /v3), without the query
+   * (e.g. /bot/123; v3: /bots/123, /search/indexes/bots/search).
+   */
   path?: RegExp;
+  /** Only requests under this API version; any version when absent. */
+  version?: 1 | 2 | 3;
   /** How many requests the rule applies to; default Infinity. */
   times?: number;
   /** Only requests whose body holds this text (one user's /up among the bot's other posts). */
@@ -47,11 +52,12 @@ export class Faults {
   }
 
   /** The first rule matching the request; counts its `times` down. */
-  take(method: string, path: string, body = ''): FaultRule | undefined {
+  take(method: string, path: string, body = '', version: 1 | 2 | 3 | null = null): FaultRule | undefined {
     for (const active of this.#rules) {
       if (active.remaining <= 0) continue;
       const { rule } = active;
       if (rule.method !== undefined && rule.method.toUpperCase() !== method.toUpperCase()) continue;
+      if (rule.version !== undefined && rule.version !== version) continue;
       if (rule.path !== undefined) {
         rule.path.lastIndex = 0;
         if (!rule.path.test(path)) continue;

@@ -4,8 +4,10 @@ export { formatWaitRu, upCooldownMessage, upSuccessMessage } from './messages.js
 export {
   DEFAULT_GLOBAL_LIMIT,
   DEFAULT_ROUTE_LIMIT,
+  DEFAULT_V3_LIMIT,
   type RateLimitRule,
   type RateLimitSettings,
+  type V3RateLimitRule,
 } from './rate-limit.js';
 export { type Kind, type NextUpStyle, ROUTES } from './routes.js';
 export {
@@ -14,6 +16,7 @@ export {
   type EmulatorOptions,
   type RecordedRequest,
   startEmulator,
+  type V3Controls,
 } from './server.js';
 export {
   type BotData,
@@ -27,8 +30,16 @@ export {
   PRIVATE_BOT_SERVERS,
   type ProfileData,
   SEED_COOLDOWN_AGE_MS,
+  type SearchDocument,
   type ServerData,
   TOKENS,
   type TokenInfo,
+  V3_KEY_OWNERS,
+  V3_KEYS,
+  type V3IndexName,
+  type V3State,
+  type V3StatsRecord,
 } from './state.js';
+export { V3_LIBRARIES } from './v3/resources.js';
+export { V3_ERRORS, type V3ErrorName } from './v3/routes.js';
 export { type CommentWebhook, type Delivery, WebhookSender, type WebhookTarget } from './webhooks.js';

@@ -4,7 +4,7 @@
 // Stops on SIGINT, SIGTERM or SIGHUP, and when its parent (npm) is gone.
 
 import { type Emulator, type EmulatorOptions, startEmulator } from './server.js';
-import { IDS, PRIVATE_BOT_SERVERS, TOKENS } from './state.js';
+import { IDS, PRIVATE_BOT_SERVERS, TOKENS, V3_KEY_OWNERS, V3_KEYS } from './state.js';
 
 function fail(message: string): never {
   process.stderr.write(`emulator: ${message}\n`);
@@ -54,10 +54,10 @@ async function start(): Promise<Emulator> {
 const emulator = await start();
 
 const lines = [
-  `Directory emulator listening on ${emulator.url} (routes under /v1 and /v2)`,
+  `Directory emulator listening on ${emulator.url} (routes under /v1, /v2 and /v3)`,
   'For the bot and the CLI (the client adds the version to every path itself):',
   `  DIRECTORY_API_URL=${emulator.url}`,
-  '  DIRECTORY_API_VERSION=v2   (or v1)',
+  '  DIRECTORY_API_VERSION=v3   (the default: DIRECTORY_TOKEN a v3 key below; or v2 / v1 with a token below)',
   'Seeded tokens (v1: bare; v2: "<Kind> <token>"):',
   `  service bot  (Bot)        ${TOKENS.serviceBot}   bot ${IDS.serviceBot}`,
   `  plain bot    (Bot)        ${TOKENS.plainBot}   bot ${IDS.plainBot}`,
@@ -67,6 +67,14 @@ const lines = [
   `Private bot servers: ${PRIVATE_BOT_SERVERS.join(', ')}`,
   `Servers: fresh ${IDS.serverFresh}, cooldown ${IDS.serverCooldown}, boosted ${IDS.serverBoosted}, ` +
     `not-updated ${IDS.serverNotUpdated}`,
+  'API v3 (limit 25 per 10 s per key, then blocked 10 s), under the version segment:',
+  '  GET /bots/:id, POST /bots/:id/stats, GET /servers/:id, GET /users/:id, GET /search-key',
+  '  search (Meilisearch): POST /search/indexes/{bots|servers|comments}/search (the default',
+  '  DIRECTORY_SEARCH_URL), with "Authorization: Bearer <key from GET /search-key>"',
+  'Seeded v3 keys (bare in Authorization; each owns the bots/servers of its account):',
+  ...(Object.keys(V3_KEYS) as (keyof typeof V3_KEYS)[]).map(
+    (name) => `  ${name.padEnd(9)} ${V3_KEYS[name]}   user ${V3_KEY_OWNERS[name]}`,
+  ),
 ];
 process.stdout.write(`${lines.join('\n')}\n`);
 

@@ -6,15 +6,27 @@ export interface RateLimitRule {
   windowMs: number;
 }
 
-/** `false` disables a bucket; an absent key takes the default. */
+/** v3: a fixed window per key; past `max` the key is refused for `blockMs` from the refused request. */
+export interface V3RateLimitRule extends RateLimitRule {
+  blockMs: number;
+}
+
+/** `false` disables a bucket (all of them); an absent key takes the default. */
 export type RateLimitSettings =
   | false
-  | { global?: RateLimitRule | false | undefined; routes?: RateLimitRule | false | undefined }
+  | {
+      global?: RateLimitRule | false | undefined;
+      routes?: RateLimitRule | false | undefined;
+      /** API v3 (all /v3 routes, search included); default 25 per 10 s, then blocked 10 s. */
+      v3?: V3RateLimitRule | false | undefined;
+    }
   | undefined;
 
 /** Published v1/v2 limits: every method 5 per 5 s; POST /server and POST /stats 1 per 2 s. */
 export const DEFAULT_GLOBAL_LIMIT: RateLimitRule = { max: 5, windowMs: 5_000 };
 export const DEFAULT_ROUTE_LIMIT: RateLimitRule = { max: 1, windowMs: 2_000 };
+/** docs-v3: "25 requests per 10 seconds"; RU docs: "блокировка составляет 10 секунд". */
+export const DEFAULT_V3_LIMIT: V3RateLimitRule = { max: 25, windowMs: 10_000, blockMs: 10_000 };
 
 export interface RateLimitVerdict {
   allowed: boolean;
@@ -34,6 +46,7 @@ const SWEEP_THRESHOLD = 1_000;
 export class RateLimiter {
   #global: RateLimitRule | null = null;
   #routes: RateLimitRule | null = null;
+  #v3: V3RateLimitRule | null = null;
   #buckets = new Map<string, Bucket>();
   readonly #now: () => number;
 
@@ -48,12 +61,15 @@ export class RateLimiter {
     if (settings === false) {
       this.#global = null;
       this.#routes = null;
+      this.#v3 = null;
       return;
     }
     const pick = (r: RateLimitRule | false | undefined, fallback: RateLimitRule) =>
       r === false ? null : { ...(r ?? fallback) };
     this.#global = pick(settings?.global, DEFAULT_GLOBAL_LIMIT);
     this.#routes = pick(settings?.routes, DEFAULT_ROUTE_LIMIT);
+    const v3 = settings?.v3;
+    this.#v3 = v3 === false ? null : { ...(v3 ?? DEFAULT_V3_LIMIT) };
   }
 
   reset(): void {
@@ -79,6 +95,27 @@ export class RateLimiter {
       if (!route.allowed || verdict === null || route.remaining <= verdict.remaining) verdict = route;
     }
     return verdict;
+  }
+
+  /**
+   * Counts one v3 request of `key` (an API key, or the address). The request that goes past the
+   * limit starts a block of `blockMs`; every request during it is refused (and not counted).
+   */
+  hitV3(key: string): RateLimitVerdict | null {
+    if (this.#v3 === null) return null;
+    const now = this.#now();
+    this.#sweep(now);
+    const rule = this.#v3;
+    const bucketKey = `v3\u0000${key}`;
+    const bucket = this.#buckets.get(bucketKey);
+    if (bucket !== undefined && now < bucket.resetAt && bucket.count > rule.max) {
+      return { allowed: false, limit: rule.max, remaining: 0, resetMs: bucket.resetAt - now };
+    }
+    const verdict = this.#consume(bucketKey, rule, now);
+    if (verdict.allowed) return verdict;
+    const blocked = this.#buckets.get(bucketKey);
+    if (blocked !== undefined) blocked.resetAt = now + rule.blockMs;
+    return { ...verdict, resetMs: rule.blockMs };
   }
 
   #consume(bucketKey: string, rule: RateLimitRule, now: number): RateLimitVerdict {

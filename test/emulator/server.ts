@@ -1,4 +1,5 @@
-// A stateful stand-in for the directory HTTP API (v1 and v2) on 127.0.0.1, built on node:http.
+// A stateful stand-in for the directory HTTP API (v1, v2 and v3 with its search service) on
+// 127.0.0.1, built on node:http.
 // Pipeline per request: record -> read body -> fault rules -> route -> rate limit -> handler.
 
 import { createServer, type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
@@ -14,7 +15,25 @@ import {
   rateLimitHeaders,
 } from './rate-limit.js';
 import { matchRoute, type NextUpStyle, type RouteMatch } from './routes.js';
-import { createSeedState, type EmulatorState, resetState } from './state.js';
+import {
+  createSeedState,
+  type EmulatorState,
+  resetState,
+  type SearchDocument,
+  type V3IndexName,
+  type V3StatsRecord,
+} from './state.js';
+import {
+  issueSearchKey,
+  isV3SearchPath,
+  matchV3Route,
+  rotateSearchKeys,
+  type V3Match,
+  v3Error,
+  v3ErrorForStatus,
+  v3RateKey,
+} from './v3/routes.js';
+import { meiliError } from './v3/search.js';
 import { WebhookSender } from './webhooks.js';
 
 export const DEFAULT_COOLDOWN_MS = 14_400_000;
@@ -30,8 +49,9 @@ export interface EmulatorOptions {
   /** How timeToNextUpInMs is written; default 'epoch' (like the published example). */
   nextUpStyle?: NextUpStyle;
   /**
-   * Default: global 5 per 5000 ms, plus 1 per 2000 ms for POST /server and POST /stats.
-   * `false` disables both; a bucket set to `false` is disabled, an absent one takes its default.
+   * Default: global 5 per 5000 ms, plus 1 per 2000 ms for POST /server and POST /stats (v1/v2);
+   * v3: 25 per 10 s per key (per address without one), then the key is blocked 10 s.
+   * `false` disables all; a bucket set to `false` is disabled, an absent one takes its default.
    */
   rateLimits?: RateLimitSettings;
   /** Default true: answers carry x-ratelimit-*, 429s also retry-after. false: bare 429s. */
@@ -63,6 +83,8 @@ export interface Emulator {
   faults: Faults;
   /** The servers' webhooks: a successful up sends `new_server_bump` to its server's URL. */
   webhooks: WebhookSender;
+  /** API v3 (routes under `${url}/v3`, search under `${url}/v3/search`). */
+  v3: V3Controls;
   /** Replaces the limits and clears the counters. */
   setRateLimits(r: EmulatorOptions['rateLimits']): void;
   setNextUpStyle(s: NextUpStyle): void;
@@ -74,24 +96,67 @@ export interface Emulator {
   close(): Promise<void>;
 }
 
+export interface V3Controls {
+  /** 'http://127.0.0.1:PORT/v3': the v3 base address (the SDKs' `https://api.boticord.top/v3`). */
+  url: string;
+  /** 'http://127.0.0.1:PORT/v3/search': the Meilisearch host (POST {searchUrl}/indexes/{index}/search). */
+  searchUrl: string;
+  /** The last accepted POST /v3/bots/:id/stats of a bot (only the counts it sent; `guilds` as servers). */
+  lastStats(botId: string): V3StatsRecord | undefined;
+  /** The search key GET /v3/search-key gives this API key now (issued if needed). */
+  searchKey(apiKey: string): string;
+  /** Invalidates every search key: the next search with one gets 403 invalid_api_key. */
+  rotateSearchKey(): void;
+  /** Adds (or, with a seeded id, replaces) a document of a search index; cleared by reset(). */
+  addSearchDocument(index: V3IndexName, doc: SearchDocument): void;
+}
+
 type Resolved = { ok: true; match: RouteMatch; version: 1 | 2 } | { ok: false; reply: Reply };
 
 function notFound(method: string, url: string): Reply {
   return fastifyError(404, 'Not Found', `Route ${method}:${url} not found`);
 }
 
-/** Decodes each raw segment on its own, so '%2F' never splits a segment and '..' is literal. */
-function resolveRoute(method: string, url: string): Resolved {
+function pathnameOf(url: string): string {
   const q = url.indexOf('?');
-  const pathname = q < 0 ? url : url.slice(0, q);
-  if (!pathname.startsWith('/')) return { ok: false, reply: notFound(method, url) };
+  return q < 0 ? url : url.slice(0, q);
+}
+
+/** Decodes each raw segment on its own, so '%2F' never splits a segment and '..' is literal. */
+function decodeSegments(pathname: string): string[] | null {
   const decoded: string[] = [];
   for (const raw of pathname.split('/').slice(1)) {
     try {
       decoded.push(decodeURIComponent(raw));
     } catch {
-      return { ok: false, reply: fastifyError(400, 'Bad Request', `'${url}' is not a valid url component`) };
+      return null;
     }
+  }
+  return decoded;
+}
+
+/** The API version a path is under, or null. */
+function versionOf(url: string): 1 | 2 | 3 | null {
+  const m = /^\/v([123])(?=\/|$)/.exec(pathnameOf(url));
+  return m === null ? null : (Number(m[1]) as 1 | 2 | 3);
+}
+
+type ResolvedV3 = { ok: true; match: V3Match } | { ok: false; reply: Reply };
+
+/** Anything under /v3 that is not a v3 route: 404 with code 2 NotFound. */
+function resolveV3(method: string, url: string): ResolvedV3 {
+  const decoded = decodeSegments(pathnameOf(url));
+  if (decoded === null) return { ok: false, reply: v3Error(400, 'BadRequest') };
+  const match = matchV3Route(method === 'HEAD' ? 'GET' : method, decoded.slice(1));
+  return match === null ? { ok: false, reply: v3Error(404, 'NotFound') } : { ok: true, match };
+}
+
+function resolveRoute(method: string, url: string): Resolved {
+  const pathname = pathnameOf(url);
+  if (!pathname.startsWith('/')) return { ok: false, reply: notFound(method, url) };
+  const decoded = decodeSegments(pathname);
+  if (decoded === null) {
+    return { ok: false, reply: fastifyError(400, 'Bad Request', `'${url}' is not a valid url component`) };
   }
   const [first, ...rest] = decoded;
   const version = first === 'v1' ? 1 : first === 'v2' ? 2 : null;
@@ -105,12 +170,17 @@ function resolveRoute(method: string, url: string): Resolved {
   return { ok: true, match, version };
 }
 
-/** The path a fault rule sees: the raw pathname after /v1 or /v2, without the query. */
+/** The path a fault rule sees: the raw pathname after /v1, /v2 or /v3, without the query. */
 function faultPath(url: string): string {
-  const q = url.indexOf('?');
-  const pathname = q < 0 ? url : url.slice(0, q);
-  const m = /^\/v[12](?=\/|$)/.exec(pathname);
+  const pathname = pathnameOf(url);
+  const m = /^\/v[123](?=\/|$)/.exec(pathname);
   return m === null ? pathname : pathname.slice(m[0].length) || '/';
+}
+
+/** A v3 error whose message a fault rule names. */
+function withV3Message(reply: Reply, message: string): Reply {
+  const body = reply.body as { errors: { code: number; message: string }[] };
+  return { ...reply, body: { ...body, errors: body.errors.map((e) => ({ ...e, message })) } };
 }
 
 function htmlPage(status: number): string {
@@ -185,6 +255,28 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     write(res, record, reply.status, JSON.stringify(reply.body), JSON_TYPE, reply.headers);
   }
 
+  /** v3: one bucket per API key (a search key counts for its API key), else per address. */
+  function dispatchV3(req: IncomingMessage, record: RecordedRequest, limited: boolean): Reply {
+    const resolved = resolveV3(record.method, record.path);
+    if (!resolved.ok) return resolved.reply;
+    const { route, params } = resolved.match;
+    const authorization = req.headers.authorization;
+    if (limited) {
+      const key =
+        v3RateKey(state, authorization, route.search) ?? `addr\u0000${req.socket.remoteAddress ?? ''}`;
+      const verdict = limiter.hitV3(key);
+      if (verdict !== null && !verdict.allowed) return v3Error(429, 'RateLimited');
+    }
+    return route.handle({
+      params,
+      authorization,
+      contentType: req.headers['content-type'],
+      rawBody: record.body,
+      now: now(),
+      state,
+    });
+  }
+
   /** Runs the route's handler; rate limits apply unless a fault answers in place of the service. */
   function dispatch(
     req: IncomingMessage,
@@ -192,6 +284,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     limited: boolean,
     forceNotUpdated: string | null,
   ): Reply {
+    if (versionOf(record.path) === 3) return dispatchV3(req, record, limited);
     const resolved = resolveRoute(record.method, record.path);
     if (!resolved.ok) return resolved.reply;
     const { match, version } = resolved;
@@ -247,14 +340,24 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
         record.status = 0;
         req.socket.destroy();
         return true;
-      case 'status':
-        writeReply(res, record, {
-          status: rule.status,
-          body: {
-            error: { code: rule.status, message: rule.message ?? STATUS_CODES[rule.status] ?? 'Error' },
-          },
-        });
+      case 'status': {
+        const message = rule.message ?? STATUS_CODES[rule.status] ?? 'Error';
+        const v3 = versionOf(record.path) === 3;
+        if (v3 && isV3SearchPath(pathnameOf(record.path))) {
+          const type = rule.status >= 500 ? 'internal' : 'invalid_request';
+          writeReply(
+            res,
+            record,
+            meiliError(rule.status, rule.status >= 500 ? 'internal' : 'bad_request', type, message),
+          );
+        } else if (v3) {
+          const reply = v3ErrorForStatus(rule.status);
+          writeReply(res, record, rule.message === undefined ? reply : withV3Message(reply, rule.message));
+        } else {
+          writeReply(res, record, { status: rule.status, body: { error: { code: rule.status, message } } });
+        }
         return true;
+      }
       case 'html':
         write(res, record, rule.status, rule.body ?? htmlPage(rule.status), 'text/html');
         return true;
@@ -271,7 +374,9 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
         const retry = rule.retryAfterMs;
         const headers: Record<string, string> =
           retry === undefined ? {} : { 'retry-after': String(Math.ceil(retry / 1000)) };
-        writeReply(res, record, { status: 429, body: rateLimitBody(retry ?? null), headers });
+        const body =
+          versionOf(record.path) === 3 ? v3Error(429, 'RateLimited').body : rateLimitBody(retry ?? null);
+        writeReply(res, record, { status: 429, body, headers });
         return true;
       }
       case 'invalid-json': {
@@ -292,7 +397,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
       return;
     }
     record.body = body;
-    const rule = faults.take(record.method, faultPath(record.path), body);
+    const rule = faults.take(record.method, faultPath(record.path), body, versionOf(record.path));
     if (rule !== undefined && (await applyFault(rule, req, res, record))) return;
     if (closed) return;
     const forceNotUpdated = rule?.kind === 'not-updated' ? (rule.message ?? NOT_UPDATED_FAULT_MESSAGE) : null;
@@ -378,6 +483,19 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     state,
     faults,
     webhooks,
+    v3: {
+      url: `http://${LOCALHOST}:${port}/v3`,
+      searchUrl: `http://${LOCALHOST}:${port}/v3/search`,
+      lastStats: (botId) => state.v3.stats.get(botId),
+      searchKey: (apiKey) => issueSearchKey(state, apiKey),
+      rotateSearchKey: () => rotateSearchKeys(state),
+      addSearchDocument: (index, doc) => {
+        const docs = state.v3.documents[index];
+        const at = docs.findIndex((d) => d.id === doc.id);
+        if (at < 0) docs.push(doc);
+        else docs[at] = doc;
+      },
+    },
     setRateLimits: (r) => limiter.configure(r),
     setNextUpStyle: (s) => {
       nextUpStyle = s;

@@ -118,6 +118,36 @@ export interface EmulatorState {
   botsOnServers: Map<string, Set<string>>;
   /** Server id -> owner tag last sent by POST /server (the answer has no field for it). */
   serverOwnerTags: Map<string, string>;
+  /** API v3: keys, search keys, recorded stats, added search documents. */
+  v3: V3State;
+}
+
+/** The last POST /v3/bots/:id/stats that was accepted for a bot (only the counts it sent). */
+export interface V3StatsRecord {
+  servers?: number;
+  shards?: number;
+  members?: number;
+  /** The account key that posted them. */
+  key: string;
+  /** The raw body as received. */
+  body: string;
+  at: number;
+}
+
+export type V3IndexName = 'bots' | 'servers' | 'comments';
+export type SearchDocument = Record<string, unknown> & { id: string };
+
+export interface V3State {
+  /** API key -> id of the account (user) that generated it. */
+  keys: Map<string, string>;
+  /** Valid search key -> the API key it was issued to. */
+  searchKeys: Map<string, string>;
+  /** Bumped by each rotation; part of every search key issued. */
+  searchKeyGeneration: number;
+  /** Bot id -> last accepted stats post. */
+  stats: Map<string, V3StatsRecord>;
+  /** Documents added by tests, searched after the ones derived from the seed. */
+  documents: Record<V3IndexName, SearchDocument[]>;
 }
 
 export const LINK_DOMAINS: Readonly<Record<number, string>> = {
@@ -163,6 +193,44 @@ export const TOKENS = {
   profile: 'emu-profile-cipherka-7e9a1c3b5d2f4a6c',
   otherProfile: 'emu-profile-other-2f4a6c8e0b1d3e5a7c',
 } as const;
+
+/**
+ * API v3 keys (bare in Authorization). A key belongs to an account: bots and servers are owned by the
+ * first developer of a bot / the server's owner (the sample server, which has no owner in v2, by
+ * IDS.serviceBotOwner in v3).
+ */
+export const V3_KEYS = {
+  /** Account IDS.otherProfileUser: the private bot, the twelve filler bots and three constructed servers. */
+  owner: 'emu-v3-owner-4b8d2f6a1c3e5a7b9d0f',
+  /** Account IDS.plainBotOwner: the plain bot (kerdoku). */
+  kerdoku: 'emu-v3-kerdoku-9a1c3e5b7d2f4a6c8e0b',
+  /** Account IDS.serviceBotOwner (= IDS.profileUser): the service bot and the sample server. */
+  staff: 'emu-v3-staff-6c8e0a2b4d1f3a5c7e9b',
+  /** Account IDS.prolificUser: owns nothing (403 ResourceNotOwned on any stats post). */
+  stranger: 'emu-v3-stranger-1d3f5a7c9e0b2d4f6a8c',
+} as const;
+
+/** The account behind each V3_KEYS entry. */
+export const V3_KEY_OWNERS: Readonly<Record<keyof typeof V3_KEYS, string>> = {
+  owner: IDS.otherProfileUser,
+  kerdoku: IDS.plainBotOwner,
+  staff: IDS.serviceBotOwner,
+  stranger: IDS.prolificUser,
+};
+
+function seedV3(): V3State {
+  const keys = new Map<string, string>();
+  for (const name of Object.keys(V3_KEYS) as (keyof typeof V3_KEYS)[]) {
+    keys.set(V3_KEYS[name], V3_KEY_OWNERS[name]);
+  }
+  return {
+    keys,
+    searchKeys: new Map(),
+    searchKeyGeneration: 1,
+    stats: new Map(),
+    documents: { bots: [], servers: [], comments: [] },
+  };
+}
 
 /** The five servers the privateBot token may update with the PrivateBot kind. */
 export const PRIVATE_BOT_SERVERS: readonly string[] = [
@@ -580,6 +648,7 @@ export function createSeedState(now: number): EmulatorState {
       [IDS.serverNotUpdated, new Set<string>()],
     ]),
     serverOwnerTags: new Map(),
+    v3: seedV3(),
   };
 }
 

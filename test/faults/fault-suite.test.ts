@@ -14,6 +14,7 @@
  */
 import { webhookAbuse } from './families/abuse.js';
 import { directoryFaults } from './families/directory.js';
+import { directoryV3Faults } from './families/directory-v3.js';
 import { hostileInput } from './families/fuzz.js';
 import { gatewayCloses } from './families/gateway.js';
 import { hostileDirectory } from './families/hostile.js';
@@ -25,6 +26,7 @@ import { runFaultSuite } from './runner.js';
 
 runFaultSuite([
   directoryFaults,
+  directoryV3Faults,
   webhookFaults,
   gatewayCloses,
   processFaults,

@@ -182,6 +182,7 @@ export function hostEnv(options: {
     DISCORD_TOKEN: options.discord.token,
     DISCORD_API_URL: options.discord.restUrl,
     DIRECTORY_API_URL: options.directoryUrl,
+    DIRECTORY_API_VERSION: 'v2',
     DIRECTORY_TOKEN: options.directoryToken,
     HTTP_PORT: '0',
     LOG_LEVEL: 'info',

@@ -46,6 +46,7 @@ async function world(finished: typeof onTestFinished) {
       DISCORD_TOKEN: discord.token,
       DISCORD_API_URL: discord.restUrl,
       DIRECTORY_API_URL: emu.url,
+      DIRECTORY_API_VERSION: 'v2',
       DIRECTORY_TOKEN: TOKENS.serviceBot,
       DATA_DIR: data.path,
       HTTP_PORT: '0',

@@ -20,6 +20,7 @@ export function botEnv(
     DISCORD_TOKEN: discord.token,
     DISCORD_API_URL: discord.restUrl,
     DIRECTORY_API_URL: emu.url,
+    DIRECTORY_API_VERSION: 'v2',
     DIRECTORY_TOKEN: TOKENS.serviceBot,
     HTTP_PORT: '0',
     LOG_LEVEL: 'info',

@@ -52,25 +52,24 @@ describe('runSandbox', () => {
     expect(transcript).not.toContain('\u001b[');
     expect(transcript).toContain('127.0.0.1');
 
+    // v3: /up says where to raise the server, and never that it was raised.
     const up = stepText(transcript, 1);
     expect(up).toContain('/up');
-    expect(up).toContain('Server raised');
-    expect(up).toContain('public');
-    expect(up).toMatch(/Next up: <t:\d+:R> \[in 4 hours\]/);
+    expect(up).toContain('Raise this server on BotiCord');
+    expect(up).toContain('Raise on BotiCord → https://boticord.top/server/boticord');
+    expect(up).toContain('only you can see this');
+    expect(up).not.toContain('Server raised');
 
-    const again = stepText(transcript, 2);
-    expect(again).toContain('Not yet');
-    expect(again).toContain('only you can see this');
-
-    const kerdoku = stepText(transcript, 3);
+    const kerdoku = stepText(transcript, 2);
     expect(kerdoku).toContain('/bot ref:kerdoku');
     expect(kerdoku).toContain('Bot Kerdoku');
     // An embed field (Prefix: `?`) or, in a Components V2 card, the text's markdown (**Prefix:** `?`).
     expect(kerdoku).toMatch(/Prefix:(\*\*)? `\?`/);
+    expect(kerdoku).toMatch(/Rating:(\*\*)? ★★★★★ 4\.5 · 2 ratings/);
     expect(kerdoku).toContain('Support server → https://discord.gg/5qXgJvr');
     expect(kerdoku).toContain('[Comments]');
 
-    expect(stepText(transcript, 4)).toContain('Server BotiCord Community');
+    expect(stepText(transcript, 3)).toContain('Server BotiCord Community');
 
     // The directory's webhook: the test button and a comment, announced in the channel.
     const webhook = transcript.slice(transcript.indexOf('━━ webhook'));
@@ -78,21 +77,23 @@ describe('runSandbox', () => {
     expect(webhook).toContain('Webhook connected');
     expect(webhook).toContain('New comment on the directory');
     expect(webhook).toContain('\\*\\*friendly\\*\\*');
-    const profile = stepText(transcript, 5);
+    const profile = stepText(transcript, 4);
     expect(profile).toContain('Profile of Cipherka');
     expect(profile).toContain('178404926869733376');
+    expect(profile).toContain('Servers');
 
-    expect(stepText(transcript, 6)).toContain(`/bot ref:${IDS.botManyComments}`);
-    const comments = stepText(transcript, 7);
+    expect(stepText(transcript, 5)).toContain(`/bot ref:${IDS.botManyComments}`);
+    const comments = stepText(transcript, 6);
     expect(comments).toContain('clicks [Comments]');
-    expect(comments).toContain('Page 1 of 3');
+    expect(comments).toMatch(/Page 1 of \d/);
+    expect(comments).toContain('★');
     expect(comments).toContain('[Previous] (disabled)');
     expect(comments).toContain('only you can see this');
 
-    const next = stepText(transcript, 8);
+    const next = stepText(transcript, 7);
     expect(next).toContain('clicks [Next]');
     expect(next).toContain('the bot edits that message');
-    expect(next).toContain('Page 2 of 3');
+    expect(next).toMatch(/Page 2 of \d/);
     expect(next).toMatch(/<t:\d+:R> \[\d+ years? ago\]/);
 
     expect(transcript).toContain(`✓ ${SCRIPT.length} of ${SCRIPT.length} steps as expected`);
@@ -100,7 +101,7 @@ describe('runSandbox', () => {
     expect(existsSync(logFile)).toBe(true);
     const log = readFileSync(logFile, 'utf8');
     expect(log.match(/"interaction handled"/g)).toHaveLength(SCRIPT.length);
-    expect(log).not.toContain('emu-bot-service');
+    expect(log).not.toContain('emu-v3-staff');
   }, 80_000);
 
   it('stops at a step whose answer is not the expected one and names it', async () => {
@@ -108,15 +109,16 @@ describe('runSandbox', () => {
     const run = runSandbox({
       out,
       logFile: null,
-      setUp: ({ emulator }) => emulator.faults.add({ kind: 'status', status: 404, path: /^\/bot\/kerdoku$/ }),
+      setUp: ({ emulator }) =>
+        emulator.faults.add({ kind: 'status', status: 404, path: new RegExp(`^/bots/${IDS.plainBot}$`) }),
     });
     await expect(run).rejects.toThrow(
-      new RegExp(`^step 3/${SCRIPT.length} \\(/bot ref:kerdoku\\): expected the outcome shown, got error:`),
+      new RegExp(`^step 2/${SCRIPT.length} \\(/bot ref:kerdoku\\): expected the outcome shown, got error:`),
     );
     const transcript = text();
-    expect(stepText(transcript, 3)).toContain('This bot is not in the directory.');
-    expect(transcript).not.toContain(`━━ 4/${SCRIPT.length}`);
-    expect(transcript).toContain(`✗ 2 of ${SCRIPT.length} steps as expected`);
+    expect(stepText(transcript, 2)).toContain('This bot is not in the directory.');
+    expect(transcript).not.toContain(`━━ 3/${SCRIPT.length}`);
+    expect(transcript).toContain(`✗ 1 of ${SCRIPT.length} steps as expected`);
   }, 80_000);
 
   it('bounds the wait for an answer', async () => {
@@ -126,10 +128,11 @@ describe('runSandbox', () => {
       logFile: null,
       timeoutMs: 1_000,
       // The bot gives up on the directory after half the bound, but tries a read three times.
-      setUp: ({ emulator }) => emulator.faults.add({ kind: 'stall', ms: 20_000, path: /^\/bot\/kerdoku$/ }),
+      setUp: ({ emulator }) =>
+        emulator.faults.add({ kind: 'stall', ms: 20_000, path: new RegExp(`^/bots/${IDS.plainBot}$`) }),
     });
     await expect(run).rejects.toThrow(
-      `step 3/${SCRIPT.length} (/bot ref:kerdoku): timed out after 1000 ms waiting for the bot's answer`,
+      `step 2/${SCRIPT.length} (/bot ref:kerdoku): timed out after 1000 ms waiting for the bot's answer`,
     );
   }, 80_000);
 

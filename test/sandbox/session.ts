@@ -21,7 +21,7 @@ import {
   snowflake,
   type ViewedMessage,
 } from '../discord/index.js';
-import { type Emulator, IDS } from '../emulator/index.js';
+import { type Emulator, IDS, V3_KEYS } from '../emulator/index.js';
 import {
   createRigBot,
   HandledLines,
@@ -107,36 +107,34 @@ const KNOWN_USERS = [
   makeUser({ id: IDS.botManyComments, username: 'Sonata', global_name: null, bot: true }),
 ];
 
+/**
+ * On API v3, the directory's current interface (the bot's default): a bot may not raise a
+ * server there, so /up says where to; look-ups go by ID, a short code through the search.
+ */
 export const SCRIPT: readonly Step[] = [
   {
     kind: 'command',
     name: 'up',
-    note: 'raise this server in the directory',
-    expect: { outcome: 'success', visibility: 'public' },
-  },
-  {
-    kind: 'command',
-    name: 'up',
-    note: 'again, straight away: the directory has a cooldown',
-    expect: { outcome: 'cooldown', visibility: 'private' },
+    note: 'raise this server: on v3 the directory lets no other bot do it, so the bot says where',
+    expect: { outcome: 'onSite', visibility: 'private' },
   },
   {
     kind: 'command',
     name: 'bot',
     options: [{ name: 'ref', value: 'kerdoku' }],
-    note: 'a bot card, by short code',
+    note: "a bot card, by short code (found through the directory's search)",
     expect: { outcome: 'shown', visibility: 'public' },
   },
   {
     kind: 'command',
     name: 'server',
-    note: 'the card of this server (after the up above)',
+    note: 'the card of this server',
     expect: { outcome: 'shown', visibility: 'public' },
   },
   {
     kind: 'command',
     name: 'profile',
-    note: 'your own directory profile and your bots',
+    note: 'your own directory profile, your bots and servers',
     expect: { outcome: 'shown', visibility: 'public' },
   },
   {
@@ -149,7 +147,7 @@ export const SCRIPT: readonly Step[] = [
   {
     kind: 'button',
     label: 'Comments',
-    on: 5,
+    on: 4,
     where: 'the bot card',
     note: 'opens the first page of comments, for you only',
     expect: { outcome: 'page:0', visibility: 'private' },
@@ -157,18 +155,10 @@ export const SCRIPT: readonly Step[] = [
   {
     kind: 'button',
     label: 'Next',
-    on: 6,
+    on: 5,
     where: 'the comments',
     note: 'turns the page: the same message is edited',
     expect: { outcome: 'page:1', visibility: 'private' },
-  },
-  {
-    kind: 'button',
-    label: 'Remind me',
-    on: 0,
-    where: 'the /up answer',
-    note: 'your own reminder, by DM, when the server can be raised again',
-    expect: { outcome: 'on', visibility: 'private' },
   },
 ];
 
@@ -497,9 +487,10 @@ export async function runSandbox(options: RunSandboxOptions): Promise<void> {
           dataDir,
         },
         {
+          DIRECTORY_API_VERSION: 'v3',
+          DIRECTORY_TOKEN: V3_KEYS.staff,
           DIRECTORY_TIMEOUT_MS: String(Math.max(100, Math.floor(timeoutMs / 2))),
           DIRECTORY_RATE_LIMIT: '1000/1000',
-          DIRECTORY_ROUTE_RATE_LIMIT: '1000/1000',
           LOG_LEVEL: 'debug',
           WEBHOOK_PORT: '0',
           WEBHOOK_HOST: '127.0.0.1',

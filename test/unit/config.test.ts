@@ -6,19 +6,56 @@ import { problemsOf } from '../support/config.js';
 describe('configuration', () => {
   it('has working defaults', () => {
     const config = loadConfig({});
+    // v3 is the default: the directory's documentation marks it Active, v1 and v2 Inactive.
     expect(config.directory).toMatchObject({
       baseUrl: 'https://api.boticord.top',
-      version: 'v2',
+      version: 'v3',
       token: undefined,
-      tokenKind: 'Bot',
       timeoutMs: 10_000,
       maxRetries: 2,
+      rateLimits: { global: { max: 25, windowMs: 10_000 }, marginMs: 25 },
+      searchUrl: undefined,
+      cache: { ttlMs: 300_000, maxEntries: 5_000 },
+    });
+    // Each version's published limits unless set: v2's 5 per 5 s and 1 per 2 s on its two routes.
+    expect(loadConfig({ DIRECTORY_API_VERSION: 'v2' }).directory).toMatchObject({
+      version: 'v2',
+      tokenKind: 'Bot',
       rateLimits: { global: { max: 5, windowMs: 5000 }, routes: { max: 1, windowMs: 2000 }, marginMs: 25 },
     });
     expect(config.logLevel).toBe('info');
     // The store's own default, written twice because the configuration loads no store code.
     expect(config.sqliteLockWaitMs).toBe(DEFAULT_LOCK_WAIT_MS);
     expect(loadConfig({ SQLITE_LOCK_WAIT: '2m' }).sqliteLockWaitMs).toBe(120_000);
+  });
+
+  it('refuses a v1/v2 setting given with v3, and a v3 one with v2, each in one line that says why', () => {
+    expect(problemsOf({ DIRECTORY_TOKEN_KIND: 'PrivateBot' })).toEqual([
+      expect.stringMatching(
+        /^DIRECTORY_TOKEN_KIND: is a v1\/v2 setting: API v3 takes the key bare, with no kind; remove it, or set DIRECTORY_API_VERSION=v2/,
+      ),
+    ]);
+    expect(problemsOf({ DIRECTORY_API_VERSION: 'v3', DIRECTORY_ROUTE_RATE_LIMIT: '1/2000' })).toEqual([
+      expect.stringMatching(/^DIRECTORY_ROUTE_RATE_LIMIT: is a v1\/v2 setting: API v3 publishes one limit/),
+    ]);
+    expect(
+      problemsOf({ DIRECTORY_API_VERSION: 'v2', DIRECTORY_SEARCH_URL: 'http://127.0.0.1:1/v3/search' }),
+    ).toEqual([expect.stringMatching(/^DIRECTORY_SEARCH_URL: is a v3 setting: API v2 has no search/)]);
+    // Each setting in its own version is taken.
+    expect(problemsOf({ DIRECTORY_API_VERSION: 'v2', DIRECTORY_TOKEN_KIND: 'PrivateBot' })).toEqual([]);
+    expect(loadConfig({ DIRECTORY_SEARCH_URL: 'http://127.0.0.1:1/v3/search/' }).directory.searchUrl).toBe(
+      'http://127.0.0.1:1/v3/search',
+    );
+    expect(loadConfig({ DIRECTORY_CACHE_SIZE: '0' }).directory.cache.maxEntries).toBe(0);
+  });
+
+  it('reads the bot ID from the application ID, else from the token', () => {
+    const token = `${Buffer.from('123456789012345678').toString('base64')}.abc.def`;
+    expect(loadConfig({ DISCORD_TOKEN: token }).discord.botId).toBe('123456789012345678');
+    expect(
+      loadConfig({ DISCORD_TOKEN: token, DISCORD_APPLICATION_ID: '876543210987654321' }).discord.botId,
+    ).toBe('876543210987654321');
+    expect(loadConfig({ DISCORD_TOKEN: 'not-a-bot-token' }).discord.botId).toBeUndefined();
   });
 
   it('reads every variable', () => {
@@ -51,7 +88,7 @@ describe('configuration', () => {
     try {
       loadConfig({
         DIRECTORY_API_URL: 'ftp://nope',
-        DIRECTORY_API_VERSION: 'v3',
+        DIRECTORY_API_VERSION: 'v4',
         DIRECTORY_TOKEN_KIND: 'User',
         DIRECTORY_TIMEOUT_MS: 'soon',
         DIRECTORY_RATE_LIMIT: 'lots',
@@ -65,7 +102,7 @@ describe('configuration', () => {
     expect(problems).toHaveLength(6);
     expect(message).toMatch(/^Invalid configuration:/);
     expect(message).toContain('DIRECTORY_API_URL: expected an http(s) URL (got "ftp://nope")');
-    expect(message).toContain('DIRECTORY_API_VERSION: expected one of v1, v2 (got "v3")');
+    expect(message).toContain('DIRECTORY_API_VERSION: expected one of v3, v2, v1 (got "v4")');
     expect(message).toContain('DIRECTORY_TOKEN_KIND: expected one of Bot, PrivateBot, Profile');
     expect(message).toContain('DIRECTORY_TIMEOUT_MS: expected a whole number from 100 to 120000');
     expect(message).toContain('DIRECTORY_RATE_LIMIT: expected REQUESTS/MILLISECONDS');

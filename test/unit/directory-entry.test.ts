@@ -23,7 +23,9 @@ describe('the directory library entry', () => {
   it('exports the client, its errors and the reference parser by name, nothing internal', () => {
     expect(Object.keys(entry).sort()).toEqual(
       [
+        'API_VERSIONS',
         'BadRequestError',
+        'DEFAULT_API_VERSION',
         'DEFAULT_BASE_URL',
         'DEFAULT_RATE_LIMITS',
         'DirectoryClient',
@@ -31,12 +33,15 @@ describe('the directory library entry', () => {
         'ForbiddenError',
         'InvalidArgumentError',
         'InvalidResponseError',
+        'LOOKUP_CACHE_DEFAULTS',
         'NotFoundError',
+        'PUBLISHED_LIMITS',
         'RateLimitedError',
         'TOKEN_KINDS',
         'TokenKindNotAcceptedError',
         'UnauthorizedError',
         'UnavailableError',
+        'V3_ERROR_CODES',
         'isDirectoryError',
         'isShortCode',
         'isSnowflake',
@@ -73,6 +78,7 @@ describe('the directory library entry', () => {
     const grants: entry.GrantInfo[] = [];
     client = new entry.DirectoryClient({
       baseUrl: emu.url,
+      version: 'v2',
       rateLimits: { global: { max: 1, windowMs: 300 }, marginMs: 0 },
       onRateLimitGrant: (info) => grants.push(info),
     });

@@ -78,6 +78,7 @@ describe('log redaction', () => {
     // Nothing listens on port 9 of the loopback: the request fails at connect.
     const client = new DirectoryClient({
       baseUrl: 'http://127.0.0.1:9',
+      version: 'v2',
       token: TOKEN,
       maxRetries: 0,
       rateLimits: false,

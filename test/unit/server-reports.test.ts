@@ -370,7 +370,12 @@ describe('ServerReporter', () => {
 
   it('reports InvalidArgument from the client at error, without retrying', async () => {
     const { lines, logger } = captureLogger();
-    const directory = new DirectoryClient({ baseUrl: 'http://127.0.0.1:9', token: TOKEN, rateLimits: false });
+    const directory = new DirectoryClient({
+      baseUrl: 'http://127.0.0.1:9',
+      version: 'v2',
+      token: TOKEN,
+      rateLimits: false,
+    });
     const reporter = new ServerReporter({ directory, logger });
     reporter.report(join('not-a-snowflake'));
     await reporter.idle();

@@ -290,7 +290,8 @@ describe('StatsPoster', () => {
     expect(calls[0]!.at - t0).toBe(5 * MIN + 1_000 + 30_000);
     // Every shard's numbers, not one shard's.
     expect(calls[0]!.stats).toEqual({ servers: 30, shards: 2, users: 3_500 });
-    expect(calls[0]!.options?.priority).toBe('background');
+    // Before look-ups and background work, with /up.
+    expect(calls[0]!.options?.priority).toBe('critical');
     expect(calls[0]!.options?.signal).toBeInstanceOf(AbortSignal);
     await flush();
     // The poster takes the answer as a success, at once.

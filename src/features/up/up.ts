@@ -83,7 +83,7 @@ export interface StreakFacts {
 /** A cooldown longer than this is not believed (the directory's is a few hours). */
 const MAX_COOLDOWN_MS = 7 * 86_400_000;
 
-/** POST /server with up=1 at interactive priority, done by `deadline`. Throws the directory's errors. */
+/** POST /server with up=1 at critical priority (before look-ups), done by `deadline`. Throws the directory's errors. */
 function sendUp(
   directory: UpDeps['directory'],
   up: PendingUp,
@@ -100,7 +100,7 @@ function sendUp(
       upChannelId: up.channelId,
       upChannelName: up.channelName,
     },
-    { priority: 'interactive', deadline },
+    { priority: 'critical', deadline },
   );
 }
 

@@ -383,6 +383,14 @@ describe('profile card', () => {
     const many = Array.from({ length: 50 }, (_, i) => ({ id: snowflake(i), shortCode: HOSTILE_NAME }));
     const profile: DirectoryProfile = {
       id: '178404926869733376',
+      name: HOSTILE_NAME,
+      avatar: 'javascript:alert(1)',
+      description: `${HOSTILE_NAME}${RLO}`,
+      badges: ['@everyone', HOSTILE_NAME],
+      bots: null,
+      servers: null,
+      telegram: `<@&1>`,
+      donate: 'data:,x',
       status: `${HOSTILE_NAME}\n${'>\n'.repeat(3000)}${RLO}${'q'.repeat(10_000)}`,
       badge: '@everyone',
       shortCode: `${HOSTILE_NAME}${'😀'.repeat(40)}`,

@@ -1,0 +1,100 @@
+/**
+ * The directory's variables read together: which version of its interface, the key and how it
+ * travels, the limits (each version's published ones unless set), the look-up cache and the
+ * search. A setting that means something in v1/v2 only is refused with v3 in one line that says
+ * why, never silently ignored.
+ */
+import { LOOKUP_CACHE_DEFAULTS } from '../directory/lookup-cache.js';
+import { TOKEN_KINDS, type TokenKind } from '../directory/types.js';
+import { PUBLISHED_LIMITS } from '../directory/versions.js';
+import { formatMs } from './variables.js';
+
+export { TOKEN_KINDS, type TokenKind };
+
+/** The look-up cache's defaults: 5 minutes fresh, 5,000 records. */
+export const DEFAULT_LOOKUP_CACHE = {
+  ttlMs: LOOKUP_CACHE_DEFAULTS.ttlMs,
+  maxEntries: LOOKUP_CACHE_DEFAULTS.maxEntries,
+} as const;
+
+type Rate = { max: number; windowMs: number };
+
+interface DirectoryVariables {
+  DIRECTORY_API_URL: string;
+  DIRECTORY_API_VERSION: 'v1' | 'v2' | 'v3';
+  DIRECTORY_TOKEN: string | undefined;
+  DIRECTORY_TOKEN_KIND: TokenKind | undefined;
+  DIRECTORY_TIMEOUT_MS: number;
+  DIRECTORY_MAX_RETRIES: number;
+  DIRECTORY_RATE_LIMIT: Rate | undefined;
+  DIRECTORY_ROUTE_RATE_LIMIT: Rate | undefined;
+  DIRECTORY_RATE_LIMIT_MARGIN_MS: number;
+  DIRECTORY_SEARCH_URL: string | undefined;
+  DIRECTORY_CACHE_TTL: number;
+  DIRECTORY_CACHE_SIZE: number;
+}
+
+export interface DirectoryConfig {
+  baseUrl: string;
+  version: 'v1' | 'v2' | 'v3';
+  token: string | undefined;
+  /** v2's token kind (Bot unless set); v1 and v3 send the key bare. */
+  tokenKind: TokenKind;
+  timeoutMs: number;
+  maxRetries: number;
+  rateLimits: { global: Rate; routes: Rate; marginMs: number };
+  /** v3: the search service's address; undefined: the client's default. */
+  searchUrl: string | undefined;
+  /** The look-ups' cache (directory/lookup-cache.ts); maxEntries 0 turns it off. */
+  cache: { ttlMs: number; maxEntries: number };
+}
+
+/** v1/v2 settings that v3 has no place for, each with why. */
+const V2_ONLY: ReadonlyArray<[keyof DirectoryVariables, string]> = [
+  [
+    'DIRECTORY_TOKEN_KIND',
+    'API v3 takes the key bare, with no kind; remove it, or set DIRECTORY_API_VERSION=v2 to keep using v2',
+  ],
+  [
+    'DIRECTORY_ROUTE_RATE_LIMIT',
+    'API v3 publishes one limit for every route (DIRECTORY_RATE_LIMIT); remove it, or set DIRECTORY_API_VERSION=v2',
+  ],
+];
+
+/** The problems of the directory's variables taken together (each on its own is read already). */
+export function directoryProblems(e: DirectoryVariables): Array<[string, string]> {
+  const problems: Array<[string, string]> = [];
+  if (e.DIRECTORY_API_VERSION === 'v3') {
+    for (const [name, why] of V2_ONLY) {
+      if (e[name] !== undefined) problems.push([name, `is a v1/v2 setting: ${why}`]);
+    }
+  } else if (e.DIRECTORY_SEARCH_URL !== undefined) {
+    problems.push([
+      'DIRECTORY_SEARCH_URL',
+      `is a v3 setting: API ${e.DIRECTORY_API_VERSION} has no search; remove it, or set DIRECTORY_API_VERSION=v3`,
+    ]);
+  }
+  if (e.DIRECTORY_CACHE_SIZE > 0 && e.DIRECTORY_CACHE_TTL < 1_000) {
+    problems.push(['DIRECTORY_CACHE_TTL', `${formatMs(e.DIRECTORY_CACHE_TTL)} is too short: at least 1 s`]);
+  }
+  return problems;
+}
+
+export function directoryConfig(e: DirectoryVariables): DirectoryConfig {
+  const published = PUBLISHED_LIMITS[e.DIRECTORY_API_VERSION];
+  return {
+    baseUrl: e.DIRECTORY_API_URL,
+    version: e.DIRECTORY_API_VERSION,
+    token: e.DIRECTORY_TOKEN,
+    tokenKind: e.DIRECTORY_TOKEN_KIND ?? 'Bot',
+    timeoutMs: e.DIRECTORY_TIMEOUT_MS,
+    maxRetries: e.DIRECTORY_MAX_RETRIES,
+    rateLimits: {
+      global: e.DIRECTORY_RATE_LIMIT ?? { ...published.global },
+      routes: e.DIRECTORY_ROUTE_RATE_LIMIT ?? { ...published.routes },
+      marginMs: e.DIRECTORY_RATE_LIMIT_MARGIN_MS,
+    },
+    searchUrl: e.DIRECTORY_SEARCH_URL,
+    cache: { ttlMs: e.DIRECTORY_CACHE_TTL, maxEntries: e.DIRECTORY_CACHE_SIZE },
+  };
+}

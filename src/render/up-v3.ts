@@ -1,0 +1,46 @@
+/**
+ * What /up says on API v3, which has no route for another bot to raise a server (none in
+ * docs-v3 nor in any SDK's route list: docs/directory-v3-sources.md §2): where to raise it (its
+ * page on the directory, as a link button), and what the directory says of it now (its ups that
+ * still count, and when the next of them ends). Never that the server was raised.
+ */
+import { TimestampStyles } from 'discord.js';
+import type { DirectoryServer } from '../directory/index.js';
+import type { Translate } from '../i18n/index.js';
+import { COLORS } from './colors.js';
+import { linkButton, rows } from './components.js';
+import { container, fitLayout, text } from './layout.js';
+import type { LayoutMessage } from './message.js';
+import { timestamp } from './text.js';
+
+export function renderUpOnSite(
+  guildId: string,
+  server: DirectoryServer | null,
+  t: Translate,
+  now: number,
+): LayoutMessage {
+  const page = server?.pageLinks[0] ?? `https://boticord.top/server/${guildId}`;
+  const counting = server?.ups.filter((u) => u.expiresAt !== null && u.expiresAt.getTime() > now) ?? [];
+  const lines = [
+    `### ${t('upV3.title')}`,
+    server ? t('upV3.body') : t('upV3.notListed'),
+    ...(server && server.upCount !== null ? [t('upV3.count', { count: server.upCount })] : []),
+    ...(counting.length > 0
+      ? [
+          t('upV3.counting', {
+            count: counting.length,
+            when:
+              timestamp(
+                counting.map((u) => u.expiresAt as Date).sort((a, b) => a.getTime() - b.getTime())[0] ?? null,
+                TimestampStyles.RelativeTime,
+              ) ?? t('common.unknown'),
+          }),
+        ]
+      : []),
+  ];
+  return {
+    layout: fitLayout([
+      container(COLORS.info, [text(lines.join('\n')), rows([linkButton(t('upV3.button'), page)])]),
+    ]),
+  };
+}
