@@ -3,8 +3,8 @@
  * stdout, and the results in bench/results/<date>.json, latest.json and latest.md.
  * BENCH_QUICK=1 runs a reduced version (about a minute) that writes latest-quick.json only.
  * BENCH_ONLY=1,3 runs only the scenarios named (for working on one; never a published result).
- * A scenario too long for the full run's budget (14: the five minutes of a digest boundary) runs
- * only when named.
+ * A scenario too long for the full run's budget (14: the five minutes of a digest boundary; 15: two
+ * runs of ten minutes of v3 look-ups) runs only when named.
  *
  * Each scenario runs in a process of its own (this script again, with BENCH_SCENARIO set), which
  * hands its rows back in a file and exits: what one scenario leaves behind (its heap and the
@@ -32,6 +32,7 @@ import { remindersScenario } from './scenarios/reminders.js';
 import { restartScenario } from './scenarios/restart.js';
 import { sharedLimitsScenario } from './scenarios/shared-limits.js';
 import { upEndToEndScenario } from './scenarios/up-e2e.js';
+import { v3LookupsScenario } from './scenarios/v3-lookups.js';
 import { webhooksScenario } from './scenarios/webhooks.js';
 
 /** The whole run must stay under 10 minutes; the memory scenario drops its largest size to fit. */
@@ -68,6 +69,8 @@ const SCENARIOS: Scenario[] = [
   { id: 13, name: '13. Reminder follow-through', run: () => followupsScenario() },
   // The spread of a boundary alone is 5 minutes: only when named (BENCH_ONLY=14).
   { id: 14, name: '14. Digests at a boundary', run: (budget) => digestsScenario(budget), namedOnly: true },
+  // Two runs of 10 minutes of arrivals each (cache off, then on): only when named (BENCH_ONLY=15).
+  { id: 15, name: '15. v3 look-ups, three hosts', run: () => v3LookupsScenario(), namedOnly: true },
 ];
 
 function selected(): Scenario[] {
