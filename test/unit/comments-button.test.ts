@@ -35,6 +35,7 @@ function context(pageFlags: number) {
     deps: {
       directory: { getBotComments: async () => list },
       discord: { identity: async () => ({ name: 'Kerdoku' }) },
+      now: () => Date.now(),
     },
     t: translator('en-US'),
     locale: 'en-US',
