@@ -26,6 +26,7 @@ import { DirectoryClient } from '../../src/directory/index.js';
 import { openStore, PostgresRateLimitLedger, type Store } from '../../src/store/index.js';
 import { type Emulator, IDS, startEmulator, V3_KEYS } from '../../test/emulator/index.js';
 import { freshPlace } from '../../test/store/places.js';
+import { seededRandom } from '../../test/support/random.js';
 import { isQuick } from '../lib/env.js';
 import { settle } from '../lib/gc.js';
 import { atMost, type Row, type ScenarioResult } from '../lib/report.js';
@@ -63,18 +64,6 @@ function params(): Params {
   };
 }
 
-/** mulberry32: the same draws in both runs. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 interface Ref {
   kind: 'bot' | 'server';
   id: string;
@@ -88,7 +77,7 @@ interface Arrival {
 
 /** The references (half bots, half servers, shuffled into Zipf ranks) and the arrivals. */
 function draw(p: Params): { refs: Ref[]; arrivals: Arrival[] } {
-  const random = rng(SEED);
+  const random = seededRandom(SEED);
   const refs: Ref[] = [];
   for (let i = 0; i < p.refs; i++) {
     const kind = i % 2 === 0 ? 'bot' : 'server';

@@ -4,6 +4,7 @@
  * shown; the printer escapes whatever a format leaves (output.ts).
  */
 
+import { averageRating, countingUps } from '../directory/standing.js';
 import type {
   ApiVersion,
   AttachedRef,
@@ -122,15 +123,9 @@ function cut(text: string, max: number): string {
 
 /** `★ 4.6 (15 ratings)`: the average of `ratings[]` weighted by how many gave each; null for none. */
 export function formatRating(ratings: readonly RatingCount[]): string | null {
-  let total = 0;
-  let sum = 0;
-  for (const { rating, count } of ratings) {
-    if (!Number.isFinite(rating) || !Number.isFinite(count) || count <= 0) continue;
-    total += count;
-    sum += rating * count;
-  }
-  if (total === 0) return null;
-  return `★ ${(sum / total).toFixed(1)} (${total} rating${total === 1 ? '' : 's'})`;
+  const rated = averageRating(ratings);
+  if (rated === null) return null;
+  return `★ ${rated.average.toFixed(1)} (${rated.count} rating${rated.count === 1 ? '' : 's'})`;
 }
 
 /** The first REVIEWS_SHOWN reviews, one line each, the moderators' reply under its review. */
@@ -153,14 +148,11 @@ function reviewLines(reviews: readonly DirectoryReview[]): string[] {
 
 /** How many ups count now, when the next of them expires, and how many listed have expired. */
 function upsLine(ups: readonly DirectoryUp[], now: number): string {
-  const counting = ups.filter((u) => u.expiresAt === null || u.expiresAt.getTime() > now);
-  const expired = ups.length - counting.length;
-  const next = counting
-    .map((u) => u.expiresAt)
-    .filter((d): d is Date => d !== null && iso(d) !== null)
-    .sort((a, b) => a.getTime() - b.getTime())[0];
-  const parts = [String(counting.length)];
-  if (next !== undefined) parts.push(` (the next expires ${iso(next)}, ${relative(next, now)})`);
+  const { count, nextEndsAt, expired } = countingUps(ups, now);
+  const parts = [String(count)];
+  if (nextEndsAt !== null && iso(nextEndsAt) !== null) {
+    parts.push(` (the next expires ${iso(nextEndsAt)}, ${relative(nextEndsAt, now)})`);
+  }
   if (expired > 0) parts.push(`; ${expired} listed ha${expired === 1 ? 's' : 've'} expired`);
   return parts.join('');
 }

@@ -14,8 +14,11 @@ import type {
   DirectoryBot,
   DirectoryProfile,
   DirectoryServer,
+  DirectoryUp,
+  RatingCount,
   ServerReference,
 } from '../directory/index.js';
+import { averageRating, countingUps } from '../directory/standing.js';
 import { resolveLocale, type Translate } from '../i18n/index.js';
 import { timestampToDate } from '../time/range.js';
 import { COLORS } from './colors.js';
@@ -111,41 +114,26 @@ const REVIEW_LIMIT = 3;
 const REVIEW_TEXT_LIMIT = 300;
 
 /** The ratings' average and count (v3 `ratings[]`: how many gave each rating), or null. */
-function ratingLine(
-  ratings: readonly { rating: number; count: number }[],
-  locale: string,
-  t: Translate,
-): string | null {
-  let total = 0;
-  let sum = 0;
-  for (const { rating, count } of ratings) {
-    if (!(rating >= 1 && rating <= 5) || !Number.isSafeInteger(count) || count <= 0) continue;
-    total += count;
-    sum += rating * count;
-  }
-  if (total === 0) return null;
-  const average = sum / total;
+function ratingLine(ratings: readonly RatingCount[], locale: string, t: Translate): string | null {
+  const rated = averageRating(ratings);
+  if (rated === null) return null;
   return t('common.ratingValue', {
-    stars: stars(average),
+    stars: stars(rated.average),
     average: new Intl.NumberFormat(resolveLocale(locale) === 'ru' ? 'ru-RU' : 'en-US', {
       minimumFractionDigits: 1,
       maximumFractionDigits: 1,
-    }).format(average),
-    count: t('plural.ratings', { count: total }),
+    }).format(rated.average),
+    count: t('plural.ratings', { count: rated.count }),
   });
 }
 
 /** Ups still counting (v3 `ups[]`), with when the next one ends. */
-function upsLine(ups: readonly { expiresAt: Date | null }[], now: number, t: Translate): string | null {
-  const live = ups.filter((u) => u.expiresAt === null || u.expiresAt.getTime() > now);
-  if (live.length === 0) return null;
-  const next = live
-    .map((u) => u.expiresAt)
-    .filter((d): d is Date => d !== null)
-    .sort((a, b) => a.getTime() - b.getTime())[0];
+function upsLine(ups: readonly DirectoryUp[], now: number, t: Translate): string | null {
+  const { count, nextEndsAt } = countingUps(ups, now);
+  if (count === 0) return null;
   return t('common.upsActive', {
-    count: live.length,
-    when: timestamp(next ?? null, TimestampStyles.RelativeTime) ?? t('common.unknown'),
+    count,
+    when: timestamp(nextEndsAt, TimestampStyles.RelativeTime) ?? t('common.unknown'),
   });
 }
 

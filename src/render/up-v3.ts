@@ -6,6 +6,7 @@
  */
 import { TimestampStyles } from 'discord.js';
 import type { DirectoryServer } from '../directory/index.js';
+import { countingUps } from '../directory/standing.js';
 import type { Translate } from '../i18n/index.js';
 import { COLORS } from './colors.js';
 import { linkButton, rows } from './components.js';
@@ -20,20 +21,16 @@ export function renderUpOnSite(
   now: number,
 ): LayoutMessage {
   const page = server?.pageLinks[0] ?? `https://boticord.top/server/${guildId}`;
-  const counting = server?.ups.filter((u) => u.expiresAt !== null && u.expiresAt.getTime() > now) ?? [];
+  const counting = server ? countingUps(server.ups, now) : null;
   const lines = [
     `### ${t('upV3.title')}`,
     server ? t('upV3.body') : t('upV3.notListed'),
     ...(server && server.upCount !== null ? [t('upV3.count', { count: server.upCount })] : []),
-    ...(counting.length > 0
+    ...(counting && counting.count > 0
       ? [
           t('upV3.counting', {
-            count: counting.length,
-            when:
-              timestamp(
-                counting.map((u) => u.expiresAt as Date).sort((a, b) => a.getTime() - b.getTime())[0] ?? null,
-                TimestampStyles.RelativeTime,
-              ) ?? t('common.unknown'),
+            count: counting.count,
+            when: timestamp(counting.nextEndsAt, TimestampStyles.RelativeTime) ?? t('common.unknown'),
           }),
         ]
       : []),
