@@ -11,13 +11,15 @@ import { type ChatInputCommandInteraction, MessageFlags, PermissionFlagsBits } f
 import { NotFoundError } from '../src/directory/index.js';
 import { NO_MENTIONS } from '../src/discord/mentions.js';
 import { describeUpFailure } from '../src/features/up/failure.js';
+import { V3_UP_EVERY_MS } from '../src/features/up/follows.js';
 import { answerUp, decideUp, readSettings } from '../src/features/up/up.js';
 import type { Translate } from '../src/i18n/index.js';
 import { GuildOnlyError } from '../src/interactions/error-message.js';
-import type { SlashCommand } from '../src/interactions/types.js';
+import type { CommandContext, SlashCommand } from '../src/interactions/types.js';
 import type { Logger } from '../src/log/logger.js';
 import { problemText } from '../src/render/problems.js';
 import { renderUpOnSite } from '../src/render/up-v3.js';
+import { WATCH_MS } from '../src/store/notifications.js';
 import type { GuildSettings } from '../src/store/settings.js';
 import { lookupOptions } from './cards.js';
 import { upCommand } from './definitions.js';
@@ -48,6 +50,65 @@ async function tellManager(
     .catch((err: unknown) => logger.warn({ err }, 'could not tell a manager about the reminder problem'));
 }
 
+/**
+ * /up on v3: where to raise the server (its page, a link button), what the directory says of it
+ * now, the last up the bot was told of and when the presser may up again (the directory's daily
+ * cadence, from their last up the bot saw). With the directory's notifications reaching the bot,
+ * the answer is kept (store/notifications.ts) and followed up when the up is told of.
+ */
+async function upOnSite({
+  interaction,
+  deps,
+  t,
+  reply,
+  deadline,
+}: Omit<CommandContext, 'locale'>): Promise<string> {
+  const guildId = interaction.guildId as string;
+  const [server, last, mine] = await Promise.all([
+    deps.directory.getServer(guildId, lookupOptions(deps, deadline)).catch((err: unknown) => {
+      if (!(err instanceof NotFoundError))
+        deps.logger.warn({ err, guildId }, "the server's directory record could not be read for /up");
+      return null;
+    }),
+    latestUp(deps, guildId),
+    latestUp(deps, guildId, interaction.user.id),
+  ]);
+  const now = deps.now();
+  const watching = server !== null && deps.notificationsOn === true && deps.upWatches !== undefined;
+  await reply.private(
+    renderUpOnSite(guildId, server, t, now, {
+      last,
+      mine: mine && { at: mine.at, againAt: mine.at + V3_UP_EVERY_MS },
+      watching,
+    }),
+  );
+  if (watching) {
+    await deps.upWatches
+      ?.add({
+        interactionId: interaction.id,
+        guildId,
+        userId: interaction.user.id,
+        applicationId: interaction.applicationId,
+        token: interaction.token,
+        locale: interaction.locale,
+        askedAt: interaction.createdTimestamp,
+        expiresAt: interaction.createdTimestamp + WATCH_MS,
+      })
+      .catch((err: unknown) =>
+        deps.logger.warn({ err, guildId }, 'could not keep the /up answer for its follow-up'),
+      );
+  }
+  return 'onSite';
+}
+
+/** The server's (or a member's) latest up the bot saw; undefined when none or the store fails. */
+function latestUp(deps: CommandContext['deps'], guildId: string, userId?: string) {
+  return deps.history.latest(guildId, userId).catch((err: unknown) => {
+    deps.logger.warn({ err, guildId }, 'could not read the latest up for /up');
+    return undefined;
+  });
+}
+
 export const up: SlashCommand = {
   data: upCommand,
   guildOnly: true,
@@ -56,22 +117,13 @@ export const up: SlashCommand = {
     const guildId = interaction.guildId;
     if (!guildId) throw new GuildOnlyError();
     deps.commands.learn(upCommand.name, interaction.commandId);
-    if (deps.directory.version === 'v3') {
-      // v3 has no up route for another bot: say where to raise it, and what the directory says now.
-      const server = await deps.directory
-        .getServer(guildId, lookupOptions(deps, deadline))
-        .catch((err: unknown) => {
-          if (!(err instanceof NotFoundError))
-            deps.logger.warn({ err, guildId }, "the server's directory record could not be read for /up");
-          return null;
-        });
-      await reply.private(renderUpOnSite(guildId, server, t, deps.now()));
-      return 'onSite';
-    }
+    // v3 has no up route for another bot, unless a v2 key that still raises was configured.
+    if (deps.directory.version === 'v3' && !deps.upDirectory)
+      return upOnSite({ interaction, deps, t, reply, deadline });
     // Read while the directory answers: the public language, and any problem to tell a manager.
     const settings = readSettings(deps, guildId);
     const decision = await decideUp(
-      deps,
+      deps.upDirectory ? { ...deps, directory: deps.upDirectory } : deps,
       {
         interactionId: interaction.id,
         token: interaction.token,

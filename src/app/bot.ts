@@ -23,6 +23,7 @@ import { exposeShardStates, localShards } from '../discord/shard-stats.js';
 import { watchGuilds } from '../events/guilds.js';
 import { onceConnected, watchShards } from '../events/shards.js';
 import { historyPruner } from '../features/history/prune.js';
+import type { NotificationsService } from '../features/notifications/connection.js';
 import type { ReminderScheduler } from '../features/reminders/scheduler.js';
 import { recoverPendingUps } from '../features/up/recover.js';
 import type { WebhookAnnouncer } from '../features/webhooks/announcer.js';
@@ -45,6 +46,7 @@ import {
   SettingsRepository,
   type Store,
   StoreUpJournal,
+  UpWatchRepository,
   WebhookRepository,
 } from '../store/index.js';
 import type { PendingUp } from '../store/journal.js';
@@ -85,6 +87,8 @@ export interface BotOptions {
   gatewayThread?: PrestartedThread;
   /** The saved sessions the entry point read, and had the thread resume (early-resume.ts). */
   sessions?: SessionsRead;
+  /** Overrides for the directory's notifications client (tests shorten its timers). */
+  notificationsClient?: NonNullable<ServicesOptions['notifications']>['client'];
 }
 
 export interface BotApp {
@@ -104,6 +108,8 @@ export interface BotApp {
   announcer: WebhookAnnouncer;
   /** The digests and live leaderboards (features/digests), and their engines' wakes. */
   posts: ServerPosts;
+  /** v3: the directory's notifications, held here when this process holds their lease. */
+  notifications: NotificationsService | undefined;
   /** The port the webhook receiver listens on, once started; undefined without one here. */
   webhookPort(): number | undefined;
   /** Every shard of this process ready (for /readyz), with the shards that are not. */
@@ -120,6 +126,7 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
   const { config, logger, metrics } = options;
   const sharding = config.sharding;
   const now = options.now ?? Date.now;
+  let wakeAnnouncer = (): void => undefined;
   // Ours, so that stop() can close its keep-alive connections.
   const restAgent = createDiscordRestAgent();
   // The gateway's thread loads its modules while the store opens and the bot is built (or, on a
@@ -164,6 +171,11 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
       reports: config.directory.token !== undefined,
     },
     stats: options.stats,
+    // Each notification stored wakes the announcer (built below, once the store is open).
+    notifications: {
+      stored: () => wakeAnnouncer(),
+      ...(options.notificationsClient ? { client: options.notificationsClient } : {}),
+    },
   }).catch(async (err: unknown) => {
     await Promise.all([restAgent.destroy(), gatewayThread.close()]);
     throw err;
@@ -202,9 +214,12 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
     logger,
     now,
     metrics,
+    forget: (guildId) => directory.forget('server', guildId),
+    v3: directory.version === 'v3',
   });
   const { engines, announcer, postsEngines, rewards, rewardEngine, streakWatch, reminderRoles, upRecorded } =
     features;
+  wakeAnnouncer = () => announcer.wake();
   const { scheduler, followUp } = engines;
   const wakeReminders = (dueAt: number): void => scheduler.wake(dueAt);
   const gatherTimeoutMs = options.gatherTimeoutMs ?? 2_000;
@@ -237,6 +252,14 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
     rest: client.rest,
     webhooks,
     webhookReceiver: { listening: config.webhook.port !== undefined, publicUrl: config.webhook.publicUrl },
+    upDirectory: services.upDirectory,
+    ...(directory.version === 'v3'
+      ? {
+          upWatches: new UpWatchRepository(store),
+          // The key's WebSocket, or webhooks received here: an up's notification can come.
+          notificationsOn: config.directory.notifyUrl !== undefined || config.webhook.port !== undefined,
+        }
+      : {}),
     suggestions: new LookupSuggestions({
       // The lowest priority: an /up never waits behind a suggestion.
       ownBots: (userId) => directory.getDeveloperBots(userId, { priority: 'background' }),
@@ -346,6 +369,7 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
     reminders: scheduler,
     announcer,
     posts: postsEngines.posts,
+    notifications: services.notifications,
     webhookPort: () => receiver?.port,
     readiness: () => services.readiness(),
     async start() {
@@ -360,6 +384,7 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
           trustProxy: config.webhook.trustProxy,
           now: deps.now,
           onStored: () => announcer.wake(),
+          botId: config.discord.botId,
           ...(metrics ? { onDelivery: (outcome, seconds) => metrics.webhookDelivery(outcome, seconds) } : {}),
         });
       }

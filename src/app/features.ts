@@ -12,6 +12,7 @@ import { type ReminderEngines, reminderEngines } from '../features/reminders/eng
 import { ReminderRoles } from '../features/reminders/roles.js';
 import { RewardEngine } from '../features/rewards/engine.js';
 import { discordRewardGranter } from '../features/rewards/grant.js';
+import { V3_UP_EVERY_MS } from '../features/up/follows.js';
 import { WebhookAnnouncer } from '../features/webhooks/announcer.js';
 import { DirectoryEventHandler } from '../features/webhooks/handle.js';
 import type { Logger } from '../log/logger.js';
@@ -24,6 +25,7 @@ import type {
   Store,
   WebhookRepository,
 } from '../store/index.js';
+import { CommentPostRepository, UpWatchRepository } from '../store/notifications.js';
 import { RewardRepository } from '../store/rewards.js';
 import { StreakNoticeRepository } from '../store/streak-notices.js';
 
@@ -55,6 +57,10 @@ export function serverFeatures(options: {
   logger: Logger;
   now: () => number;
   metrics: Metrics | undefined;
+  /** The directory's record of a server is stale once it was upped (DirectoryClient.forget). */
+  forget: (guildId: string) => void;
+  /** The directory's interface is v3: its cadence restarts reminders, its /up answers wait for ups. */
+  v3: boolean;
 }): ServerFeatures {
   const { client, store, settings, reminders, history, webhooks, commands, guild, charts } = options;
   const { owner, ownsGuild, leaseMs, logger, now, metrics } = options;
@@ -118,6 +124,9 @@ export function serverFeatures(options: {
       wakeReminders,
       followUp,
       upRecorded,
+      forget: options.forget,
+      comments: new CommentPostRepository(store),
+      ...(options.v3 ? { watches: new UpWatchRepository(store), cadenceMs: V3_UP_EVERY_MS } : {}),
       guild,
       logger,
       now,

@@ -9,13 +9,21 @@
 import type { Config } from '../config/env.js';
 import { DirectoryClient, type RequestEvent } from '../directory/index.js';
 import { RetirementWatch } from '../directory/retired.js';
+import { PUBLISHED_LIMITS } from '../directory/versions.js';
 import type { ShardView } from '../discord/shard-stats.js';
+import {
+  leaseHolder,
+  NotificationsService,
+  type NotificationsServiceOptions,
+} from '../features/notifications/connection.js';
+import { notificationIntake } from '../features/notifications/intake.js';
+import { keyLease } from '../features/notifications/lease.js';
 import { Host } from '../hosts/hosts.js';
 import type { Logger } from '../log/logger.js';
 import { LEDGER_WARN_EVERY_MS, logThrottle } from '../log/throttle.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { Readiness } from '../ops/server.js';
-import { PostgresRateLimitLedger, type Store } from '../store/index.js';
+import { PostgresRateLimitLedger, type Store, WebhookRepository } from '../store/index.js';
 import { ServerReporter } from '../tasks/server-reports.js';
 import { StatsPoster, type StatsPosterOptions } from '../tasks/stats-poster.js';
 import { type BackgroundTask, backgroundTask } from '../tasks/tasks.js';
@@ -50,6 +58,12 @@ export interface ServicesOptions {
   host?: { id: string; shardIds: readonly number[]; shardCount: number } | undefined;
   /** Overrides for the poster (tests shorten its delays). */
   stats?: Partial<Omit<StatsPosterOptions, 'directory' | 'logger' | 'snapshot' | 'onOutcome'>> | undefined;
+  /**
+   * v3: hold the directory's notifications connection from this process when its lease allows
+   * (features/notifications): the process that posts the statistics. `stored` is told of each
+   * event stored (the announcer looks at once); a process without an announcer polls.
+   */
+  notifications?: { stored?: () => void; client?: NotificationsServiceOptions['client'] } | undefined;
 }
 
 export interface Services {
@@ -60,6 +74,10 @@ export interface Services {
   directory: DirectoryClient;
   poster: StatsPoster | undefined;
   reporter: ServerReporter | undefined;
+  /** v3: the directory's notifications held by this process when its lease allows; else undefined. */
+  notifications: NotificationsService | undefined;
+  /** v3 with DIRECTORY_UP_TOKEN: a v2 client /up raises through; else undefined. */
+  upDirectory: DirectoryClient | undefined;
   /** Every shard of the bot ready (for /readyz), with the shards that are not. */
   readiness(): Readiness;
   /**
@@ -165,6 +183,20 @@ export async function createServices(options: ServicesOptions): Promise<Services
         onOutcome: metrics ? (outcome) => metrics.statsPost(outcome) : undefined,
       })
     : undefined;
+  const notifications = notificationsService(options, store, directory.version, metrics);
+  const upDirectory =
+    version === 'v3' && config.directory.upToken !== undefined
+      ? new DirectoryClient({
+          baseUrl: config.directory.baseUrl,
+          version: 'v2',
+          token: config.directory.upToken,
+          tokenKind: config.directory.upTokenKind,
+          timeoutMs: config.directory.timeoutMs,
+          maxRetries: config.directory.maxRetries,
+          rateLimits: { ...PUBLISHED_LIMITS.v2, marginMs: config.directory.rateLimits.marginMs },
+          ...(options.sharedLimits ? { sharedRateLimits: sharedLimits(store, logger) } : {}),
+        })
+      : undefined;
   if (host && options.host) {
     const { id, shardIds } = options.host;
     const leading = host;
@@ -191,6 +223,8 @@ export async function createServices(options: ServicesOptions): Promise<Services
     poster && backgroundTask('stats poster', poster),
     // Reporting from its construction on: guilds join before the bot is connected.
     reporter && backgroundTask('server reports', reporter),
+    // The directory's notifications (v3): one connection per key, whichever process holds its lease.
+    notifications && backgroundTask('directory notifications', notifications),
   ].filter((task) => task !== undefined);
 
   return {
@@ -199,6 +233,8 @@ export async function createServices(options: ServicesOptions): Promise<Services
     directory,
     poster,
     reporter,
+    notifications,
+    upDirectory,
     readiness() {
       const { snapshot, connected } = shards.latest();
       const notReady = snapshot.shards.filter((s) => !s.ready).map((s) => s.id);
@@ -228,7 +264,43 @@ export async function createServices(options: ServicesOptions): Promise<Services
       const storeClosed = doneWithin(store.close(), STORE_CLOSE_MS).then((closed) => {
         if (!closed) logger.warn('the store did not close in time; going on');
       });
-      await Promise.all([directory.close(), storeClosed]);
+      await Promise.all([directory.close(), upDirectory?.close(), storeClosed]);
     },
   };
+}
+
+/**
+ * The directory's notifications for this process (v3, a key, DIRECTORY_NOTIFY_URL not off, and
+ * this the process that posts statistics): stored as webhook events (one outbox), with the lease
+ * that keeps one connection per key.
+ */
+function notificationsService(
+  options: ServicesOptions,
+  store: Store,
+  version: string,
+  metrics: Metrics | undefined,
+): NotificationsService | undefined {
+  const { config, logger } = options;
+  const { notifyUrl, token } = config.directory;
+  if (version !== 'v3' || !options.tasks.stats || notifyUrl === undefined || token === undefined)
+    return undefined;
+  const hostId = options.host?.id;
+  const now = Date.now;
+  return new NotificationsService({
+    url: notifyUrl,
+    key: token,
+    intake: notificationIntake({
+      // The directory's own events: not held to a server's delivery limits (those are for webhooks).
+      webhooks: new WebhookRepository(store),
+      botId: config.discord.botId,
+      now,
+      onStored: () => options.notifications?.stored?.(),
+      onOutcome: metrics ? (type, via, outcome) => metrics.notification(type, via, outcome) : undefined,
+    }),
+    lease: keyLease(store, token, leaseHolder(hostId), now),
+    logger,
+    now,
+    onState: metrics ? (state) => metrics.notificationsState(state) : undefined,
+    ...(options.notifications?.client ? { client: options.notifications.client } : {}),
+  });
 }

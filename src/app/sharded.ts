@@ -125,6 +125,7 @@ const receiver =
         logger,
         rateLimit: config.webhook.rateLimit,
         trustProxy: config.webhook.trustProxy,
+        botId: config.discord.botId,
         onDelivery: (outcome, seconds) => metrics.webhookDelivery(outcome, seconds),
       }).catch(async (err: unknown) => {
         process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);

@@ -32,7 +32,13 @@ interface DirectoryVariables {
   DIRECTORY_SEARCH_URL: string | undefined;
   DIRECTORY_CACHE_TTL: number;
   DIRECTORY_CACHE_SIZE: number;
+  DIRECTORY_NOTIFY_URL: string | undefined;
+  DIRECTORY_UP_TOKEN: string | undefined;
+  DIRECTORY_UP_TOKEN_KIND: TokenKind | undefined;
 }
+
+/** BotiCord's notifications gateway (docs-v3 `docs/api/notifications.mdx`). */
+export const DEFAULT_NOTIFY_URL = 'wss://gateway.boticord.top/websocket/';
 
 export interface DirectoryConfig {
   baseUrl: string;
@@ -47,6 +53,14 @@ export interface DirectoryConfig {
   searchUrl: string | undefined;
   /** The look-ups' cache (directory/lookup-cache.ts); maxEntries 0 turns it off. */
   cache: { ttlMs: number; maxEntries: number };
+  /**
+   * v3: the notifications' WebSocket (features/notifications), opened when a key is set;
+   * undefined: off (DIRECTORY_NOTIFY_URL=off, or not v3).
+   */
+  notifyUrl: string | undefined;
+  /** v3: a v2 key that can still raise servers (/up raises through it), and its kind (PrivateBot unless set). */
+  upToken: string | undefined;
+  upTokenKind: TokenKind;
 }
 
 /** v1/v2 settings that v3 has no place for, each with why. */
@@ -68,11 +82,23 @@ export function directoryProblems(e: DirectoryVariables): Array<[string, string]
     for (const [name, why] of V2_ONLY) {
       if (e[name] !== undefined) problems.push([name, `is a v1/v2 setting: ${why}`]);
     }
-  } else if (e.DIRECTORY_SEARCH_URL !== undefined) {
-    problems.push([
-      'DIRECTORY_SEARCH_URL',
-      `is a v3 setting: API ${e.DIRECTORY_API_VERSION} has no search; remove it, or set DIRECTORY_API_VERSION=v3`,
-    ]);
+  } else {
+    const v3Only: Array<[keyof DirectoryVariables, string]> = [
+      ['DIRECTORY_SEARCH_URL', 'has no search'],
+      ['DIRECTORY_NOTIFY_URL', 'has no notifications (its webhooks go to WEBHOOK_PORT)'],
+      ['DIRECTORY_UP_TOKEN', 'raises servers with DIRECTORY_TOKEN itself'],
+      ['DIRECTORY_UP_TOKEN_KIND', 'raises servers with DIRECTORY_TOKEN itself'],
+    ];
+    for (const [name, why] of v3Only) {
+      if (e[name] !== undefined)
+        problems.push([
+          name,
+          `is a v3 setting: API ${e.DIRECTORY_API_VERSION} ${why}; remove it, or set DIRECTORY_API_VERSION=v3`,
+        ]);
+    }
+  }
+  if (e.DIRECTORY_UP_TOKEN_KIND !== undefined && e.DIRECTORY_UP_TOKEN === undefined) {
+    problems.push(['DIRECTORY_UP_TOKEN_KIND', 'is set without DIRECTORY_UP_TOKEN: set both, or neither']);
   }
   if (e.DIRECTORY_CACHE_SIZE > 0 && e.DIRECTORY_CACHE_TTL < 1_000) {
     problems.push(['DIRECTORY_CACHE_TTL', `${formatMs(e.DIRECTORY_CACHE_TTL)} is too short: at least 1 s`]);
@@ -96,5 +122,11 @@ export function directoryConfig(e: DirectoryVariables): DirectoryConfig {
     },
     searchUrl: e.DIRECTORY_SEARCH_URL,
     cache: { ttlMs: e.DIRECTORY_CACHE_TTL, maxEntries: e.DIRECTORY_CACHE_SIZE },
+    notifyUrl:
+      e.DIRECTORY_API_VERSION !== 'v3' || e.DIRECTORY_NOTIFY_URL === 'off'
+        ? undefined
+        : (e.DIRECTORY_NOTIFY_URL ?? DEFAULT_NOTIFY_URL),
+    upToken: e.DIRECTORY_UP_TOKEN,
+    upTokenKind: e.DIRECTORY_UP_TOKEN_KIND ?? 'PrivateBot',
   };
 }

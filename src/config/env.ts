@@ -37,6 +37,7 @@ import {
   host,
   httpUrl,
   integer,
+  notifyUrl,
   oneOf,
   optionalPort,
   optionalText,
@@ -54,7 +55,12 @@ export type Environment = Record<string, string | undefined>;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** Variables whose values are never shown, not even in an error about them. */
-export const SECRET_VARIABLES = new Set(['DIRECTORY_TOKEN', 'DISCORD_TOKEN', 'DATABASE_URL']);
+export const SECRET_VARIABLES = new Set([
+  'DIRECTORY_TOKEN',
+  'DIRECTORY_UP_TOKEN',
+  'DISCORD_TOKEN',
+  'DATABASE_URL',
+]);
 
 /** The directory asks for at least this long between stats posts. */
 const MIN_STATS_INTERVAL_MS = 15 * 60_000;
@@ -101,6 +107,15 @@ export const SCHEMA = z
     DIRECTORY_RATE_LIMIT: rate(undefined),
     DIRECTORY_ROUTE_RATE_LIMIT: rate(undefined),
     DIRECTORY_SEARCH_URL: variable(undefined, httpUrl),
+    // v3 only: the notifications' WebSocket; `off` turns it off (directory.ts).
+    DIRECTORY_NOTIFY_URL: variable(undefined, notifyUrl),
+    // v3 only: a v2 key that can still raise servers, for /up (directory.ts).
+    DIRECTORY_UP_TOKEN: token(),
+    DIRECTORY_UP_TOKEN_KIND: variable(undefined, (value, fail) =>
+      TOKEN_KINDS.includes(value as TokenKind)
+        ? (value as TokenKind)
+        : fail(`expected one of ${TOKEN_KINDS.join(', ')}`),
+    ),
     DIRECTORY_CACHE_TTL: duration(DEFAULT_LOOKUP_CACHE.ttlMs),
     DIRECTORY_CACHE_SIZE: integer(0, 1_000_000, DEFAULT_LOOKUP_CACHE.maxEntries),
     DIRECTORY_RATE_LIMIT_MARGIN_MS: integer(0, 10_000, 25, ' (milliseconds)'),
@@ -370,7 +385,7 @@ export function readEnvironment(
 /** Every secret value in a configuration, for log scrubbing. */
 export function secretsOf(config: Config): string[] {
   const database = config.databaseUrl === undefined ? [] : passwordsOf(config.databaseUrl);
-  return [config.directory.token, config.discord.token, ...database].filter(
+  return [config.directory.token, config.directory.upToken, config.discord.token, ...database].filter(
     (s): s is string => typeof s === 'string' && s.length > 0,
   );
 }

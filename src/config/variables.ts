@@ -65,6 +65,18 @@ export function httpUrl(value: string, fail: Fail): string {
   return parseHttpUrl(value) ? value.replace(/\/+$/, '') : fail('expected an http(s) URL');
 }
 
+/** The directory's notifications: a ws(s) URL, or `off`. */
+export function notifyUrl(value: string, fail: Fail): string {
+  if (value.toLowerCase() === 'off') return 'off';
+  try {
+    const url = new URL(value);
+    if (url.protocol === 'wss:' || url.protocol === 'ws:') return value;
+  } catch {
+    // said below
+  }
+  return fail('expected a ws(s) URL, or off');
+}
+
 /**
  * The address of @discordjs/proxy (src/app/rest-proxy.ts) as a REST base: the proxy takes
  * Discord's paths below `/api` (it strips `/api` and the version, then puts them back upstream), so

@@ -78,4 +78,18 @@ export {
   type Vote,
 } from './types.js';
 export { V3_ERROR_CODES } from './v3/codes.js';
+export {
+  NotificationsClient,
+  type NotificationsClientOptions,
+  type NotifyConnectionState,
+} from './v3/notifications.js';
+export {
+  KNOWN_NOTIFY_TYPES,
+  type KnownNotifyType,
+  type NotifyEvent,
+  type NotifyPayload,
+  type NotifyWebhookResult,
+  notifyEventKey,
+  parseNotifyWebhook,
+} from './v3/notify.js';
 export { API_VERSIONS, DEFAULT_API_VERSION, PUBLISHED_LIMITS } from './versions.js';

@@ -22,6 +22,7 @@ import type { DigestRepository } from '../store/digests.js';
 import type { HistoryRepository } from '../store/history.js';
 import type { UpJournal } from '../store/journal.js';
 import type { LiveBoardRepository } from '../store/live-boards.js';
+import type { UpWatchRepository } from '../store/notifications.js';
 import type { ReminderRepository } from '../store/reminders.js';
 import type { RewardRepository } from '../store/rewards.js';
 import type { SettingsRepository } from '../store/settings.js';
@@ -101,6 +102,15 @@ export interface BotDeps {
   webhookReceiver: { listening: boolean; publicUrl: string | undefined };
   /** What /bot and /server suggest as the user types (interactions/suggestions.ts). */
   suggestions: LookupSuggestions;
+  /**
+   * API v3 with a v2 key that can still raise servers (DIRECTORY_UP_TOKEN): /up raises through it.
+   * Undefined: /up on v3 sends the member to the directory's page.
+   */
+  upDirectory?: DirectoryClient | undefined;
+  /** v3: the /up answers waiting for the notification of their up (store/notifications.ts). */
+  upWatches?: Pick<UpWatchRepository, 'add'> | undefined;
+  /** v3: whether the directory's notifications reach this bot (its WebSocket, or a server's webhook). */
+  notificationsOn?: boolean | undefined;
 }
 
 /** An autocomplete interaction (the user typing an option): answered from memory, never deferred. */

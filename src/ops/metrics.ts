@@ -12,8 +12,10 @@
  * Label values stay bounded: routes are path templates (`POST /server`, not the guild's ID),
  * interaction names come from the command registry, outcomes and statuses from short lists.
  */
+
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { CacheStats, GrantInfo, RequestEvent } from '../directory/index.js';
+import { KNOWN_NOTIFY_TYPES } from '../directory/v3/notify.js';
 import { errorLine } from '../log/error-line.js';
 import type { Logger } from '../log/logger.js';
 import { type GatewayStoreMetrics, gatewayStoreMetrics } from './gateway-store-metrics.js';
@@ -84,11 +86,19 @@ export interface Metrics extends GatewayStoreMetrics {
   webhookDelivery(outcome: string, seconds: number): void;
   /** A webhook event done: announced (or recorded), failed or left to retry, and how long after it came. */
   webhookEvent(event: { type: string; outcome: { kind: string }; latencyMs: number }): void;
+  /** A notification of the directory (v3) taken: how it came, and what the store did with it. */
+  notification(type: string, via: string, outcome: string): void;
+  /** The directory's notifications connection here: its state ('standby': another process holds it). */
+  notificationsState(state: string): void;
   /** Where the guild and shard gauges come from; undefined: not connected, the gauges are left out. */
   setDiscordSource(source: DiscordSource | undefined): void;
   /** One host of several: its name and shards, and whether it leads the statistics posts now. */
   setHost(source: HostSource | undefined): void;
 }
+
+/** The notification types counted by name (any other is `other`: the label stays bounded). */
+const NOTIFY_TYPES: ReadonlySet<string> = new Set(KNOWN_NOTIFY_TYPES);
+const NOTIFY_STATES = ['idle', 'connecting', 'ready', 'backoff', 'stopped', 'standby'] as const;
 
 export interface HostSource {
   id: string;
@@ -259,6 +269,18 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 15, 60],
     registers,
   });
+  const notifications = new Counter({
+    name: 'directory_notifications_total',
+    help: "The directory's v3 notifications taken, by type, how they came (notify: its WebSocket; webhook) and outcome (stored, duplicate, ignored, full).",
+    labelNames: ['type', 'via', 'outcome'] as const,
+    registers,
+  });
+  const notificationsConnection = new Gauge({
+    name: 'directory_notifications_connection',
+    help: "The directory's notifications connection in this process: 1 for its state now (ready, connecting, backoff, standby: another process holds it, stopped).",
+    labelNames: ['state'] as const,
+    registers,
+  });
   const serverReports = new Counter({
     name: 'directory_server_reports_total',
     help: 'Guild join and leave reports to the directory, by outcome (sent, retry, dropped).',
@@ -424,6 +446,13 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
         if (event.outcome.kind === 'sent' && s !== undefined) webhookLatency.observe(s);
       },
     ),
+    notification: safe('notification', (type: string, via: string, outcome: string) => {
+      notifications.inc({ type: NOTIFY_TYPES.has(type) ? type : 'other', via, outcome });
+    }),
+    notificationsState: safe('notificationsState', (state: string) => {
+      for (const known of NOTIFY_STATES)
+        notificationsConnection.set({ state: known }, known === state ? 1 : 0);
+    }),
     // Their methods use no `this`: handed over as they are, each behind `safe`.
     gatewaySession: safe('gatewaySession', gatewayStore.gatewaySession),
     sessionStartLimit: safe('sessionStartLimit', gatewayStore.sessionStartLimit),

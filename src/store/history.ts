@@ -38,6 +38,13 @@ export interface TimedUpRow {
   possibleAt: number | null;
 }
 
+/** A server's latest up (HistoryRepository.latest). */
+export interface LatestUp {
+  userId: string;
+  at: number;
+  source: UpSource;
+}
+
 /** A member's ups in a period, in leaderboard order. */
 export interface MemberUps {
   userId: string;
@@ -80,7 +87,7 @@ export class HistoryRepository {
           .deleteFrom('up_history')
           .where('guild_id', '=', up.guildId)
           .where('user_id', '=', up.userId)
-          .where('source', '=', 'webhook')
+          .where('source', 'in', ['webhook', 'notify'])
           .where('at', '>=', from)
           .where('at', '<=', to)
           .execute();
@@ -209,6 +216,32 @@ export class HistoryRepository {
         .executeTakeFirst(),
     );
     return row && { userId: row.user_id, ups: Number(row.ups), reachedAt: Number(row.reached_at) };
+  }
+
+  /** Whether an up with this id is recorded (an event taken over after a crash finds its own row). */
+  async has(id: string): Promise<boolean> {
+    const row = await this.#store.run((db) =>
+      db.selectFrom('up_history').select('id').where('id', '=', id).executeTakeFirst(),
+    );
+    return row !== undefined;
+  }
+
+  /**
+   * The server's latest up (of one member, when given): who, when, from where. /settings show says
+   * whether ups are being seen and where from; /up on v3 says when the member upped last.
+   */
+  async latest(guildId: string, userId?: string): Promise<LatestUp | undefined> {
+    const row = await this.#store.run((db) =>
+      db
+        .selectFrom('up_history')
+        .select(['user_id', 'at', 'source'])
+        .where('guild_id', '=', guildId)
+        .$if(userId !== undefined, (q) => q.where('user_id', '=', userId as string))
+        .orderBy('at', 'desc')
+        .limit(1)
+        .executeTakeFirst(),
+    );
+    return row && { userId: row.user_id, at: Number(row.at), source: row.source };
   }
 
   /** Deletes what is older than `before` (retention); how many rows went. */

@@ -18,6 +18,7 @@ export {
 export { STILL_BROKEN_EVERY_MS, type StoreHealth, type StoreProblem } from './health.js';
 export {
   HistoryRepository,
+  type LatestUp,
   type MemberUps,
   SAME_UP_MS,
   UP_HISTORY_DAYS,
@@ -31,6 +32,13 @@ export {
   TOKEN_LIFETIME_MS,
   type UpJournal,
 } from './journal.js';
+export {
+  type CommentPost,
+  CommentPostRepository,
+  type UpWatch,
+  UpWatchRepository,
+  WATCH_MS,
+} from './notifications.js';
 export { DEFAULT_LOCK_WAIT_MS, openStore, SQLITE_FILE_NAME, type StoreOptions } from './open.js';
 export type { StoreQueryEvent, StoreQueryListener } from './query-timing.js';
 export { PostgresRateLimitLedger } from './rate-limit-ledger.js';

@@ -198,8 +198,11 @@ export interface IdentifyTurnsTable {
   next_at: number;
 }
 
-/** Where a recorded up came from: an /up through this bot, or the directory's webhook. */
-export type UpSource = 'bot' | 'webhook';
+/**
+ * Where a recorded up came from: an /up through this bot, the directory's webhook (v2's, or v3's
+ * HTTPS notifications: `webhook`), or its v3 WebSocket notifications (`notify`).
+ */
+export type UpSource = 'bot' | 'webhook' | 'notify';
 
 /** One successful up (store/history.ts). */
 export interface UpHistoryTable {
@@ -378,4 +381,29 @@ export interface Database {
   reward_roles: RewardRolesTable;
   reward_grants: RewardGrantsTable;
   streak_notices: StreakNoticesTable;
+  comment_posts: CommentPostsTable;
+  up_watches: UpWatchesTable;
+}
+
+/** Where a review of a server was announced (v3: one review per member and resource). */
+export interface CommentPostsTable {
+  guild_id: string;
+  user_id: string;
+  channel_id: string;
+  message_id: string;
+  posted_at: number;
+}
+
+/** An /up answered on v3, waiting for the directory's notification of the up it asked for. */
+export interface UpWatchesTable {
+  interaction_id: string;
+  guild_id: string;
+  user_id: string;
+  application_id: string;
+  /** The interaction's token: it edits the answer for 15 minutes. Deleted once used or expired. */
+  token: string;
+  /** The presser's language (the answer is theirs). */
+  locale: string;
+  asked_at: number;
+  expires_at: number;
 }

@@ -147,6 +147,8 @@ export class SettingsRepository {
       await trx.deleteFrom('reward_roles').where('guild_id', '=', guildId).execute();
       await trx.deleteFrom('reward_grants').where('guild_id', '=', guildId).execute();
       await trx.deleteFrom('streak_notices').where('guild_id', '=', guildId).execute();
+      await trx.deleteFrom('comment_posts').where('guild_id', '=', guildId).execute();
+      await trx.deleteFrom('up_watches').where('guild_id', '=', guildId).execute();
     });
   }
 }

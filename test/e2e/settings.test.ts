@@ -13,6 +13,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { settingsCommand } from '../../commands/definitions.js';
 import {
   type Engine,
+  HistoryRepository,
   openStore,
   ReminderRepository,
   SettingsRepository,
@@ -263,6 +264,29 @@ describe.each(ENGINES)('/settings on %s', (engine: Engine) => {
     // The answer names the role and the channel; its allowed_mentions let neither ping.
     const edit = answer.requests.find((r) => r.method === 'PATCH')?.body as { allowed_mentions?: unknown };
     expect(edit?.allowed_mentions).toMatchObject({ parse: [] });
+  });
+
+  it('show: the ups seen, the last one and where from, and the ways ups reach the bot (v2: /up here)', async () => {
+    const none = answerText(await settingsCommandRun('show'));
+    expect(none).toContain('No up seen yet.');
+    expect(none).toContain('Ups reach the bot through: /up here.');
+    const member = snowflake();
+    const at = Date.now() - 60_000;
+    await new HistoryRepository(store).record({
+      id: `hook:${guild.id}:bump:${member}:${at}`,
+      guildId: guild.id,
+      userId: member,
+      at,
+      upCount: null,
+      source: 'webhook',
+    });
+    const text = answerText(await settingsCommandRun('show'));
+    expect(text).toContain(
+      `Last: <@${member}>, <t:${Math.floor(at / 1000)}:R>, through the directory's webhook.`,
+    );
+    const ru = answerText(await settingsCommandRun('show', [], { locale: 'ru' }));
+    expect(ru).toContain(`Последний: <@${member}>, <t:${Math.floor(at / 1000)}:R>, через вебхук каталога.`);
+    expect(ru).toContain('Апы доходят до бота через: /up здесь.');
   });
 
   it('reminders-off: channel and role cleared, the server reminder cancelled, personal ones kept', async () => {

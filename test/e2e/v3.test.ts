@@ -10,7 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makeGuild, makeUser } from '../discord/index.js';
-import { type BotData, type CommentData, IDS, type RecordedRequest, V3_KEYS } from '../emulator/index.js';
+import {
+  type BotData,
+  type CommentData,
+  IDS,
+  type RecordedRequest,
+  TOKENS,
+  V3_KEYS,
+} from '../emulator/index.js';
 import { viewOf } from '../support/layout-view.js';
 import { expectPrivate, expectPrivatelyDeferred, expectPublic, itLeavesNoTrace } from './expectations.js';
 import {
@@ -341,6 +348,28 @@ describe('/up on v3', () => {
       expect(h.emu.state.servers.get(IDS.serverFresh)?.information.bumps).toBe(62);
     },
   );
+
+  it('with a v2 key that can still raise (DIRECTORY_UP_TOKEN), /up raises through v2 while the rest stays on v3', async () => {
+    await h.restartBot({
+      ...V3_ENV,
+      DIRECTORY_UP_TOKEN: TOKENS.privateBot,
+      DIRECTORY_UP_TOKEN_KIND: 'PrivateBot',
+    });
+    try {
+      // The tavern is in its cooldown on the directory: v2's answer is "not yet", with its next-up time.
+      const answer = await h.run({ guildId: tavern.id, name: 'up' });
+      expect(answer.outcome).toBe('cooldown');
+      const ups = h.emu.requests.filter((r) => r.method === 'POST' && r.path === '/v2/server');
+      expect(ups).toHaveLength(1);
+      expect(ups[0]?.headers.authorization).toBe(`PrivateBot ${TOKENS.privateBot}`);
+      expect(JSON.parse(ups[0]?.body ?? '{}')).toMatchObject({ serverID: IDS.serverCooldown, up: 1 });
+      // Look-ups still go to v3 with the v3 key.
+      await h.run({ name: 'server', options: [optionString('ref', IDS.serverFresh)] });
+      expect(paths()).toContain(`GET /v3/servers/${IDS.serverFresh}`);
+    } finally {
+      await h.restartBot(V3_ENV);
+    }
+  });
 
   it('in a server the directory does not list: the link still goes to its page, nothing raised', async () => {
     const answer = await h.run({ guildId: unlisted.id, name: 'up' });

@@ -40,6 +40,18 @@ export {
   type V3State,
   type V3StatsRecord,
 } from './state.js';
+export { type V3HookDelivery, V3HookSender, type V3HookTarget } from './v3/hooks.js';
+export {
+  CONNECT_LIMIT,
+  type CommentNotifyType,
+  DEFAULT_AUTH_TIMEOUT_MS,
+  DEFAULT_PING_TIMEOUT_MS,
+  type NotifyEvent,
+  type NotifyFrame,
+  NotifyGateway,
+  type NotifySocketInfo,
+  UP_LIFETIME_MS,
+} from './v3/notifications.js';
 export { V3_LIBRARIES } from './v3/resources.js';
 export { V3_ERRORS, type V3ErrorName } from './v3/routes.js';
 export { type CommentWebhook, type Delivery, WebhookSender, type WebhookTarget } from './webhooks.js';

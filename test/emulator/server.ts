@@ -23,6 +23,14 @@ import {
   type V3IndexName,
   type V3StatsRecord,
 } from './state.js';
+import { type V3HookDelivery, V3HookSender, type V3HookTarget } from './v3/hooks.js';
+import {
+  type CommentNotifyType,
+  type NotifyEvent,
+  type NotifyFrame,
+  NotifyGateway,
+  type NotifySocketInfo,
+} from './v3/notifications.js';
 import {
   issueSearchKey,
   isV3SearchPath,
@@ -109,6 +117,47 @@ export interface V3Controls {
   rotateSearchKey(): void;
   /** Adds (or, with a seeded id, replaces) a document of a search index; cleared by reset(). */
   addSearchDocument(index: V3IndexName, doc: SearchDocument): void;
+
+  // --- notifications (v3/notifications.ts, v3/hooks.ts; docs/directory-v3-sources.md §4) ---
+  /** 'ws://127.0.0.1:PORT/websocket/': the gateway (the SDKs' `wss://gateway.boticord.top/websocket/`). */
+  notifyUrl: string;
+  /** Emits an event to the owners' sockets and the resource's v3 webhook; the data sent. */
+  notify(event: NotifyEvent): NotifyFrame;
+  /** An up on the site: the resource gains an up (expires at + 14 days), then `up_added` {upCount}. */
+  upOnSite(resourceId: string, userId: string, options?: { at?: number; upCount?: number }): NotifyFrame;
+  /** A review event {content, rating} (notification only: the emulator's comments stay as they are). */
+  comment(
+    type: CommentNotifyType,
+    resourceId: string,
+    userId: string,
+    review: { content: string; rating: number },
+    options?: { at?: number },
+  ): NotifyFrame;
+  /** Sends the last `count` notify frames again, byte-identical, to the owners' sockets open now. */
+  replay(count?: number): NotifyFrame[];
+  /** A raw frame (a Buffer as a binary frame) to every authenticated socket, or that key's; how many got it. */
+  sendRaw(frame: string | Buffer, apiKey?: string): number;
+  /** Drops every socket: 'terminate' (default, 1006 at the client) or 'close' (1001). */
+  dropSockets(how?: 'close' | 'terminate'): void;
+  /** Removes the key from state.v3.keys (REST too) and terminates its sockets. */
+  revokeKey(apiKey: string): void;
+  restoreKey(apiKey: string): void;
+  /** Default 90 000 ms; applies to open sockets at once (measured from their last ping or open). */
+  setPingTimeout(ms: number): void;
+  /** Default 10 000 ms; for sockets opened afterwards. */
+  setAuthTimeout(ms: number): void;
+  /** The open sockets. */
+  sockets(): NotifySocketInfo[];
+  /** Upgrade requests seen since start / reset (refused ones included). */
+  readonly connectionAttempts: number;
+  /** Every event emitted, in order (replays not repeated). */
+  notifications: NotifyFrame[];
+  /** The resource's v3 webhook (null removes it): each event POSTed once, never retried. */
+  setWebhook(resourceId: string, target: V3HookTarget | null): void;
+  /** Every v3 webhook post, in order of completion (status 0: not reached). */
+  hookDeliveries: V3HookDelivery[];
+  /** Waits for the v3 webhook posts on their way. */
+  hooksSettled(): Promise<void>;
 }
 
 type Resolved = { ok: true; match: RouteMatch; version: 1 | 2 } | { ok: false; reply: Reply };
@@ -213,6 +262,8 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   const limiter = new RateLimiter(opts.rateLimits, now);
   const requests: RecordedRequest[] = [];
   const webhooks = new WebhookSender(now);
+  const hooks = new V3HookSender(now);
+  const gateway = new NotifyGateway(state, now, hooks);
   const pendingDelays = new Set<() => void>();
   let closed = false;
 
@@ -267,14 +318,16 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
       const verdict = limiter.hitV3(key);
       if (verdict !== null && !verdict.allowed) return v3Error(429, 'RateLimited');
     }
-    return route.handle({
-      params,
-      authorization,
-      contentType: req.headers['content-type'],
-      rawBody: record.body,
-      now: now(),
-      state,
-    });
+    return gateway.decorate(
+      route.handle({
+        params,
+        authorization,
+        contentType: req.headers['content-type'],
+        rawBody: record.body,
+        now: now(),
+        state,
+      }),
+    );
   }
 
   /** Runs the route's handler; rate limits apply unless a fault answers in place of the service. */
@@ -454,6 +507,8 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     });
   });
 
+  gateway.attach(server);
+
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 0, LOCALHOST, () => {
@@ -469,6 +524,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     if (closed) return;
     closed = true;
     for (const cancel of [...pendingDelays]) cancel();
+    await gateway.close();
     await webhooks.settled();
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
@@ -495,6 +551,26 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
         if (at < 0) docs.push(doc);
         else docs[at] = doc;
       },
+      notifyUrl: `ws://${LOCALHOST}:${port}/websocket/`,
+      notify: (event) => gateway.notify(event),
+      upOnSite: (resourceId, userId, options) => gateway.upOnSite(resourceId, userId, options),
+      comment: (type, resourceId, userId, review, options) =>
+        gateway.comment(type, resourceId, userId, review, options),
+      replay: (count) => gateway.replay(count),
+      sendRaw: (frame, apiKey) => gateway.sendRaw(frame, apiKey),
+      dropSockets: (how) => gateway.dropSockets(how),
+      revokeKey: (apiKey) => gateway.revokeKey(apiKey),
+      restoreKey: (apiKey) => gateway.restoreKey(apiKey),
+      setPingTimeout: (ms) => gateway.setPingTimeout(ms),
+      setAuthTimeout: (ms) => gateway.setAuthTimeout(ms),
+      sockets: () => gateway.sockets(),
+      get connectionAttempts() {
+        return gateway.connectionAttempts;
+      },
+      notifications: gateway.notifications,
+      setWebhook: (resourceId, target) => hooks.set(resourceId, target),
+      hookDeliveries: hooks.deliveries,
+      hooksSettled: () => hooks.settled(),
     },
     setRateLimits: (r) => limiter.configure(r),
     setNextUpStyle: (s) => {
@@ -509,6 +585,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
       limiter.reset();
       webhooks.reset();
       resetState(state, now());
+      gateway.reset();
     },
     close,
   };

@@ -18,6 +18,7 @@ import { directoryV3Faults } from './families/directory-v3.js';
 import { hostileInput } from './families/fuzz.js';
 import { gatewayCloses } from './families/gateway.js';
 import { hostileDirectory } from './families/hostile.js';
+import { notificationFaults } from './families/notifications.js';
 import { processFaults, processFaultsOnPostgres } from './families/process.js';
 import { storeFaults } from './families/store.js';
 import { tokenLeaks } from './families/tokens.js';
@@ -34,6 +35,7 @@ runFaultSuite([
   storeFaults,
   webhookAbuse,
   hostileDirectory,
+  notificationFaults,
   hostileInput,
   tokenLeaks,
 ]);

@@ -77,6 +77,11 @@ describe('runSandbox', () => {
     expect(webhook).toContain('Webhook connected');
     expect(webhook).toContain('New comment on the directory');
     expect(webhook).toContain('\\*\\*friendly\\*\\*');
+    // The directory's v3 notifications: a review given on the site, announced with its rating.
+    const notified = transcript.slice(transcript.indexOf('━━ notifications'));
+    expect(notified).toContain('New review on BotiCord');
+    expect(notified).toContain('★★★★★');
+    expect(notified).toContain('\\*\\*Заходите\\*\\*');
     const profile = stepText(transcript, 4);
     expect(profile).toContain('Profile of Cipherka');
     expect(profile).toContain('178404926869733376');

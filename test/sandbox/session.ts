@@ -392,6 +392,47 @@ async function webhookPart(
 }
 
 // -------------------------------------------------------------------------------------------------
+// The directory's v3 notifications
+
+/**
+ * A review and an up given on the directory's site: the directory tells the bot over its
+ * notifications WebSocket (the key's account owns the sample server), and the bot announces the
+ * review in the webhook's channel and records the up.
+ */
+async function notificationsPart(
+  session: Session,
+  world: { bot: BotApp; emulator: Emulator; guildId: string; channelId: string },
+): Promise<void> {
+  const { style: s, write } = session;
+  const { bot, emulator, guildId, channelId } = world;
+  write();
+  write(`${s.cyan('━━ notifications')} the directory's v3 WebSocket: ${emulator.v3.notifyUrl}`);
+  await bounded(
+    (async () => {
+      while (bot.notifications?.state !== 'ready') await new Promise((r) => setTimeout(r, 20));
+    })(),
+    session.timeoutMs,
+    'the notifications connection',
+    session.signal,
+  );
+  const seen = new Set(session.standIn.channelMessages(channelId).map((m) => m.id));
+  emulator.v3.comment('comment_added', guildId, USER.id, {
+    content: 'Лучший сервер! **Заходите** @everyone',
+    rating: 5,
+  });
+  write(s.dim("   a member leaves a review on the server's page on the site"));
+  const message = await bounded(
+    session.standIn.waitForMessage(channelId, (m) => !seen.has(m.id)),
+    session.timeoutMs,
+    'the announcement of the review',
+    session.signal,
+  );
+  write(`   the bot posts in #${CHANNEL}:`);
+  const context = { nowMs: Date.now(), style: s, names: session.names, indent: '   ' };
+  for (const line of renderMessage(message, context)) write(line);
+}
+
+// -------------------------------------------------------------------------------------------------
 // Start-up and shutdown
 
 export function defaultLogFile(): string {
@@ -543,6 +584,7 @@ export async function runSandbox(options: RunSandboxOptions): Promise<void> {
       }
     }
     await webhookPart(session, { bot, emulator, guildId: guild.id, channelId });
+    await notificationsPart(session, { bot, emulator, guildId: guild.id, channelId });
   } catch (err) {
     failure = err instanceof SandboxError ? err : new SandboxError(messageOf(err), { cause: err });
   }

@@ -117,6 +117,7 @@ describe.each(ENGINES)('opening the store (%s)', (engine) => {
       '013-reminder-repeats',
       '014-digests-rewards',
       '015-streak-notices',
+      '016-notifications',
     ]);
     expect((await new SettingsRepository(second).get('1'))?.publicLanguage).toBe('ru');
   });
@@ -147,6 +148,7 @@ describe.each(ENGINES)('opening the store (%s)', (engine) => {
         '013-reminder-repeats',
         '014-digests-rewards',
         '015-streak-notices',
+        '016-notifications',
       ]);
     }
   });

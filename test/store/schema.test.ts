@@ -30,6 +30,7 @@ describe('one schema on both engines', () => {
   it('is the schema the code expects', () => {
     const shape = shapes.get('sqlite')!;
     expect(Object.keys(shape)).toEqual([
+      'comment_posts',
       'digests',
       'directory_grants',
       'directory_holds',
@@ -50,7 +51,13 @@ describe('one schema on both engines', () => {
       'shard_states',
       'streak_notices',
       'up_history',
+      'up_watches',
       'webhook_events',
+    ]);
+    expect(shape.comment_posts?.primaryKey).toEqual(['guild_id', 'user_id']);
+    expect(shape.up_watches?.primaryKey).toEqual(['interaction_id']);
+    expect(shape.up_watches?.indexes).toEqual([
+      { name: 'up_watches_guild_id', columns: ['guild_id'], unique: false },
     ]);
     expect(shape.webhook_events?.primaryKey).toEqual(['id']);
     expect(shape.webhook_events?.indexes).toEqual([

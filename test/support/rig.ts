@@ -152,7 +152,7 @@ export interface RigPlaces {
 
 /** The bot's environment between the stand-ins, with `overrides` (rate limits, log level …). */
 export function rigEnvironment(places: RigPlaces, overrides: Environment = {}): Environment {
-  return {
+  const env: Environment = {
     DATA_DIR: places.dataDir,
     DIRECTORY_API_URL: places.directoryUrl,
     // The interface most of the suite was written against; a v3 test says DIRECTORY_API_VERSION=v3.
@@ -162,6 +162,11 @@ export function rigEnvironment(places: RigPlaces, overrides: Environment = {}): 
     DISCORD_API_URL: places.discordRestUrl,
     ...overrides,
   };
+  // v3 opens the directory's notifications: the emulator's, never BotiCord's own address.
+  if (env.DIRECTORY_API_VERSION === 'v3' && env.DIRECTORY_NOTIFY_URL === undefined) {
+    env.DIRECTORY_NOTIFY_URL = `${places.directoryUrl.replace(/^http/, 'ws')}/websocket/`;
+  }
+  return env;
 }
 
 // ---- the bot ----------------------------------------------------------------------------------------

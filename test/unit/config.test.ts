@@ -49,6 +49,35 @@ describe('configuration', () => {
     expect(loadConfig({ DIRECTORY_CACHE_SIZE: '0' }).directory.cache.maxEntries).toBe(0);
   });
 
+  it("opens the directory's notifications on v3 only, and takes a v2 up key on v3 only", () => {
+    expect(loadConfig({}).directory.notifyUrl).toBe('wss://gateway.boticord.top/websocket/');
+    expect(loadConfig({ DIRECTORY_NOTIFY_URL: 'off' }).directory.notifyUrl).toBeUndefined();
+    expect(loadConfig({ DIRECTORY_NOTIFY_URL: 'ws://127.0.0.1:1/websocket/' }).directory.notifyUrl).toBe(
+      'ws://127.0.0.1:1/websocket/',
+    );
+    expect(loadConfig({ DIRECTORY_API_VERSION: 'v2' }).directory.notifyUrl).toBeUndefined();
+    expect(problemsOf({ DIRECTORY_NOTIFY_URL: 'https://gateway.boticord.top/websocket/' })).toEqual([
+      expect.stringMatching(/^DIRECTORY_NOTIFY_URL: expected a ws\(s\) URL, or off/),
+    ]);
+    expect(problemsOf({ DIRECTORY_API_VERSION: 'v2', DIRECTORY_NOTIFY_URL: 'off' })).toEqual([
+      expect.stringMatching(/^DIRECTORY_NOTIFY_URL: is a v3 setting: API v2 has no notifications/),
+    ]);
+    expect(problemsOf({ DIRECTORY_API_VERSION: 'v2', DIRECTORY_UP_TOKEN: 'a-v2-private-token' })).toEqual([
+      expect.stringMatching(
+        /^DIRECTORY_UP_TOKEN: is a v3 setting: API v2 raises servers with DIRECTORY_TOKEN/,
+      ),
+    ]);
+    expect(problemsOf({ DIRECTORY_UP_TOKEN_KIND: 'Bot' })).toEqual([
+      expect.stringMatching(/^DIRECTORY_UP_TOKEN_KIND: is set without DIRECTORY_UP_TOKEN/),
+    ]);
+    const up = loadConfig({ DIRECTORY_UP_TOKEN: 'a-v2-private-token' }).directory;
+    expect([up.upToken, up.upTokenKind]).toEqual(['a-v2-private-token', 'PrivateBot']);
+    // The up key is a secret: never echoed in a message about it.
+    const problems = problemsOf({ DIRECTORY_UP_TOKEN: 'v2-up-secret xyz' });
+    expect(problems).toEqual([expect.stringMatching(/^DIRECTORY_UP_TOKEN: expected the token alone/)]);
+    expect(problems.join('')).not.toContain('v2-up-secret');
+  });
+
   it('reads the bot ID from the application ID, else from the token', () => {
     const token = `${Buffer.from('123456789012345678').toString('base64')}.abc.def`;
     expect(loadConfig({ DISCORD_TOKEN: token }).discord.botId).toBe('123456789012345678');

@@ -12,6 +12,7 @@ import { fitEmbed, LIMITS } from '../../render/limits.js';
 import type { EmbedMessage, LayoutMessage } from '../../render/message.js';
 import { channelMention, problemText, roleMention } from '../../render/problems.js';
 import { safeCode, stripControl, timestamp, truncate } from '../../render/text.js';
+import type { LatestUp } from '../../store/history.js';
 import type { GuildReminder } from '../../store/reminders.js';
 import type { GuildSettings, ReminderRepeat } from '../../store/settings.js';
 import type { WebhookSetup } from '../../store/webhooks.js';
@@ -62,6 +63,36 @@ export interface Overview {
   nextDigestAt?: number | undefined;
   /** The live leaderboard stopped: it could not post or edit in its channel. */
   liveStopped?: boolean | undefined;
+  /** The ups the bot sees: the last one, and the ways one can reach it here. */
+  ups?: UpsSeen | undefined;
+}
+
+export interface UpsSeen {
+  last: LatestUp | undefined;
+  /** /up raises the server through this bot. */
+  bot: boolean;
+  /** The directory's notifications (v3) reach the bot. */
+  notifications: boolean;
+  /** The directory's webhook is set up for this server. */
+  webhook: boolean;
+}
+
+/** Whether ups are seen, the last one and where it came from, and the ways they come. */
+function upsText(ups: UpsSeen, t: Translate): string {
+  const ways = [
+    ...(ups.bot ? [t('settings.ups.via.bot')] : []),
+    ...(ups.notifications ? [t('settings.ups.via.notify')] : []),
+    ...(ups.webhook ? [t('settings.ups.via.webhook')] : []),
+  ];
+  const from = ways.length > 0 ? t('settings.ups.from', { ways: ways.join(', ') }) : t('settings.ups.none');
+  if (!ups.last) return `${t('settings.ups.noneYet')}\n${from}`;
+  const when = timestamp(new Date(ups.last.at), TimestampStyles.RelativeTime) ?? '—';
+  const last = t('settings.ups.last', {
+    member: `<@${ups.last.userId}>`,
+    when,
+    source: t(`settings.ups.source.${ups.last.source}`),
+  });
+  return `${last}\n${from}`;
 }
 
 function digestText(settings: GuildSettings, nextAt: number | undefined, t: Translate): string {
@@ -130,6 +161,7 @@ export function renderOverview(
     settings.thanksTemplate ? safeCode(settings.thanksTemplate, 320) : t('settings.value.thanksOff'),
   ]);
   if ('webhook' in overview) pairs.push([t('settings.field.webhook'), webhookText(overview.webhook, t)]);
+  if (overview.ups) pairs.push([t('settings.field.ups'), upsText(overview.ups, t)]);
   const problems: Array<[string, string | null]> = [];
   if (overview.webhook?.problem) {
     problems.push([

@@ -334,18 +334,23 @@ export async function setLanguage(
   };
 }
 
-/** `/settings show`: every setting, the next reminder and the problem last met. */
+/** `/settings show`: every setting, the next reminder, the ups seen and the problem last met. */
 export async function showSettings(
-  deps: SettingsDeps & Partial<Pick<BotDeps, 'posts'>>,
+  deps: SettingsDeps &
+    Partial<Pick<BotDeps, 'posts' | 'history' | 'directory' | 'notificationsOn' | 'upDirectory'>>,
   context: SettingsContext,
 ): Promise<SettingsAnswer> {
   const { t, guildId } = context;
-  const [stored, reminder, webhook, nextDigestAt, board] = await Promise.all([
+  const [stored, reminder, webhook, nextDigestAt, board, lastUp] = await Promise.all([
     deps.settings.get(guildId),
     deps.reminders.getGuild(guildId),
     deps.webhooks?.get(guildId),
     deps.posts?.digests.next(guildId),
     deps.posts?.liveBoards.get(guildId),
+    deps.history?.latest(guildId).catch((err: unknown) => {
+      deps.logger.warn({ err, guildId }, 'could not read the latest up for /settings show');
+      return undefined;
+    }),
   ]);
   const settings = stored ?? defaults(guildId, deps.now());
   const liveStopped = board?.state === 'failed';
@@ -356,6 +361,14 @@ export async function showSettings(
     webhook,
     nextDigestAt,
     liveStopped,
+    ups: {
+      last: lastUp,
+      // Where ups can come from here: /up raises (v1/v2, or v3 with DIRECTORY_UP_TOKEN), the
+      // directory's notifications (v3), its webhook (set up for this server).
+      bot: deps.directory?.version !== 'v3' || deps.upDirectory !== undefined,
+      notifications: deps.directory?.version === 'v3' && deps.notificationsOn === true,
+      webhook: webhook !== undefined,
+    },
   };
   return {
     message: renderOverview(overview, t, { title: t('settings.title.show'), color: COLORS.info }),

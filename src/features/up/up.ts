@@ -28,11 +28,13 @@ import type { GuildSettings, SettingsRepository } from '../../store/settings.js'
 import { memberStreak, STREAK_GRACE_MS, serverStreak } from '../history/streaks.js';
 import { delayText } from '../reminders/delay.js';
 import { remindableTime, remindRow } from '../reminders/remind-button.js';
+import { creditUp } from './follows.js';
 import { thanksLine } from './thanks.js';
 
 /** What an up needs: a part of the handlers' deps (interactions/types.ts BotDeps). */
 export interface UpDeps {
-  directory: Pick<DirectoryClient, 'postServer'>;
+  /** Its `forget`, when it has one: the directory's record of the server is stale once upped. */
+  directory: Pick<DirectoryClient, 'postServer'> & Partial<Pick<DirectoryClient, 'forget'>>;
   discord: Pick<DiscordLookups, 'guildStats'>;
   journal: UpJournal;
   /** Each server's reminder follows the directory's latest answer. */
@@ -157,16 +159,22 @@ async function recordUp(
 ): Promise<void> {
   if (decision.outcome !== 'success') return;
   try {
-    await deps.history.record({
-      id: `bot:${up.interactionId}`,
-      guildId: up.guildId,
-      userId: up.userId,
-      at,
-      upCount: Number.isFinite(decision.result.up) ? decision.result.up : null,
-      source: 'bot',
-      // Before it, the up was not possible: an older schedule than the directory's (no reaction).
-      possibleAt: possibleAt !== null && possibleAt <= at ? possibleAt : null,
-    });
+    const { directory } = deps;
+    const forget = directory.forget && ((guildId: string) => void directory.forget?.('server', guildId));
+    const credited = await creditUp(
+      { ...deps, forget },
+      {
+        id: `bot:${up.interactionId}`,
+        guildId: up.guildId,
+        userId: up.userId,
+        at,
+        upCount: Number.isFinite(decision.result.up) ? decision.result.up : null,
+        source: 'bot',
+        // Before it, the up was not possible: an older schedule than the directory's (no reaction).
+        possibleAt: possibleAt !== null && possibleAt <= at ? possibleAt : null,
+      },
+    );
+    decision.reactionMs = credited.reactionMs;
     decision.streaks = {
       ups: await deps.history.timed(up.guildId, at - UP_HISTORY_MS),
       userId: up.userId,
@@ -175,11 +183,6 @@ async function recordUp(
   } catch (err) {
     deps.logger.warn({ err, guildId: up.guildId }, 'could not record the up in the history');
   }
-  const [reactionMs] = await Promise.all([
-    deps.followUp?.(up.guildId, { userId: up.userId, at }),
-    deps.upRecorded?.(up.guildId, up.userId, at),
-  ]);
-  decision.reactionMs = reactionMs ?? null;
 }
 
 export interface DecideOptions {

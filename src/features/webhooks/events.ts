@@ -67,8 +67,23 @@ export type DirectoryEvent =
       text: { old: string | null; new: string | null };
       /** Deletions: by its author, or by the directory's moderators. */
       reason: 'self' | 'moderation' | null;
+      /** v3: the review's rating (1 to 5; v2 has votes instead), its new one for an edit. */
+      rating?: number | null;
+      /** v3's notifications: one review per member, whose edit edits its announcement. */
+      v3?: true;
     }
-  | { kind: 'bump'; userId: string; at: number; bonus: { status: boolean; expiresAt: number | null } | null }
+  | {
+      kind: 'bump';
+      userId: string;
+      at: number;
+      bonus: { status: boolean; expiresAt: number | null } | null;
+      /** v3: the ups it gave (its boost multiplier included). */
+      upCount?: number | null;
+      /** How it came: a webhook (v2's or v3's), or v3's WebSocket notifications. Default webhook. */
+      via?: 'webhook' | 'notify';
+      /** v3's notifications: the directory's cadence restarts the reminder (features/notifications). */
+      v3?: true;
+    }
   | { kind: 'test' };
 
 export type Parsed =

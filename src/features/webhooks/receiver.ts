@@ -28,6 +28,7 @@
  */
 
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { looksLikeNotifyWebhook, parseNotifyWebhook } from '../../directory/v3/notify.js';
 import { clientAddress, limitedSource, type TrustProxy } from '../../http/client-address.js';
 import { guardedServer, type Listening, listen, listenProblem } from '../../http/listener.js';
 import { errorLine } from '../../log/error-line.js';
@@ -35,7 +36,8 @@ import type { Logger } from '../../log/logger.js';
 import { logThrottle } from '../../log/throttle.js';
 import type { KeyCheck } from '../../store/webhooks.js';
 import { annotate, inSpan, SpanKind } from '../../trace/spans.js';
-import { type DirectoryEvent, parseDelivery } from './events.js';
+import { storedNotification } from '../notifications/intake.js';
+import { type DirectoryEvent, type Parsed, parseDelivery, TEST_WINDOW_MS } from './events.js';
 
 /** The largest body taken: the directory's events are a few hundred bytes. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -97,11 +99,43 @@ export interface WebhookReceiverOptions {
   now?: () => number;
   /** An event was stored (not a duplicate): announce it soon. */
   onStored?: (guildId: string, event: DirectoryEvent) => void;
+  /** The bot's own id: v3 notifications of the bot itself (its page) are not a server's. */
+  botId?: string | undefined;
   /** Every delivery, answered: for the metrics. */
   onDelivery?: (outcome: DeliveryOutcome, seconds: number) => void;
 }
 
 export type WebhookReceiver = Listening;
+
+/** v3's test button sends a type the docs do not name: `none` in boticordjava's Type.java. */
+const V3_TEST_TYPES: ReadonlySet<unknown> = new Set(['none', 'test_webhook_message']);
+
+/**
+ * A v3 notification delivered over HTTPS (features/notifications/intake.ts, the same events as the
+ * WebSocket's): for the server of the URL only. Only the checked fields are kept: never the body's
+ * `webhookSettings` nor the `X-Boticord-Token` header, which both carry the sender's API key.
+ */
+function parseNotification(
+  body: unknown,
+  guildId: string,
+  receivedAt: number,
+  botId: string | undefined,
+): Parsed {
+  const type = (body as { type?: unknown }).type;
+  if (V3_TEST_TYPES.has(type)) {
+    return {
+      kind: 'event',
+      event: { kind: 'test' },
+      type: 'test_webhook_message',
+      id: `${guildId}:test:${Math.floor(receivedAt / TEST_WINDOW_MS)}`,
+    };
+  }
+  const parsed = parseNotifyWebhook(body, receivedAt);
+  if (parsed.kind === 'invalid' || parsed.event.affected !== guildId) return { kind: 'invalid' };
+  const stored = storedNotification(parsed.event, 'webhook', botId);
+  if ('ignored' in stored) return { kind: 'ignored', reason: stored.ignored, type: parsed.event.type };
+  return { kind: 'event', event: stored.event, type: stored.type, id: stored.id };
+}
 
 /** How a delivery was answered, for the answer, the log line and the metrics. */
 type Handled = { outcome: DeliveryOutcome; retryAfter?: number; guildId?: string };
@@ -284,7 +318,9 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions): Pro
       return refuse(req.complete ? 'invalid' : 'incomplete');
     }
     const receivedAt = now();
-    const parsed = parseDelivery(body, guildId, receivedAt);
+    const parsed = looksLikeNotifyWebhook(body)
+      ? parseNotification(body, guildId, receivedAt, options.botId)
+      : parseDelivery(body, guildId, receivedAt);
     if (parsed.kind === 'invalid') return refuse('invalid');
     if (parsed.kind === 'ignored') {
       log.debug(

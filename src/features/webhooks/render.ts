@@ -7,6 +7,7 @@
 import { type APIContainerComponent, type APIMessageTopLevelComponent, TimestampStyles } from 'discord.js';
 import type { Translate } from '../../i18n/index.js';
 import { COLORS } from '../../render/colors.js';
+import { stars } from '../../render/comments.js';
 import { container, facts, fitLayout, notice, separator, subtext, text } from '../../render/layout.js';
 import { safeText, timestamp, truncate } from '../../render/text.js';
 import type { DirectoryEvent } from './events.js';
@@ -26,6 +27,7 @@ function voteText(vote: number | null, t: Translate): string {
 }
 
 function commentLayout(event: CommentEvent, t: Translate): APIContainerComponent {
+  if (event.v3) return reviewLayout(event, t);
   const pairs: Array<[string, string]> = [[t('webhook.field.author'), `<@${event.userId}>`]];
   const quotes: Array<string | null> = [];
   let color: number = COLORS.info;
@@ -66,6 +68,27 @@ function commentLayout(event: CommentEvent, t: Translate): APIContainerComponent
     text(`### ${t(`webhook.comment.${event.change}`)}`),
     // The comment first, then who wrote it and how they voted.
     ...quotes.map((q) => text(q)),
+    separator(),
+    text(facts(pairs)),
+    subtext(when),
+  ]);
+}
+
+/**
+ * A review told by v3's notifications: one per member and server, with a rating of 1 to 5 and its
+ * text as it is now (an edit's old text is not sent). Its edit replaces the announcement's
+ * content, its removal marks it (features/webhooks/reviews.ts).
+ */
+function reviewLayout(event: CommentEvent, t: Translate): APIContainerComponent {
+  const pairs: Array<[string, string]> = [[t('webhook.field.author'), `<@${event.userId}>`]];
+  if (event.rating != null) pairs.push([t('webhook.field.rating'), stars(event.rating)]);
+  const said = event.change === 'delete' ? event.text.old : event.text.new;
+  const color =
+    event.change === 'new' ? COLORS.success : event.change === 'edit' ? COLORS.info : COLORS.warning;
+  const when = timestamp(new Date(event.at), TimestampStyles.LongDateTime);
+  return container(color, [
+    text(`### ${t(`webhook.review.${event.change}`)}`),
+    text(quoted(said, 2_000, t)),
     separator(),
     text(facts(pairs)),
     subtext(when),

@@ -25,7 +25,9 @@ import {
 } from '../settings/settings.js';
 import { WEBHOOK_PATH_PREFIX } from './receiver.js';
 
-export type WebhookDeps = SettingsDeps & Pick<BotDeps, 'webhooks' | 'webhookReceiver'>;
+export type WebhookDeps = SettingsDeps &
+  Pick<BotDeps, 'webhooks' | 'webhookReceiver'> &
+  Partial<Pick<BotDeps, 'directory' | 'notificationsOn'>>;
 
 export const MIN_KEY_LENGTH = 16;
 export const MAX_KEY_LENGTH = 256;
@@ -80,11 +82,20 @@ export async function setWebhook(
   }
   const channel = channelMention(request.channelId, t);
   const address = webhookAddress(deps.webhookReceiver.publicUrl, guildId);
+  const v3 = deps.directory?.version === 'v3';
   const parts = [
     t('settings.webhook.on', { channel }),
-    address.url
-      ? t('settings.webhook.steps', { url: `\`${address.url}\``, channel })
-      : t('settings.webhook.stepsNoUrl', { path: `\`${address.path}\``, channel }),
+    v3
+      ? t('settings.webhook.stepsV3', {
+          where: address.url
+            ? `\`${address.url}\``
+            : t('settings.webhook.pathOnly', { path: `\`${address.path}\`` }),
+          channel,
+        })
+      : address.url
+        ? t('settings.webhook.steps', { url: `\`${address.url}\``, channel })
+        : t('settings.webhook.stepsNoUrl', { path: `\`${address.path}\``, channel }),
+    ...(v3 && deps.notificationsOn ? [t('settings.webhook.notifyV3')] : []),
   ];
   if (!deps.webhookReceiver.listening) parts.push(t('settings.webhook.notListening'));
   return {

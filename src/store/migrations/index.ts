@@ -18,6 +18,7 @@ import { streaks } from './012-streaks.js';
 import { reminderRepeats } from './013-reminder-repeats.js';
 import { digestsRewards } from './014-digests-rewards.js';
 import { streakNotices } from './015-streak-notices.js';
+import { notifications } from './016-notifications.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '001-initial': initial,
@@ -35,6 +36,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '013-reminder-repeats': reminderRepeats,
   '014-digests-rewards': digestsRewards,
   '015-streak-notices': streakNotices,
+  '016-notifications': notifications,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,120 @@
+/**
+ * The directory's v3 notifications, however they come (its WebSocket, or an HTTPS webhook the
+ * receiver checked), turned into the events the bot stores and acts on: the same outbox as v2's
+ * webhook deliveries (store/webhooks.ts), announced and acted on by the same handler
+ * (features/webhooks/handle.ts). So each event is stored before anything is done with it, and
+ * done once across reconnects, hosts, replays and `kill -9`.
+ *
+ * What identifies an event is what the directory sends of it: its type, the resource, the member
+ * and when it happened (v3 gives no event id). The same up told over the WebSocket and over a
+ * webhook, or told again after a reconnect, is one row (`enqueue` answers 'duplicate').
+ *
+ * Only what the bot acts on is stored: the checked fields (directory/v3/notify.ts), never the
+ * webhook's `webhookSettings` nor its `X-Boticord-Token` (both carry the sender's API key).
+ */
+import { type NotifyEvent, notifyEventKey } from '../../directory/v3/notify.js';
+import type { EnqueueOutcome, WebhookRepository } from '../../store/webhooks.js';
+import type { DirectoryEvent } from '../webhooks/events.js';
+
+/** How an event came: the WebSocket (`notify`), or an HTTPS webhook (`webhook`). */
+export type NotifyVia = 'notify' | 'webhook';
+
+/** An event to store: the webhook events' row. */
+export interface StoredNotification {
+  id: string;
+  guildId: string;
+  type: string;
+  payload: string;
+  event: DirectoryEvent;
+}
+
+const COMMENT_CHANGES = {
+  comment_added: 'new',
+  comment_edited: 'edit',
+  comment_removed: 'delete',
+} as const;
+
+/**
+ * The event to store for a notification, or why not: a type this bot does not act on (BotiCord
+ * "may also send other notifications"), or an event of the bot itself (`affected` is the bot: its
+ * own page's ups and reviews have no server to go to).
+ */
+export function storedNotification(
+  event: NotifyEvent,
+  via: NotifyVia,
+  botId: string | undefined,
+): StoredNotification | { ignored: 'unknown' | 'bot' } {
+  if (botId !== undefined && event.affected === botId) return { ignored: 'bot' };
+  const directoryEvent = directoryEventOf(event, via);
+  if (!directoryEvent) return { ignored: 'unknown' };
+  return {
+    id: `${event.affected}:v3:${notifyEventKey(event)}`,
+    guildId: event.affected,
+    type: event.type,
+    payload: JSON.stringify(directoryEvent),
+    event: directoryEvent,
+  };
+}
+
+function directoryEventOf(event: NotifyEvent, via: NotifyVia): DirectoryEvent | undefined {
+  const { type, user, happened, payload } = event;
+  if (type === 'up_added') {
+    return { kind: 'bump', userId: user, at: happened, bonus: null, upCount: payload.upCount, via, v3: true };
+  }
+  if (type === 'comment_added' || type === 'comment_edited' || type === 'comment_removed') {
+    const change = COMMENT_CHANGES[type];
+    return {
+      kind: 'comment',
+      change,
+      userId: user,
+      at: happened,
+      vote: { old: null, new: null },
+      // v3 sends the review as it is now (an edit's old text is not sent).
+      text: {
+        old: change === 'delete' ? payload.content : null,
+        new: change === 'delete' ? null : payload.content,
+      },
+      reason: null,
+      rating: payload.rating,
+      v3: true,
+    };
+  }
+  return undefined;
+}
+
+/** What the intake did with a notification (the metrics' `outcome`). */
+export type IntakeOutcome = EnqueueOutcome | 'ignored';
+
+export interface NotificationIntake {
+  /** Stores the event (throws when the store cannot take it); 'stored' wakes the announcer. */
+  take(event: NotifyEvent, via: NotifyVia): Promise<IntakeOutcome>;
+}
+
+export function notificationIntake(options: {
+  webhooks: Pick<WebhookRepository, 'enqueue'>;
+  botId: string | undefined;
+  now: () => number;
+  /** An event was stored: announce it soon. */
+  onStored: (guildId: string) => void;
+  onOutcome?: ((type: string, via: NotifyVia, outcome: IntakeOutcome) => void) | undefined;
+}): NotificationIntake {
+  return {
+    async take(event, via) {
+      const stored = storedNotification(event, via, options.botId);
+      if ('ignored' in stored) {
+        options.onOutcome?.(event.type, via, 'ignored');
+        return 'ignored';
+      }
+      const outcome = await options.webhooks.enqueue({
+        id: stored.id,
+        guildId: stored.guildId,
+        type: stored.type,
+        payload: stored.payload,
+        receivedAt: options.now(),
+      });
+      options.onOutcome?.(event.type, via, outcome);
+      if (outcome === 'stored') options.onStored(stored.guildId);
+      return outcome;
+    },
+  };
+}
