@@ -127,6 +127,7 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
   const sharding = config.sharding;
   const now = options.now ?? Date.now;
   let wakeAnnouncer = (): void => undefined;
+  let wakeScheduler = (_dueAt: number): void => undefined;
   // Ours, so that stop() can close its keep-alive connections.
   const restAgent = createDiscordRestAgent();
   // The gateway's thread loads its modules while the store opens and the bot is built (or, on a
@@ -174,6 +175,7 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
     // Each notification stored wakes the announcer (built below, once the store is open).
     notifications: {
       stored: () => wakeAnnouncer(),
+      scheduled: (dueAt) => wakeScheduler(dueAt),
       ...(options.notificationsClient ? { client: options.notificationsClient } : {}),
     },
   }).catch(async (err: unknown) => {
@@ -220,6 +222,7 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
   const { engines, announcer, postsEngines, rewards, rewardEngine, streakWatch, reminderRoles, upRecorded } =
     features;
   wakeAnnouncer = () => announcer.wake();
+  wakeScheduler = (dueAt) => engines.scheduler.wake(dueAt);
   const { scheduler, followUp } = engines;
   const wakeReminders = (dueAt: number): void => scheduler.wake(dueAt);
   const gatherTimeoutMs = options.gatherTimeoutMs ?? 2_000;

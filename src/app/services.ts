@@ -18,12 +18,13 @@ import {
 } from '../features/notifications/connection.js';
 import { notificationIntake } from '../features/notifications/intake.js';
 import { keyLease } from '../features/notifications/lease.js';
+import { V3_UP_EVERY_MS } from '../features/up/follows.js';
 import { Host } from '../hosts/hosts.js';
 import type { Logger } from '../log/logger.js';
 import { LEDGER_WARN_EVERY_MS, logThrottle } from '../log/throttle.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { Readiness } from '../ops/server.js';
-import { PostgresRateLimitLedger, type Store, WebhookRepository } from '../store/index.js';
+import { NotificationInbox, PostgresRateLimitLedger, type Store, WebhookRepository } from '../store/index.js';
 import { ServerReporter } from '../tasks/server-reports.js';
 import { StatsPoster, type StatsPosterOptions } from '../tasks/stats-poster.js';
 import { type BackgroundTask, backgroundTask } from '../tasks/tasks.js';
@@ -63,7 +64,14 @@ export interface ServicesOptions {
    * (features/notifications): the process that posts the statistics. `stored` is told of each
    * event stored (the announcer looks at once); a process without an announcer polls.
    */
-  notifications?: { stored?: () => void; client?: NotificationsServiceOptions['client'] } | undefined;
+  notifications?:
+    | {
+        stored?: () => void;
+        /** An up's reminder was restarted as it was stored: due then. */
+        scheduled?: (dueAt: number) => void;
+        client?: NotificationsServiceOptions['client'];
+      }
+    | undefined;
 }
 
 export interface Services {
@@ -292,9 +300,12 @@ function notificationsService(
     intake: notificationIntake({
       // The directory's own events: not held to a server's delivery limits (those are for webhooks).
       webhooks: new WebhookRepository(store),
+      inbox: new NotificationInbox(store),
+      cadenceMs: V3_UP_EVERY_MS,
       botId: config.discord.botId,
       now,
       onStored: () => options.notifications?.stored?.(),
+      onScheduled: (dueAt) => options.notifications?.scheduled?.(dueAt),
       onOutcome: metrics ? (type, via, outcome) => metrics.notification(type, via, outcome) : undefined,
     }),
     lease: keyLease(store, token, leaseHolder(hostId), now),

@@ -35,6 +35,8 @@ export {
 export {
   type CommentPost,
   CommentPostRepository,
+  type InboxEvent,
+  NotificationInbox,
   type UpWatch,
   UpWatchRepository,
   WATCH_MS,

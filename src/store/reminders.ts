@@ -314,6 +314,59 @@ export class ReminderRepository {
 }
 
 /** A reminder waiting to be sent: no claim, no nonce, no outcome. */
+/**
+ * An up given elsewhere at `upAt` restarts the server's reminder cycle, in one statement (usable
+ * inside a transaction: the notifications' intake, store/notifications.ts): the next up is `upAt`
+ * plus the cooldown of the directory's last answer, or `fallbackCooldownMs` when none is known
+ * (kept as the server's cooldown from then on). Nothing changes when the reminder's next-up time is
+ * already that late, within `toleranceMs` (the same up told again, or an older one told late). The
+ * new next-up and due times, or undefined when nothing changed.
+ */
+export async function restartForUp(
+  db: Kysely<Database>,
+  guildId: string,
+  up: { at: number; fallbackCooldownMs: number; toleranceMs: number },
+  now: number,
+): Promise<{ nextUpAt: number; dueAt: number } | undefined> {
+  const { at, fallbackCooldownMs, toleranceMs } = up;
+  const nextUpAt = at + fallbackCooldownMs;
+  const row = await db
+    .insertInto('reminders')
+    .values((eb) => ({
+      guild_id: guildId,
+      next_up_at: nextUpAt,
+      cooldown_ms: fallbackCooldownMs,
+      ...scheduledColumns(nextUpAt, now),
+      ...newCycle(),
+      due_at: eb(eb.val(nextUpAt), '-', earlyOf(eb, guildId)),
+    }))
+    .onConflict((oc) =>
+      oc
+        .column('guild_id')
+        .doUpdateSet((eb) => {
+          const cooldown = eb.fn.coalesce('reminders.cooldown_ms', eb.val(fallbackCooldownMs));
+          const next = eb(eb.val(at), '+', cooldown);
+          return {
+            ...scheduledColumns(0, now),
+            ...newCycle(),
+            cooldown_ms: cooldown,
+            next_up_at: next,
+            due_at: eb(next, '-', earlyOf(eb, guildId)),
+          };
+        })
+        .where((eb) =>
+          eb(
+            eb(eb.ref('reminders.next_up_at'), '+', eb.val(toleranceMs)),
+            '<',
+            eb(eb.val(at), '+', eb.fn.coalesce('reminders.cooldown_ms', eb.val(fallbackCooldownMs))),
+          ),
+        ),
+    )
+    .returning(['next_up_at', 'due_at'])
+    .executeTakeFirst();
+  return row && { nextUpAt: Number(row.next_up_at), dueAt: Number(row.due_at) };
+}
+
 export function scheduledColumns(dueAt: number, now: number): ReminderColumns {
   return {
     due_at: dueAt,

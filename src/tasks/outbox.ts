@@ -144,6 +144,11 @@ export interface OutboxOptions<I, C extends Lease> extends RunnerOptions {
 /** Looks at the store at most this often, even through a backlog. */
 const MIN_LOOK_GAP_MS = 100;
 
+/** One turn of the event loop (its I/O and timers run before this resolves). */
+function yieldTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 interface Entry<I> {
   item: I;
   key: string;
@@ -284,11 +289,23 @@ export class Outbox<I, C extends Lease> {
       // Another worker's look is waited for too: a worker that found the window empty before it
       // was filled would end, and leave the batch to one that may wait on a slow send meanwhile,
       // deaf to wakes, while what other lanes have stored waits.
-      if (this.#lookWanted || this.#looking || this.#now() >= this.#nextLookAt) await this.#look();
-      if (this.#loop.stopRequested) return;
-      const entry = this.#next();
+      // Woken while the window has an item due: that one first, and what was stored meanwhile with
+      // the next look, at most one per MIN_LOOK_GAP_MS (a burst of events is not a look each).
+      let entry =
+        this.#lookWanted && !this.#looking && this.#now() - this.#lastLookAt < MIN_LOOK_GAP_MS
+          ? this.#next()
+          : undefined;
+      if (!entry) {
+        if (this.#lookWanted || this.#looking || this.#now() >= this.#nextLookAt) await this.#look();
+        if (this.#loop.stopRequested) return;
+        entry = this.#next();
+      }
       if (entry) {
         await this.#one(entry);
+        // A turn of the event loop between items: a store that answers synchronously (SQLite)
+        // would otherwise run a whole backlog as one chain of promises, with no socket read and no
+        // timer in between (an interaction, a ping, the next notification).
+        await yieldTurn();
         continue;
       }
       if (this.#inFlight.size === 0) return;

@@ -2,13 +2,14 @@
  * What the directory's v3 notifications keep in the store besides their events, on both engines:
  * where each member's review was announced (CommentPostRepository: one post per member and server,
  * replaced by a new one), the /up answers waiting for their up (UpWatchRepository: `take` hands
- * each out once and deletes it, drops the expired ones, and leaves an answer asked after the up),
+ * each out once and deletes it, never an expired one (the next one kept deletes those), and leaves an answer asked after the up),
  * and a server's latest up (HistoryRepository.latest: who, when, from where; of one member too).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HistoryRepository, type Store } from '../../src/store/index.js';
+import { HistoryRepository, ReminderRepository, type Store } from '../../src/store/index.js';
 import {
   CommentPostRepository,
+  NotificationInbox,
   type UpWatch,
   UpWatchRepository,
   WATCH_MS,
@@ -20,6 +21,8 @@ const OTHER = '722424773233213999';
 const ANNA = '310000000000000001';
 const BORIS = '310000000000000002';
 const NOW = Date.UTC(2026, 10, 25, 12);
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
 
 function watch(id: string, over: Partial<UpWatch> = {}): UpWatch {
   return {
@@ -117,14 +120,20 @@ describe.each(ENGINES)('notifications in the store (%s)', (engine) => {
       ).toEqual(['late']);
     });
 
-    it('drops the expired answers (their token no longer edits anything), of every server', async () => {
+    it('never hands out an expired answer (its token edits nothing); the next /up kept deletes them all', async () => {
       const watches = new UpWatchRepository(store);
       await watches.add(watch('old', { askedAt: NOW - WATCH_MS, expiresAt: NOW }));
       await watches.add(watch('other-old', { guildId: OTHER, askedAt: NOW - WATCH_MS, expiresAt: NOW - 1 }));
       await watches.add(watch('fresh', { askedAt: NOW - 60_000, expiresAt: NOW - 60_000 + WATCH_MS }));
       expect((await watches.take(GUILD, NOW, NOW)).map((w) => w.interactionId)).toEqual(['fresh']);
-      const left = await store.run((db) => db.selectFrom('up_watches').select('interaction_id').execute());
-      expect(left).toEqual([]);
+      const ids = async () =>
+        (await store.run((db) => db.selectFrom('up_watches').select('interaction_id').execute()))
+          .map((r) => r.interaction_id)
+          .sort();
+      expect(await ids()).toEqual(['old', 'other-old']);
+      // The next answer kept, of any server, deletes the expired ones of every server.
+      await watches.add(watch('next', { guildId: OTHER, askedAt: NOW, expiresAt: NOW + WATCH_MS }));
+      expect(await ids()).toEqual(['next']);
     });
 
     it('two processes taking for the same up hand each answer out once', async () => {
@@ -172,6 +181,64 @@ describe.each(ENGINES)('notifications in the store (%s)', (engine) => {
       expect(await history.latest(GUILD, ANNA)).toEqual({ userId: ANNA, at: NOW, source: 'bot' });
       expect(await history.latest(GUILD, '310000000000000999')).toBeUndefined();
       expect(await history.latest(OTHER)).toEqual({ userId: ANNA, at: NOW + 9_000, source: 'webhook' });
+    });
+  });
+  describe('NotificationInbox', () => {
+    const up = (user: string, at: number, guildId = GUILD) => ({
+      id: `${guildId}:v3:up_added:${guildId}:${user}:${at}`,
+      guildId,
+      type: 'up_added',
+      event: { kind: 'bump', userId: user, at, bonus: null, upCount: 1, via: 'notify', v3: true },
+      up: { at, cadenceMs: DAY },
+    });
+    const payloadOf = async (id: string) =>
+      JSON.parse(
+        (
+          await store.run((db) =>
+            db.selectFrom('webhook_events').select('payload').where('id', '=', id).executeTakeFirstOrThrow(),
+          )
+        ).payload,
+      ) as { possibleAt?: number | null };
+
+    it("stores a batch once, restarting each up's reminder in it, and keeps when the up became possible", async () => {
+      const reminders = new ReminderRepository(store);
+      // The server's reminder said the next up was possible an hour ago; OTHER has none.
+      await reminders.scheduleGuild(GUILD, { dueAt: NOW - HOUR, nextUpAt: NOW - HOUR }, NOW - DAY);
+      const inbox = new NotificationInbox(store);
+      const batch = [up(ANNA, NOW), up(BORIS, NOW + 1, OTHER)];
+      expect(await inbox.storeAll(batch, NOW + 5)).toEqual([
+        { outcome: 'stored', restarted: { nextUpAt: NOW + DAY, dueAt: NOW + DAY } },
+        { outcome: 'stored', restarted: { nextUpAt: NOW + 1 + DAY, dueAt: NOW + 1 + DAY } },
+      ]);
+      expect((await payloadOf(batch[0]!.id)).possibleAt).toBe(NOW - HOUR);
+      expect((await payloadOf(batch[1]!.id)).possibleAt).toBeNull();
+      expect(await reminders.getGuild(GUILD)).toMatchObject({
+        nextUpAt: NOW + DAY,
+        cooldownMs: DAY,
+        state: 'scheduled',
+      });
+      // Told again (a replay, the webhook, another process): duplicates, nothing moves.
+      const again = await new NotificationInbox(await another()).storeAll(batch, NOW + 60_000);
+      expect(again).toEqual([{ outcome: 'duplicate' }, { outcome: 'duplicate' }]);
+      expect((await reminders.getGuild(GUILD))?.nextUpAt).toBe(NOW + DAY);
+      // The next member's up a minute later moves nothing (within SAME_UP_MS of the next-up time).
+      expect(await inbox.storeAll([up(BORIS, NOW + 60_000)], NOW + 60_000)).toEqual([{ outcome: 'stored' }]);
+      expect(await store.run((db) => db.selectFrom('webhook_events').select('id').execute())).toHaveLength(3);
+    });
+
+    it('uses the cooldown learned from a v2 answer before the cadence, and never moves a reminder earlier', async () => {
+      const reminders = new ReminderRepository(store);
+      await reminders.scheduleGuild(GUILD, { dueAt: NOW, nextUpAt: NOW, cooldownMs: 4 * HOUR }, NOW - HOUR);
+      const inbox = new NotificationInbox(store);
+      expect(await inbox.storeAll([up(ANNA, NOW + HOUR)], NOW + HOUR)).toEqual([
+        { outcome: 'stored', restarted: { nextUpAt: NOW + 5 * HOUR, dueAt: NOW + 5 * HOUR } },
+      ]);
+      // An older up told late: stored (the history wants it), the reminder stays.
+      expect(await inbox.storeAll([up(BORIS, NOW - 2 * HOUR)], NOW + HOUR)).toEqual([{ outcome: 'stored' }]);
+      expect(await reminders.getGuild(GUILD)).toMatchObject({
+        nextUpAt: NOW + 5 * HOUR,
+        cooldownMs: 4 * HOUR,
+      });
     });
   });
 });

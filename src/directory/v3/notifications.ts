@@ -29,6 +29,13 @@ export interface NotificationsClientOptions {
   key: string;
   /** Called once per event, in order, one at a time (awaited). A throw is logged and skipped. */
   onEvent(event: NotifyEvent): Promise<void> | void;
+  /**
+   * Instead of onEvent: the events waiting (at most `maxBatch`, in order) handed over together,
+   * one batch at a time: a store takes a burst in a few transactions, not one per event.
+   */
+  onEvents?(events: NotifyEvent[]): Promise<void> | void;
+  /** With onEvents: the most events in one batch. Default 500. */
+  maxBatch?: number;
   logger: Logger;
   onState?(state: NotifyConnectionState): void;
   /** Every frame's kind as parsed: hello, pong, notify, error, ignored, invalid. */
@@ -79,6 +86,8 @@ export class NotificationsClient {
   readonly #url: string;
   readonly #key: string;
   readonly #onEvent: (event: NotifyEvent) => Promise<void> | void;
+  readonly #onEvents: ((events: NotifyEvent[]) => Promise<void> | void) | undefined;
+  readonly #maxBatch: number;
   readonly #log: Logger;
   readonly #onState: ((state: NotifyConnectionState) => void) | undefined;
   readonly #onFrame: ((kind: string) => void) | undefined;
@@ -132,6 +141,8 @@ export class NotificationsClient {
     this.#url = options.url;
     this.#key = options.key;
     this.#onEvent = options.onEvent;
+    this.#onEvents = options.onEvents?.bind(options);
+    this.#maxBatch = Math.max(1, Math.floor(positive(options.maxBatch, 500)));
     this.#log = options.logger;
     this.#onState = options.onState;
     this.#onFrame = options.onFrame;
@@ -257,6 +268,9 @@ export class NotificationsClient {
   }
 
   #onMessage(ws: WebSocket, text: string): void {
+    // Any frame shows the connection alive, as a pong does.
+    this.#awaitingPong = false;
+    this.#clearTimer('pong');
     const frame = parseNotifyFrame(text, this.#now());
     this.#frameSeen(frame.kind);
     switch (frame.kind) {
@@ -327,7 +341,14 @@ export class NotificationsClient {
 
   #armPong(ws: WebSocket): void {
     if (this.#paused || this.#pongTimer) return;
-    this.#pongTimer = setTimeout(() => this.#fail(ws, 'no pong in time'), this.#pongTimeoutMs);
+    this.#pongTimer = setTimeout(() => {
+      this.#pongTimer = null;
+      // Decided after the next poll phase: after an event loop held busy, the timers run before
+      // the socket is read, and a pong waiting in its buffer would not count yet.
+      setImmediate(() => {
+        if (ws === this.#ws && this.#awaitingPong && !this.#paused) this.#fail(ws, 'no pong in time');
+      });
+    }, this.#pongTimeoutMs);
   }
 
   #send(ws: WebSocket, frame: unknown): void {
@@ -354,13 +375,20 @@ export class NotificationsClient {
   async #drain(): Promise<void> {
     try {
       while (this.#queue.length > 0) {
-        const event = this.#queue[0]!;
+        // The events waiting, handed over together when the caller takes batches.
+        const batch = this.#onEvents ? this.#queue.slice(0, this.#maxBatch) : [this.#queue[0]!];
         try {
-          await this.#onEvent(event);
+          if (this.#onEvents) await this.#onEvents(batch);
+          else await this.#onEvent(batch[0]!);
         } catch (error) {
           if (this.#handlerWarn()) {
             this.#log.warn(
-              { err: this.#safeError(error), type: event.type, suppressed: this.#handlerFailuresSuppressed },
+              {
+                err: this.#safeError(error),
+                events: batch.length,
+                type: batch[0]?.type,
+                suppressed: this.#handlerFailuresSuppressed,
+              },
               'notifications: onEvent threw; the event is skipped',
             );
             this.#handlerFailuresSuppressed = 0;
@@ -368,7 +396,11 @@ export class NotificationsClient {
             this.#handlerFailuresSuppressed++;
           }
         }
-        this.#queue.shift();
+        this.#queue.splice(0, batch.length);
+        // A turn of the event loop between events: a store that answers synchronously (SQLite)
+        // would otherwise hand over the whole queue as one chain of promises, and nothing else
+        // (a pong, an interaction) would run meanwhile.
+        await new Promise((resolve) => setImmediate(resolve));
         if (this.#dropRest) {
           this.#queue.length = 0;
           break;

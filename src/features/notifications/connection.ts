@@ -9,7 +9,9 @@
  * once it runs out (LEASE_MS) and connects. Meanwhile the directory sends to nobody, and v3 does not
  * replay what it sent (docs/notifications.md says what that costs).
  *
- * An event the store cannot take is tried again (with backoff) before the next is read: the
+ * Events are stored in batches (what the socket gave while the last batch was stored), in one
+ * transaction each, an up's reminder restarted with it (store/notifications.ts NotificationInbox).
+ * A batch the store cannot take is tried again (with backoff) before the next is read: the
  * socket's queue fills and the client stops reading, so nothing is dropped and memory is bounded.
  */
 import { randomUUID } from 'node:crypto';
@@ -145,7 +147,8 @@ export class NotificationsService {
       url,
       key,
       logger,
-      onEvent: (event) => this.#store(event),
+      onEvent: (event) => this.#store([event]),
+      onEvents: (events) => this.#store(events),
       onState: (state) => this.#o.onState?.(state),
     });
     this.#client.start();
@@ -159,18 +162,18 @@ export class NotificationsService {
     this.#o.onState?.('standby');
   }
 
-  /** Stores one event, trying again until the store takes it or the process stops. */
-  async #store(event: NotifyEvent): Promise<void> {
+  /** Stores a batch of events, trying again until the store takes it or the process stops. */
+  async #store(events: NotifyEvent[]): Promise<void> {
     let wait = STORE_RETRY_MS;
     for (;;) {
       try {
-        await this.#o.intake.take(event, 'notify');
+        await this.#o.intake.takeAll(events);
         return;
       } catch (err) {
         if (this.#stopped || !this.#client) {
           this.#o.logger.warn(
-            { err: String(err), type: event.type, affected: event.affected },
-            'a notification of the directory could not be stored before the connection closed; it is lost',
+            { err: String(err), events: events.length, types: [...new Set(events.map((e) => e.type))] },
+            'notifications of the directory could not be stored before the connection closed; they are lost',
           );
           return;
         }

@@ -13,6 +13,7 @@
  * webhook's `webhookSettings` nor its `X-Boticord-Token` (both carry the sender's API key).
  */
 import { type NotifyEvent, notifyEventKey } from '../../directory/v3/notify.js';
+import type { NotificationInbox } from '../../store/notifications.js';
 import type { EnqueueOutcome, WebhookRepository } from '../../store/webhooks.js';
 import type { DirectoryEvent } from '../webhooks/events.js';
 
@@ -88,33 +89,87 @@ export type IntakeOutcome = EnqueueOutcome | 'ignored';
 export interface NotificationIntake {
   /** Stores the event (throws when the store cannot take it); 'stored' wakes the announcer. */
   take(event: NotifyEvent, via: NotifyVia): Promise<IntakeOutcome>;
+  /**
+   * Stores a batch of the WebSocket's events in one transaction, each up's reminder restarted with
+   * it (store/notifications.ts NotificationInbox); throws when the store cannot take them.
+   */
+  takeAll(events: readonly NotifyEvent[]): Promise<IntakeOutcome[]>;
 }
 
 export function notificationIntake(options: {
   webhooks: Pick<WebhookRepository, 'enqueue'>;
+  /** The batch intake's store; without it, takeAll stores one event at a time. */
+  inbox?: Pick<NotificationInbox, 'storeAll'> | undefined;
+  /** The directory's cadence: an up's reminder restarts that long after it unless a cooldown is known. */
+  cadenceMs?: number | undefined;
   botId: string | undefined;
   now: () => number;
   /** An event was stored: announce it soon. */
   onStored: (guildId: string) => void;
+  /** An up's reminder was restarted: due then (this process's scheduler looks in time). */
+  onScheduled?: ((dueAt: number) => void) | undefined;
   onOutcome?: ((type: string, via: NotifyVia, outcome: IntakeOutcome) => void) | undefined;
 }): NotificationIntake {
+  const take = async (event: NotifyEvent, via: NotifyVia): Promise<IntakeOutcome> => {
+    const stored = storedNotification(event, via, options.botId);
+    if ('ignored' in stored) {
+      options.onOutcome?.(event.type, via, 'ignored');
+      return 'ignored';
+    }
+    const outcome = await options.webhooks.enqueue({
+      id: stored.id,
+      guildId: stored.guildId,
+      type: stored.type,
+      payload: stored.payload,
+      receivedAt: options.now(),
+    });
+    options.onOutcome?.(event.type, via, outcome);
+    if (outcome === 'stored') options.onStored(stored.guildId);
+    return outcome;
+  };
   return {
-    async take(event, via) {
-      const stored = storedNotification(event, via, options.botId);
-      if ('ignored' in stored) {
-        options.onOutcome?.(event.type, via, 'ignored');
-        return 'ignored';
+    take,
+    async takeAll(events) {
+      const { inbox, cadenceMs } = options;
+      if (!inbox || cadenceMs === undefined) {
+        const outcomes: IntakeOutcome[] = [];
+        for (const event of events) outcomes.push(await take(event, 'notify'));
+        return outcomes;
       }
-      const outcome = await options.webhooks.enqueue({
-        id: stored.id,
-        guildId: stored.guildId,
-        type: stored.type,
-        payload: stored.payload,
-        receivedAt: options.now(),
-      });
-      options.onOutcome?.(event.type, via, outcome);
-      if (outcome === 'stored') options.onStored(stored.guildId);
-      return outcome;
+      const rows = events.map((event) => storedNotification(event, 'notify', options.botId));
+      const kept = rows.filter((row): row is StoredNotification => !('ignored' in row));
+      const stored = await inbox.storeAll(
+        kept.map((row) => ({
+          id: row.id,
+          guildId: row.guildId,
+          type: row.type,
+          event: row.event,
+          ...(row.event.kind === 'bump' ? { up: { at: row.event.at, cadenceMs } } : {}),
+        })),
+        options.now(),
+      );
+      const outcomes: IntakeOutcome[] = [];
+      let next = 0;
+      const woken = new Set<string>();
+      for (const [i, row] of rows.entries()) {
+        const type = events[i]?.type ?? 'unknown';
+        if ('ignored' in row) {
+          options.onOutcome?.(type, 'notify', 'ignored');
+          outcomes.push('ignored');
+          continue;
+        }
+        const result = stored[next++];
+        const outcome = result?.outcome ?? 'duplicate';
+        options.onOutcome?.(type, 'notify', outcome);
+        outcomes.push(outcome);
+        if (outcome !== 'stored') continue;
+        if (!woken.has(row.guildId)) {
+          woken.add(row.guildId);
+          options.onStored(row.guildId);
+        }
+        if (result?.restarted) options.onScheduled?.(result.restarted.dueAt);
+      }
+      return outcomes;
     },
   };
 }

@@ -12,7 +12,7 @@
  */
 import type { HistoryRepository, UpRecord } from '../../store/history.js';
 import { SAME_UP_MS } from '../../store/history.js';
-import type { ReminderRepository } from '../../store/reminders.js';
+import type { GuildReminder, ReminderRepository } from '../../store/reminders.js';
 
 /**
  * On v3 a member may up a server once a day: BotiCord's FAQ (boticord/Localization
@@ -72,13 +72,20 @@ export async function restartCycle(
   deps: CycleDeps,
   guildId: string,
   at: number,
-  options: { cadenceMs?: number | undefined; now: number },
+  options: {
+    cadenceMs?: number | undefined;
+    now: number;
+    /** The server's reminder as read just before (null: none), so as not to read it again. */
+    current?: GuildReminder | null;
+  },
 ): Promise<Restarted | undefined> {
   const moved = await deps.reminders.moveForUp(guildId, at, SAME_UP_MS, options.now);
   if (moved === undefined) {
     const { cadenceMs } = options;
     if (cadenceMs === undefined) return undefined;
-    const current = await deps.reminders.getGuild(guildId);
+    // Not moved: the reminder is as it was read (or is read now).
+    const current =
+      options.current === undefined ? await deps.reminders.getGuild(guildId) : (options.current ?? undefined);
     // A cooldown learned from the directory's answer is kept (moveForUp used it).
     if (current && current.cooldownMs !== null) return undefined;
     const nextUpAt = at + cadenceMs;

@@ -83,6 +83,11 @@ export type DirectoryEvent =
       via?: 'webhook' | 'notify';
       /** v3's notifications: the directory's cadence restarts the reminder (features/notifications). */
       v3?: true;
+      /**
+       * When the up became possible, as the server's reminder had it when the up was stored (the
+       * notifications' intake restarts the reminder as it stores the up: store/notifications.ts).
+       */
+      possibleAt?: number | null;
     }
   | { kind: 'test' };
 

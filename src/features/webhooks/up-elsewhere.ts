@@ -65,7 +65,9 @@ export async function upElsewhere(
   const { guildId } = stored;
   const { userId, at } = event;
   // When the up became possible (its reaction time, the server's streak), before it moves.
-  const possibleAt = (await deps.reminders.getGuild(guildId))?.nextUpAt ?? null;
+  // (Read at intake when the intake restarted the reminder as it stored the up.)
+  const reminder = await deps.reminders.getGuild(guildId);
+  const possibleAt = event.possibleAt !== undefined ? event.possibleAt : (reminder?.nextUpAt ?? null);
   const historyId = `hook:${stored.id}`;
   const credited = await creditUp(deps, {
     id: historyId,
@@ -79,6 +81,7 @@ export async function upElsewhere(
   const restarted = await restartCycle(deps, guildId, at, {
     cadenceMs: event.v3 ? deps.cadenceMs : undefined,
     now: deps.now(),
+    current: reminder ?? null,
   });
   deps.logger.info(
     {
@@ -90,7 +93,7 @@ export async function upElsewhere(
     "an up given on the directory's side is recorded",
   );
   if (!event.v3) return { kind: 'sent' };
-  await followWatches(deps, guildId, event, restarted?.nextUpAt);
+  await followWatches(deps, guildId, event, restarted?.nextUpAt ?? reminder?.nextUpAt);
   // Thanked once: recorded now, or recorded under this event's id by a process that died before
   // it thanked (the claim's nonce makes Discord return its post if it had it). An up this bot's
   // own /up recorded and thanked for already (another id) is not thanked again.
