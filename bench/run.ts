@@ -4,7 +4,7 @@
  * BENCH_QUICK=1 runs a reduced version (about a minute) that writes latest-quick.json only.
  * BENCH_ONLY=1,3 runs only the scenarios named (for working on one; never a published result).
  * A scenario too long for the full run's budget (14: the five minutes of a digest boundary; 15: two
- * runs of ten minutes of v3 look-ups) runs only when named.
+ * runs of ten minutes of v3 look-ups; 16: a burst of v3 notifications) runs only when named.
  *
  * Each scenario runs in a process of its own (this script again, with BENCH_SCENARIO set), which
  * hands its rows back in a file and exits: what one scenario leaves behind (its heap and the
@@ -26,6 +26,7 @@ import { digestsScenario } from './scenarios/digests.js';
 import { followupsScenario } from './scenarios/followups.js';
 import { hostsScenario } from './scenarios/hosts.js';
 import { memoryScenario } from './scenarios/memory.js';
+import { notificationsScenario } from './scenarios/notifications.js';
 import { rateLimitScenario } from './scenarios/rate-limit.js';
 import { readyScenario } from './scenarios/ready.js';
 import { remindersScenario } from './scenarios/reminders.js';
@@ -71,6 +72,8 @@ const SCENARIOS: Scenario[] = [
   { id: 14, name: '14. Digests at a boundary', run: (budget) => digestsScenario(budget), namedOnly: true },
   // Two runs of 10 minutes of arrivals each (cache off, then on): only when named (BENCH_ONLY=15).
   { id: 15, name: '15. v3 look-ups, three hosts', run: () => v3LookupsScenario(), namedOnly: true },
+  // A burst of 10,000 v3 notifications, about a minute with its 10,000 servers: only when named (BENCH_ONLY=16).
+  { id: 16, name: '16. v3 notifications burst', run: () => notificationsScenario(), namedOnly: true },
 ];
 
 function selected(): Scenario[] {
