@@ -314,7 +314,7 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
     // Each shard's session and the guilds changed, saved for the next process (gateway-sessions.ts).
     sessions.task,
     // The history keeps UP_HISTORY_DAYS: what is older goes now and every few hours.
-    historyPruner({ history, webhooks, logger, now }),
+    historyPruner({ history, webhooks, watches: new UpWatchRepository(store), logger, now }),
     // One host of several answers the ups of hosts that are gone (hosts/adopt.ts).
     ...(services.host
       ? [

@@ -95,10 +95,18 @@ export class UpWatchRepository {
     });
   }
 
+  /** Deletes the answers whose token expired before `before`; how many went. */
+  async prune(before: number): Promise<number> {
+    const result = await this.#store.run((db) =>
+      db.deleteFrom('up_watches').where('expires_at', '<=', before).executeTakeFirst(),
+    );
+    return Number(result.numDeletedRows);
+  }
+
   /**
    * The server's answers still editable at `now` that an up at `at` answers (asked before it, or
    * within a minute after: the two clocks differ), deleted as they are returned, in one statement
-   * (of several processes, one takes each). Expired ones are left to `add` to delete.
+   * (of several processes, one takes each). Expired ones are left to `add` and `prune`.
    */
   async take(guildId: string, at: number, now: number): Promise<UpWatch[]> {
     const rows = await this.#store.run((db) =>

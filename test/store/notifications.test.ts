@@ -136,6 +136,15 @@ describe.each(ENGINES)('notifications in the store (%s)', (engine) => {
       expect(await ids()).toEqual(['next']);
     });
 
+    it('prune deletes the answers whose token expired, and only those', async () => {
+      const watches = new UpWatchRepository(store);
+      await watches.add(watch('fresh', { askedAt: NOW - 60_000, expiresAt: NOW - 60_000 + WATCH_MS }));
+      await watches.add(watch('old', { askedAt: NOW - WATCH_MS - 60_000, expiresAt: NOW }));
+      expect(await watches.prune(NOW)).toBe(1);
+      expect(await watches.prune(NOW)).toBe(0);
+      expect((await watches.take(GUILD, NOW, NOW)).map((w) => w.interactionId)).toEqual(['fresh']);
+    });
+
     it('two processes taking for the same up hand each answer out once', async () => {
       const a = new UpWatchRepository(store);
       const b = new UpWatchRepository(await another());
