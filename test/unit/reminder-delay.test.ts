@@ -1,7 +1,7 @@
 /** How long after a reminder an up came, in words, in both languages (features/reminders/delay.ts). */
 import { describe, expect, it } from 'vitest';
-import { delayText } from '../../src/features/reminders/delay.js';
 import { translator } from '../../src/i18n/index.js';
+import { delayText } from '../../src/render/delay.js';
 
 describe('delayText', () => {
   it('says seconds, minutes, or hours and minutes', () => {

@@ -7,13 +7,13 @@
  */
 import type { Translate } from '../../i18n/index.js';
 import { COLORS } from '../../render/colors.js';
+import { delayText } from '../../render/delay.js';
 import { container, facts, fitLayout, gallery, separator, subtext, text } from '../../render/layout.js';
 import type { LayoutMessage, MessageFile } from '../../render/message.js';
 import type { HistoryRepository, MemberUps } from '../../store/history.js';
 import type { DigestPeriod } from '../../store/schema.js';
 import { memberMention } from '../history/leaderboard.js';
 import { fastest, memberStreak, serverStreak } from '../history/streaks.js';
-import { delayText } from '../reminders/delay.js';
 
 /** How many members the digest names. */
 export const DIGEST_TOP = 5;

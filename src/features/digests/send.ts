@@ -9,8 +9,7 @@
  */
 import type { REST } from 'discord.js';
 import { type GuildFactsLookup, postForServer } from '../../discord/guild-posts.js';
-import { translator } from '../../i18n/index.js';
-import { publicLocale } from '../../i18n/public-language.js';
+import { publicTranslator } from '../../i18n/public-language.js';
 import type { Logger } from '../../log/logger.js';
 import type { ChartRequest } from '../../render/chart-spec.js';
 import type { Digest, DigestClaim, DigestRepository } from '../../store/digests.js';
@@ -51,7 +50,7 @@ export class DigestSender {
     await this.#o.digests.schedule(digestPlan(guildId, settings.digest, timeZone, digest.end));
     const facts = await digestFacts(this.#o.history, guildId, digest);
     const guild = await this.#o.guild(guildId);
-    const t = translator(publicLocale(settings.publicLanguage, guild?.preferredLocale));
+    const t = publicTranslator(settings, guild?.preferredLocale);
     const chart =
       facts.members === 0
         ? null

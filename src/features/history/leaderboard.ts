@@ -6,6 +6,7 @@
  */
 import type { Translate } from '../../i18n/index.js';
 import { COLORS } from '../../render/colors.js';
+import { delayText } from '../../render/delay.js';
 import { container, facts, fitLayout, gallery, separator, subtext, text } from '../../render/layout.js';
 import type { LayoutMessage, MessageFile } from '../../render/message.js';
 import {
@@ -14,7 +15,6 @@ import {
   type TimedUpRow,
   UP_HISTORY_DAYS,
 } from '../../store/history.js';
-import { delayText } from '../reminders/delay.js';
 import { fastest, memberStreak, type ServerStreak, serverStreak } from './streaks.js';
 
 export const PERIODS = ['week', 'month', 'all'] as const;

@@ -12,9 +12,9 @@
  */
 import type { REST } from 'discord.js';
 import { type GuildFactsLookup, postForServer } from '../../discord/guild-posts.js';
-import { translator } from '../../i18n/index.js';
-import { publicLocale } from '../../i18n/public-language.js';
+import { publicTranslator } from '../../i18n/public-language.js';
 import { COLORS } from '../../render/colors.js';
+import { delayText } from '../../render/delay.js';
 import { container, fitLayout, text } from '../../render/layout.js';
 import { type HistoryRepository, UP_HISTORY_MS } from '../../store/history.js';
 import type { SettingsRepository } from '../../store/settings.js';
@@ -23,7 +23,6 @@ import { keyedSource } from '../../tasks/finish-as.js';
 import { Outbox, type RunnerOptions, type SendOutcome } from '../../tasks/outbox.js';
 import { PeriodicTask } from '../../tasks/periodic.js';
 import { type BackgroundTask, backgroundTask } from '../../tasks/tasks.js';
-import { delayText } from '../reminders/delay.js';
 import { STREAK_GRACE_MS, serverStreak } from './streaks.js';
 
 export const STREAK_WATCH_EVERY_MS = 60_000;
@@ -122,7 +121,7 @@ export class StreakWatch {
     // Reminders turned off meanwhile: nowhere to say it.
     if (!settings || !channelId) return { kind: 'sent' };
     const facts = await this.#o.guild(guildId);
-    const t = translator(publicLocale(settings.publicLanguage, facts?.preferredLocale));
+    const t = publicTranslator(settings, facts?.preferredLocale);
     const line = t('streakNotice.ended', { count: notice.length, grace: delayText(STREAK_GRACE_MS, t) });
     const layout = fitLayout([container(COLORS.warning, [text(line)])]);
     return postForServer(this.#o.rest, channelId, { layout }, claim.nonce, {

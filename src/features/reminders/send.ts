@@ -25,21 +25,22 @@ import {
   sendDirectMessage,
 } from '../../discord/messages.js';
 import { type Translate, translator } from '../../i18n/index.js';
-import { publicLocale } from '../../i18n/public-language.js';
+import { publicLocale, publicTranslator } from '../../i18n/public-language.js';
 import type { Logger } from '../../log/logger.js';
 import { COLORS } from '../../render/colors.js';
 import type { ButtonRow } from '../../render/components.js';
+import { delayText } from '../../render/delay.js';
 import { container, fitLayout, separator, text as textDisplay } from '../../render/layout.js';
+import { fillPlaceholders } from '../../render/template.js';
 import type { Followup, FollowupRepository } from '../../store/followups.js';
 import type { Claim, Reminder } from '../../store/reminders.js';
 import type { GuildProblem } from '../../store/schema.js';
 import type { GuildSettings, SettingsRepository } from '../../store/settings.js';
 import type { SendOutcome } from '../../tasks/outbox.js';
 import { type CyclePost, cycleAgain, cyclePost, replaces } from './cycle.js';
-import { delayText } from './delay.js';
 import { notifyRow, reminderActionRow } from './remind-button.js';
 import type { ReminderSender } from './scheduler.js';
-import { fillPlaceholders, fillTemplate, placeholderValues } from './template.js';
+import { fillTemplate, placeholderValues } from './template.js';
 
 /**
  * A reminder as posted: its text in a green container (Components V2). A role or member mention in
@@ -183,7 +184,7 @@ export class DiscordReminderSender implements ReminderSender {
   async followUp(followup: Followup): Promise<SendOutcome> {
     const { guildId } = followup;
     const [settings, facts] = await Promise.all([this.#o.settings.get(guildId), this.#o.guild(guildId)]);
-    const t = translator(publicLocale(settings?.publicLanguage ?? 'auto', facts?.preferredLocale));
+    const t = publicTranslator(settings, facts?.preferredLocale);
     const note = t('remind.upped', {
       user: `<@${followup.uppedBy}>`,
       after: delayText(followup.uppedAt - followup.postedAt, t),
@@ -212,7 +213,7 @@ export class DiscordReminderSender implements ReminderSender {
     post: Exclude<CyclePost, { kind: 'done' | 'wait' }>,
   ): Promise<{ text: string; shown: string; t: Translate }> {
     const facts = await this.#o.guild(guildId);
-    const t = translator(publicLocale(settings?.publicLanguage ?? 'auto', facts?.preferredLocale));
+    const t = publicTranslator(settings, facts?.preferredLocale);
     const values = placeholderValues({
       roleId: settings.reminderRoleId,
       ...(await this.#command()),

@@ -5,6 +5,7 @@
  * as is. What fills `{server}` comes from Discord or the directory: it is escaped, and nothing in
  * a template pings anyone the reminder does not name (the sender's `allowed_mentions`).
  */
+import { checkTemplate, fillPlaceholders, type TemplateCheck } from '../../render/template.js';
 import { safeLine } from '../../render/text.js';
 
 /** A server's name is at most 100 characters on Discord. */
@@ -16,46 +17,9 @@ export type Placeholder = (typeof PLACEHOLDERS)[number];
 /** Counted in characters (code points), as Discord counts an option's length. */
 export const MAX_TEMPLATE_LENGTH = 1_000;
 
-const PLACEHOLDER = /\{([^{}\s]{1,64})\}/gu;
-
-export type TemplateCheck =
-  | { ok: true; template: string }
-  | { ok: false; reason: 'empty' }
-  | { ok: false; reason: 'tooLong'; length: number; max: number }
-  | { ok: false; reason: 'unknownPlaceholder'; placeholder: string };
-
-/**
- * Whether an admin's text can be a template with these placeholders (the reminder's by default;
- * the thank-you line has its own, features/up/thanks.ts) and at most `max` characters. The text
- * is kept as typed (trimmed).
- */
-export function checkTemplate(
-  text: string,
-  placeholders: readonly string[] = PLACEHOLDERS,
-  max = MAX_TEMPLATE_LENGTH,
-): TemplateCheck {
-  const template = text.trim();
-  if (template.length === 0) return { ok: false, reason: 'empty' };
-  const length = [...template].length;
-  if (length > max) return { ok: false, reason: 'tooLong', length, max };
-  for (const match of template.matchAll(PLACEHOLDER)) {
-    const name = match[1] ?? '';
-    if (!placeholders.includes(name))
-      return { ok: false, reason: 'unknownPlaceholder', placeholder: `{${name}}` };
-  }
-  return { ok: true, template };
-}
-
-/**
- * The template with each known placeholder replaced by its value, in one pass (a value that looks
- * like a placeholder is not replaced again); others, which checkTemplate refuses, are left.
- */
-export function fillPlaceholders(template: string, values: Readonly<Record<string, string>>): string {
-  return template
-    .replace(PLACEHOLDER, (whole, name: string) =>
-      Object.hasOwn(values, name) ? (values[name] as string) : whole,
-    )
-    .trim();
+/** Whether an admin's text can be the server's reminder (its placeholders, at most MAX_TEMPLATE_LENGTH). */
+export function checkReminderTemplate(text: string): TemplateCheck {
+  return checkTemplate(text, PLACEHOLDERS, MAX_TEMPLATE_LENGTH);
 }
 
 export interface TemplateValues {

@@ -10,8 +10,8 @@
 import { type APIMessageTopLevelComponent, PermissionFlagsBits } from 'discord.js';
 import { deleteMessage, POSTED_IN_CHANNEL_TYPES, postMessage } from '../../discord/messages.js';
 import { fetchChannelPermissions } from '../../discord/permissions.js';
-import { type Translate, translator } from '../../i18n/index.js';
-import { languageText, publicLocale } from '../../i18n/public-language.js';
+import type { Translate } from '../../i18n/index.js';
+import { languageText, publicTranslator } from '../../i18n/public-language.js';
 import type { BotDeps } from '../../interactions/types.js';
 import { COLORS } from '../../render/colors.js';
 import type { RenderedMessage } from '../../render/message.js';
@@ -22,11 +22,12 @@ import {
   REMINDER_PERMISSIONS,
   roleMention,
 } from '../../render/problems.js';
+import type { TemplateCheck } from '../../render/template.js';
 import { safeCode } from '../../render/text.js';
 import type { PublicLanguage } from '../../store/schema.js';
 import { DEFAULT_PUBLIC_LANGUAGE, type GuildSettings } from '../../store/settings.js';
 import { cycleSettings } from '../reminders/cycle.js';
-import { checkTemplate, type TemplateCheck } from '../reminders/template.js';
+import { checkReminderTemplate } from '../reminders/template.js';
 import { renderConfirmation, renderOverview, renderRefusal, renderTemplateRefusal } from './render.js';
 
 export type SettingsDeps = Pick<
@@ -215,7 +216,7 @@ export async function setReminders(
   if (wrongChannel) return wrongChannel;
   let template: string | null = null;
   if (request.message !== null) {
-    const check = checkTemplate(request.message);
+    const check = checkReminderTemplate(request.message);
     if (!check.ok) {
       return {
         message: renderTemplateRefusal(templateRefusal(check, t), t),
@@ -232,7 +233,7 @@ export async function setReminders(
   if (!cycle.ok) return { message: renderRefusal(t(cycle.refusal, cycle.values), t), outcome: cycle.outcome };
 
   const current = (await deps.settings.get(guildId)) ?? defaults(guildId, deps.now());
-  const publicT = translator(publicLocale(current.publicLanguage, context.guildLocale));
+  const publicT = publicTranslator(current, context.guildLocale);
   const command = await deps.commands.mention('up');
   const posted = await postConfirmation(
     deps,

@@ -3,11 +3,11 @@
  * a template with the placeholders `{member}` (who upped, a mention that pings nobody: every
  * answer's allowed_mentions is empty), `{server}` (its name, escaped), `{ups}` (the directory's up
  * count after it) and `{streak}` (the member's days in a row, features/history/streaks.ts).
- * Checked and filled as the reminder's text is (features/reminders/template.ts).
+ * Checked and filled as the reminder's text is (render/template.ts).
  */
 import type { Translate } from '../../i18n/index.js';
+import { checkTemplate, fillPlaceholders, type TemplateCheck } from '../../render/template.js';
 import { neutralizeMentions, safeLine, stripControl } from '../../render/text.js';
-import { checkTemplate, fillPlaceholders, type TemplateCheck } from '../reminders/template.js';
 
 export const THANKS_PLACEHOLDERS = ['member', 'server', 'ups', 'streak'] as const;
 /** A line, not a letter: counted in characters (code points), as Discord counts an option's length. */

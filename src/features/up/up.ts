@@ -15,10 +15,11 @@
 
 import type { DirectoryClient, ServerStatistics, ServerUpResult } from '../../directory/index.js';
 import type { DiscordLookups } from '../../discord/lookups.js';
-import { type Translate, translator } from '../../i18n/index.js';
-import { publicLocale } from '../../i18n/public-language.js';
+import type { Translate } from '../../i18n/index.js';
+import { publicTranslator } from '../../i18n/public-language.js';
 import type { Responder } from '../../interactions/types.js';
 import type { Logger } from '../../log/logger.js';
+import { delayText } from '../../render/delay.js';
 import type { EmbedMessage, RenderedMessage } from '../../render/message.js';
 import { renderUpResult, type UpOutcome, upOutcome } from '../../render/up.js';
 import { type HistoryRepository, type TimedUpRow, UP_HISTORY_MS } from '../../store/history.js';
@@ -26,7 +27,6 @@ import type { PendingUp, UpJournal } from '../../store/journal.js';
 import type { ReminderRepository } from '../../store/reminders.js';
 import type { GuildSettings, SettingsRepository } from '../../store/settings.js';
 import { memberStreak, STREAK_GRACE_MS, serverStreak } from '../history/streaks.js';
-import { delayText } from '../reminders/delay.js';
 import { remindableTime, remindRow } from '../reminders/remind-button.js';
 import { creditUp } from './follows.js';
 import { thanksLine } from './thanks.js';
@@ -365,10 +365,10 @@ export interface UpAudience {
 }
 
 /** The server's public language for this up's answer. */
-export async function publicTranslator(
+async function audienceTranslator(
   audience: Pick<UpAudience, 'settings' | 'guildLocale'>,
 ): Promise<Translate> {
-  return translator(publicLocale((await audience.settings)?.publicLanguage ?? 'auto', audience.guildLocale));
+  return publicTranslator(await audience.settings, audience.guildLocale);
 }
 
 /** Renders the decision once, in the reader's language, and sends it: public or private. */
@@ -385,7 +385,7 @@ export async function answerUp(
     serverName: audience.serverName ?? null,
   };
   if (decision.publicly) {
-    const t = await publicTranslator(audience);
+    const t = await audienceTranslator(audience);
     await audience.reply.public(dress(renderUpDecision(decision, t, now, extras), t));
   } else {
     const t = audience.person;

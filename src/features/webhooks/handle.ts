@@ -15,8 +15,7 @@
 import type { REST } from 'discord.js';
 import { failedPost, type GuildFactsLookup } from '../../discord/guild-posts.js';
 import { type PostFailure, postMessage } from '../../discord/messages.js';
-import { translator } from '../../i18n/index.js';
-import { publicLocale } from '../../i18n/public-language.js';
+import { publicTranslator } from '../../i18n/public-language.js';
 import type { Logger } from '../../log/logger.js';
 import type { HistoryRepository } from '../../store/history.js';
 import type { CommentPostRepository, UpWatchRepository } from '../../store/notifications.js';
@@ -76,7 +75,7 @@ export class DirectoryEventHandler implements EventHandler {
     const setup = await this.#o.webhooks.get(guildId);
     if (!setup) return { kind: 'failed', reason: 'webhook-off' };
     const [settings, facts] = await Promise.all([this.#o.settings.get(guildId), this.#o.guild(guildId)]);
-    const t = translator(publicLocale(settings?.publicLanguage ?? 'auto', facts?.preferredLocale));
+    const t = publicTranslator(settings, facts?.preferredLocale);
     const layout = renderEvent(event, t);
     if (!layout) return { kind: 'sent' };
     const posted =

@@ -1,14 +1,4 @@
-/**
- * /settings webhook | webhook-off: where the directory's events for this server are announced,
- * and the key its deliveries carry. The key is checked for what a copy-paste can get wrong,
- * stored only as a salted hash (store/webhooks.ts), and never shown again, logged or echoed: the
- * answer gives the URL to paste on the server's page and the steps, privately.
- *
- * Choosing the channel proves it works, as for reminders: the bot posts a short confirmation
- * there first, and saves nothing if it cannot.
- */
-import { translator } from '../../i18n/index.js';
-import { publicLocale } from '../../i18n/public-language.js';
+import { publicTranslator } from '../../i18n/public-language.js';
 import type { BotDeps } from '../../interactions/types.js';
 import { COLORS } from '../../render/colors.js';
 import { fitLayout, notice } from '../../render/layout.js';
@@ -65,7 +55,7 @@ export async function setWebhook(
     };
   }
   const settings = await deps.settings.get(guildId);
-  const publicT = translator(publicLocale(settings?.publicLanguage ?? 'auto', context.guildLocale));
+  const publicT = publicTranslator(settings, context.guildLocale);
   const posted = await postConfirmation(deps, context, request.channelId, [
     notice(
       COLORS.info,

@@ -21,7 +21,7 @@ import type { GuildFactsLookup } from '../../discord/guild-posts.js';
 import { NO_MENTIONS_API } from '../../discord/mentions.js';
 import { postMessage } from '../../discord/messages.js';
 import { translator } from '../../i18n/index.js';
-import { publicLocale } from '../../i18n/public-language.js';
+import { publicTranslator } from '../../i18n/public-language.js';
 import type { Logger } from '../../log/logger.js';
 import { messageFields } from '../../render/message.js';
 import { renderUpSeen } from '../../render/up-v3.js';
@@ -143,7 +143,7 @@ async function thank(
   const settings = await deps.settings.get(guildId);
   if (!settings?.thanksTemplate || !settings.reminderChannelId) return { kind: 'sent' };
   const facts = await deps.guild(guildId);
-  const t = translator(publicLocale(settings.publicLanguage ?? 'auto', facts?.preferredLocale));
+  const t = publicTranslator(settings, facts?.preferredLocale);
   const ups = await deps.history.timed(guildId, event.at - STREAK_LOOKBACK_MS, event.at + 1);
   const times = ups.filter((u) => u.userId === event.userId).map((u) => u.at);
   const line = thanksLine(

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  checkTemplate,
+  checkReminderTemplate as checkTemplate,
   fillTemplate,
   MAX_TEMPLATE_LENGTH,
 } from '../../../src/features/reminders/template.js';

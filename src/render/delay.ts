@@ -1,5 +1,8 @@
-/** How long after a reminder an up came, in words: "42 s", "3 min", "1 h 5 min" (in the reader's language). */
-import type { Translate } from '../../i18n/index.js';
+/**
+ * A delay in words: "42 s", "3 min", "1 h 5 min" (in the reader's language): how long after a
+ * reminder an up came, a streak's grace, a leaderboard's reaction times.
+ */
+import type { Translate } from '../i18n/index.js';
 
 export function delayText(ms: number, t: Translate): string {
   const seconds = Math.max(0, Math.round(ms / 1000));
