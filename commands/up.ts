@@ -9,7 +9,6 @@
  */
 import { type ChatInputCommandInteraction, MessageFlags, PermissionFlagsBits } from 'discord.js';
 import { NotFoundError } from '../src/directory/index.js';
-import { NO_MENTIONS } from '../src/discord/mentions.js';
 import { describeUpFailure } from '../src/features/up/failure.js';
 import { V3_UP_EVERY_MS } from '../src/features/up/follows.js';
 import { answerUp, decideUp, readSettings } from '../src/features/up/up.js';
@@ -17,6 +16,7 @@ import type { Translate } from '../src/i18n/index.js';
 import { GuildOnlyError } from '../src/interactions/error-message.js';
 import type { CommandContext, SlashCommand } from '../src/interactions/types.js';
 import type { Logger } from '../src/log/logger.js';
+import { NO_MENTIONS } from '../src/render/mentions.js';
 import { problemText } from '../src/render/problems.js';
 import { renderUpOnSite } from '../src/render/up-v3.js';
 import { WATCH_MS } from '../src/store/notifications.js';

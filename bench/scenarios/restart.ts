@@ -3,7 +3,7 @@
  * dist/src/app/main.js`, 4 shards, realistic guilds) gets SIGTERM once its 4 gateway sessions are
  * in its store (SQLite in a fresh DATA_DIR per round), and the next process starts on the same
  * DATA_DIR as soon as it has exited: it restores the guilds from the snapshot and RESUMEs
- * (src/discord/gateway-sessions.ts). From the SIGTERM until every shard has resumed, an /up comes
+ * (src/gateway/gateway-sessions.ts). From the SIGTERM until every shard has resumed, an /up comes
  * every 100 ms (on guilds of every shard) and the bot is added to a guild every 250 ms.
  *
  * Per round: the IDENTIFYs of the new process (target 0); each shard's time with no connection

@@ -7,8 +7,8 @@
  * stand-in's clock. First a warm-up burst of 200 (reported apart), then the 500 three times over.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { DEFERRAL_CONNECTIONS, DEFERRAL_PIPELINING } from '../../src/discord/acknowledge.js';
-import { DISCORD_REST_CONNECTIONS } from '../../src/discord/rest-agent.js';
+import { DEFERRAL_CONNECTIONS, DEFERRAL_PIPELINING } from '../../src/gateway/acknowledge.js';
+import { DISCORD_REST_CONNECTIONS } from '../../src/gateway/rest-agent.js';
 import { makeGuilds } from '../../test/discord/index.js';
 import { pooled, startIsolatedBotRig, type UpRecord } from '../lib/bot.js';
 import { size } from '../lib/env.js';

@@ -16,10 +16,10 @@
 import { readFileSync } from 'node:fs';
 import { REST, type RESTOptions } from '@discordjs/rest';
 import type { Insertable } from 'kysely';
-import { paceGlobally } from '../../src/discord/global-pace.js';
-import { createDiscordRestAgent, encodeFormsFirst } from '../../src/discord/rest-agent.js';
 import { spreadOf } from '../../src/features/digests/plan.js';
 import { DigestScheduler, DigestSender } from '../../src/features/digests/send.js';
+import { paceGlobally } from '../../src/gateway/global-pace.js';
+import { createDiscordRestAgent, encodeFormsFirst } from '../../src/gateway/rest-agent.js';
 import { createLogger } from '../../src/log/logger.js';
 import { ChartRenderer } from '../../src/render/charts.js';
 import { pendingColumns } from '../../src/store/claims.js';

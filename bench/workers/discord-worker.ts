@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Events, GatewayIntentBits } from 'discord.js';
-import { createDiscordClient } from '../../src/discord/client.js';
+import { createDiscordClient } from '../../src/gateway/client.js';
 import { openStore } from '../../src/store/index.js';
 import type { WorkerRequest, WorkerResult } from '../lib/children.js';
 

@@ -17,8 +17,8 @@ import type { SessionInfo } from '@discordjs/ws';
 import { DEFERRAL_RULES } from '../../commands/deferrals.js';
 import type { Config } from '../config/env.js';
 import { expectedShards } from '../config/sharding.js';
-import type { PrestartedThread } from '../discord/gateway-thread-start.js';
-import { loadSaved, resumable } from '../discord/saved-sessions.js';
+import type { PrestartedThread } from '../gateway/gateway-thread-start.js';
+import { loadSaved, resumable } from '../gateway/saved-sessions.js';
 import type { Logger } from '../log/logger.js';
 import { GatewaySessionRepository, type GatewaySnapshot, type Store } from '../store/index.js';
 

@@ -6,12 +6,12 @@
  */
 import { type Client, Events } from 'discord.js';
 import type { Config } from '../config/env.js';
-import { deferralAddress, InteractionAcknowledger } from '../discord/acknowledge.js';
-import { rulesOf } from '../discord/deferral-rules.js';
-import type { GatewaySessions } from '../discord/gateway-sessions.js';
-import type { InteractionTap } from '../discord/gateway-tap.js';
-import type { PrestartedThread } from '../discord/gateway-thread-start.js';
-import { identifyBudgetRefusal } from '../discord/identify-budget.js';
+import { deferralAddress, InteractionAcknowledger } from '../gateway/acknowledge.js';
+import { rulesOf } from '../gateway/deferral-rules.js';
+import type { GatewaySessions } from '../gateway/gateway-sessions.js';
+import type { InteractionTap } from '../gateway/gateway-tap.js';
+import type { PrestartedThread } from '../gateway/gateway-thread-start.js';
+import { identifyBudgetRefusal } from '../gateway/identify-budget.js';
 import { createRouter, type Router, type RouterHooks } from '../interactions/router.js';
 import type { BotDeps, Registry } from '../interactions/types.js';
 import type { Logger } from '../log/logger.js';

@@ -9,7 +9,7 @@
  * the other core meanwhile, and a restart's saved sessions are resumed on it as soon as they are
  * read (early-resume.ts). Everything else is run.ts.
  */
-import { prestartGatewayThread } from '../discord/gateway-thread-start.js';
+import { prestartGatewayThread } from '../gateway/gateway-thread-start.js';
 import { loadOrExit } from './startup.js';
 
 const config = loadOrExit(['discordToken']);

@@ -4,7 +4,7 @@
  * then the bot, its operations endpoint and its shutdown.
  */
 import { type Config, secretsOf } from '../config/env.js';
-import type { PrestartedThread } from '../discord/gateway-thread-start.js';
+import type { PrestartedThread } from '../gateway/gateway-thread-start.js';
 import { createLogger } from '../log/logger.js';
 import { createMetrics } from '../ops/metrics.js';
 import { startTracing, tracingOptions } from '../ops/tracing.js';
@@ -35,7 +35,7 @@ export async function runBot(config: Config, gatewayThread: PrestartedThread): P
   const [{ createBot }, { registry }, { IdentifyBudgetError }, { WebhookListenError }] = await Promise.all([
     import('./bot.js'),
     import('../../commands/index.js'),
-    import('../discord/identify-budget.js'),
+    import('../gateway/identify-budget.js'),
     import('../features/webhooks/receiver.js'),
   ]);
   const bot = await openOrExit(() =>

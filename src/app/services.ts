@@ -10,7 +10,6 @@ import type { Config } from '../config/env.js';
 import { DirectoryClient, type RequestEvent } from '../directory/index.js';
 import { RetirementWatch } from '../directory/retired.js';
 import { PUBLISHED_LIMITS } from '../directory/versions.js';
-import type { ShardView } from '../discord/shard-stats.js';
 import {
   leaseHolder,
   NotificationsService,
@@ -19,6 +18,7 @@ import {
 import { notificationIntake } from '../features/notifications/intake.js';
 import { keyLease } from '../features/notifications/lease.js';
 import { V3_UP_EVERY_MS } from '../features/up/follows.js';
+import type { ShardView } from '../gateway/shard-stats.js';
 import { Host } from '../hosts/hosts.js';
 import type { Logger } from '../log/logger.js';
 import { LEDGER_WARN_EVERY_MS, logThrottle } from '../log/throttle.js';

@@ -209,7 +209,7 @@ export interface Config {
     devGuildId: string | undefined;
     /**
      * IDENTIFY_BUDGET_FLOOR: the start is refused when identifying this process's shards would
-     * leave fewer of Discord's daily identifies than this (src/discord/identify-budget.ts); 0: only when
+     * leave fewer of Discord's daily identifies than this (src/gateway/identify-budget.ts); 0: only when
      * fewer are left than the shards need.
      */
     identifyFloor: number;

@@ -146,7 +146,7 @@ export function parseShardList(value: string | undefined): number[] {
 /**
  * The shards this process will run and their count, when the configuration says (not with
  * SHARD_COUNT=auto, which Discord decides at login): what its gateway sessions are read for as it
- * starts (discord/gateway-sessions.ts).
+ * starts (gateway/gateway-sessions.ts).
  */
 export function expectedShards(sharding: {
   shardCount: number | 'auto';

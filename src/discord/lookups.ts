@@ -13,7 +13,6 @@ import { makeURLSearchParams, type REST } from '@discordjs/rest';
 import { type APIGuild, type APIUser, type Client, Routes } from 'discord.js';
 import { isSnowflake, type ServerStatistics } from '../directory/index.js';
 import { bounded } from '../time/bounded.js';
-import type { ChannelNames } from './channel-names.js';
 
 /** What an up or a server report sends of the guild: the directory's server statistics. */
 export type GuildStats = ServerStatistics;
@@ -117,13 +116,21 @@ export interface DiscordLookups {
 }
 
 /**
+ * Where the names of the channels interactions come from are kept: the gateway's ChannelNames
+ * (gateway/channel-names.ts) in the bot, fed from every INTERACTION_CREATE.
+ */
+export interface InteractionChannelNames {
+  interactionChannelName(channelId: string): string | undefined;
+}
+
+/**
  * The look-ups over the bot's client; each REST read is bounded by `timeoutMs`. A guild's
  * statistics come from `guildStats` when given (guild-stats.ts: the gateway's cache first), else
  * from Discord's REST.
  */
 export function discordLookups(
   client: Client,
-  channels: Pick<ChannelNames, 'interactionChannelName'>,
+  channels: InteractionChannelNames,
   timeoutMs: number,
   guildStats?: DiscordLookups['guildStats'],
 ): DiscordLookups {

@@ -2,8 +2,8 @@
  * A member's permissions in a channel, computed as Discord does (docs: topics/permissions,
  * "Permission Overwrites"): @everyone and the member's roles, Administrator, then the channel's
  * overwrites for @everyone, for the member's roles together, and for the member. discord.js
- * cannot do it here: this bot keeps no channels and no roles (client.ts), so the parts come from
- * REST. Used when a post failed, to tell an admin exactly which permission to grant.
+ * cannot do it here: this bot keeps no channels and no roles (gateway/client.ts), so the parts
+ * come from REST. Used when a post failed, to tell an admin exactly which permission to grant.
  */
 
 import {

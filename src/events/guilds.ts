@@ -4,8 +4,8 @@
  * what the store keeps about the server (its settings and reminders).
  */
 import { type Client, Events, type Guild } from 'discord.js';
-import type { ChannelNames, ReportChannel } from '../discord/channel-names.js';
 import type { DiscordLookups } from '../discord/lookups.js';
+import type { ChannelNames, ReportChannel } from '../gateway/channel-names.js';
 import type { Logger } from '../log/logger.js';
 import type { SettingsRepository } from '../store/index.js';
 import type { GuildReport, ServerReporter } from '../tasks/server-reports.js';

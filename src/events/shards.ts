@@ -36,7 +36,7 @@ export function watchShards(client: Client, logger: Logger, onFatal?: (reason: s
 
 /**
  * `then` once discord.js is ready and every shard's session is live: a session restored from the
- * store makes discord.js ready before its shard has resumed (discord/gateway-sessions.ts), and a
+ * store makes discord.js ready before its shard has resumed (gateway/gateway-sessions.ts), and a
  * restored session Discord refused ends with the shard identifying instead.
  */
 export function onceConnected(client: Client, sessions: { resuming(): boolean }, then: () => void): void {

@@ -17,7 +17,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ShardState, ShardView } from '../discord/shard-stats.js';
+import type { ShardState, ShardView } from '../gateway/shard-stats.js';
 import type { Logger } from '../log/logger.js';
 import { type Store, StoreError } from '../store/index.js';
 import { PeriodicTask } from '../tasks/periodic.js';

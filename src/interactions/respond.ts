@@ -10,7 +10,7 @@ import {
   Routes,
   type UserContextMenuCommandInteraction,
 } from 'discord.js';
-import { NO_MENTIONS, NO_MENTIONS_API } from '../discord/mentions.js';
+import { NO_MENTIONS, NO_MENTIONS_API } from '../render/mentions.js';
 import { messageFields, type RenderedMessage } from '../render/message.js';
 import type { Responder } from './types.js';
 

@@ -17,17 +17,17 @@ import {
   MessageFlags,
   type UserContextMenuCommandInteraction,
 } from 'discord.js';
-import { type InteractionAcknowledger, markDeferred } from '../discord/acknowledge.js';
+import { type InteractionAcknowledger, markDeferred } from '../gateway/acknowledge.js';
 import {
   applicationCommandDeferral,
   commandDeferral,
   type Deferral,
   type InteractionPacket,
   rulesOf,
-} from '../discord/deferral-rules.js';
-import { NO_MENTIONS } from '../discord/mentions.js';
+} from '../gateway/deferral-rules.js';
 import { resolveLocale, translator } from '../i18n/index.js';
 import { customIdPrefix } from '../render/custom-id.js';
+import { NO_MENTIONS } from '../render/mentions.js';
 import type { RenderedMessage } from '../render/message.js';
 import { doneWithin } from '../time/bounded.js';
 import { annotate } from '../trace/spans.js';

@@ -12,7 +12,7 @@ import {
   PermissionFlagsBits,
 } from 'discord.js';
 import { describe, expect, it } from 'vitest';
-import { trimmedCache } from '../../src/discord/client.js';
+import { trimmedCache } from '../../src/gateway/client.js';
 import {
   ALL_PERMISSIONS,
   botRoleOf,

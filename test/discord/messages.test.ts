@@ -7,7 +7,7 @@ import { PermissionFlagsBits, REST, type RESTOptions } from 'discord.js';
 import type { Dispatcher } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { postMessage, sendDirectMessage } from '../../src/discord/messages.js';
-import { createDiscordRestAgent } from '../../src/discord/rest-agent.js';
+import { createDiscordRestAgent } from '../../src/gateway/rest-agent.js';
 import {
   botRoleOf,
   type DiscordStandIn,

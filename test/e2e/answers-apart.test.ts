@@ -6,7 +6,7 @@
  */
 import { Routes } from 'discord.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isInteractionAnswer } from '../../src/discord/answers-rest.js';
+import { isInteractionAnswer } from '../../src/gateway/answers-rest.js';
 import { makeGuild, snowflake } from '../discord/index.js';
 import { IDS } from '../emulator/index.js';
 import { type Harness, startHarness } from './harness.js';

@@ -6,7 +6,7 @@
  * it, before any look-up of the guild and before the directory hears of the up.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFERRAL_CONNECTIONS } from '../../src/discord/acknowledge.js';
+import { DEFERRAL_CONNECTIONS } from '../../src/gateway/acknowledge.js';
 import { makeGuilds } from '../discord/index.js';
 import { startCallbackRelay } from '../discord/relay.js';
 import { itLeavesNoTrace } from './expectations.js';

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { resumeEarly } from '../../src/app/early-resume.js';
 import { openBotStore } from '../../src/app/open-store.js';
 import { loadConfig } from '../../src/config/env.js';
-import { prestartGatewayThread } from '../../src/discord/gateway-thread-start.js';
+import { prestartGatewayThread } from '../../src/gateway/gateway-thread-start.js';
 import { createLogger } from '../../src/log/logger.js';
 import { GatewaySessionRepository } from '../../src/store/index.js';
 import { type DiscordStandIn, discordLikeToken, makeGuild, snowflake } from '../discord/index.js';

@@ -1,13 +1,13 @@
 /**
  * With DISCORD_REST_PROXY_URL the real bot sends its bot-token requests through the REST proxy
- * (src/discord/rest-proxy.ts, in this process), and its interactions' own requests straight to
+ * (src/gateway/rest-proxy.ts, in this process), and its interactions' own requests straight to
  * Discord: the deferral (acknowledge.ts), the answers (answers-rest.ts) and a first response
  * discord.js sends itself. What the proxy forwarded is read from its REST's `response` events.
  */
 import { RESTEvents, Routes } from 'discord.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isInteractionAnswer } from '../../src/discord/answers-rest.js';
-import { type RestProxy, startRestProxy } from '../../src/discord/rest-proxy.js';
+import { isInteractionAnswer } from '../../src/gateway/answers-rest.js';
+import { type RestProxy, startRestProxy } from '../../src/gateway/rest-proxy.js';
 import { createLogger } from '../../src/log/logger.js';
 import { makeGuild, snowflake } from '../discord/index.js';
 import { IDS } from '../emulator/index.js';

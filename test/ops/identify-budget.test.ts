@@ -1,5 +1,5 @@
 /**
- * Discord's daily identify budget at start (src/discord/identify-budget.ts) as an operator meets
+ * Discord's daily identify budget at start (src/gateway/identify-budget.ts) as an operator meets
  * it: a bot killed at start again and again (a crash loop) starts while identifying its shards
  * leaves IDENTIFY_BUDGET_FLOOR identifies, then refuses in one line, exit 1, before any IDENTIFY;
  * the metrics showed what each start spent.

@@ -1,5 +1,5 @@
 /**
- * Gateway sessions that outlive the process (src/discord/gateway-sessions.ts), as an operator's
+ * Gateway sessions that outlive the process (src/gateway/gateway-sessions.ts), as an operator's
  * deploy meets them: the built main.js with 4 shards against the stand-in, stopped and started
  * again on the same store.
  *

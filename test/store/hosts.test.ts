@@ -5,7 +5,7 @@
  * lease and the staleness are scaled down to a second or two.
  */
 import { describe, expect, it } from 'vitest';
-import type { ShardState, ShardView } from '../../src/discord/shard-stats.js';
+import type { ShardState, ShardView } from '../../src/gateway/shard-stats.js';
 import { adoptOrphanedUps, hostJournalOwner } from '../../src/hosts/adopt.js';
 import { Host, type HostOptions } from '../../src/hosts/hosts.js';
 import { HostRepository } from '../../src/hosts/store.js';

@@ -1,5 +1,5 @@
 /**
- * The deferral sent from the gateway packet (src/discord/acknowledge.ts), over real sockets: against
+ * The deferral sent from the gateway packet (src/gateway/acknowledge.ts), over real sockets: against
  * the Discord stand-in for what it sends, and against a scripted server for what Discord may do
  * to it (429, refusal, a dropped connection, nobody there). Its errors never carry the token.
  */
@@ -11,8 +11,8 @@ import {
   AcknowledgeError,
   DEFERRAL_CONNECTIONS,
   InteractionAcknowledger,
-} from '../../src/discord/acknowledge.js';
-import type { Deferral } from '../../src/discord/deferral-rules.js';
+} from '../../src/gateway/acknowledge.js';
+import type { Deferral } from '../../src/gateway/deferral-rules.js';
 import { type DiscordStandIn, makeGuild, startDiscordStandIn } from '../discord/index.js';
 import { closedPortUrl } from '../e2e/harness.js';
 

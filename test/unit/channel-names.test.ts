@@ -5,7 +5,7 @@
  */
 import { ChannelType, GatewayDispatchEvents as E } from 'discord.js';
 import { describe, expect, it } from 'vitest';
-import { ChannelNames } from '../../src/discord/channel-names.js';
+import { ChannelNames } from '../../src/gateway/channel-names.js';
 
 const GUILD = '900000000000000001';
 

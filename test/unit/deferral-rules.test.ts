@@ -1,12 +1,12 @@
 /**
- * The deferral table the gateway's thread decides from (src/discord/deferral-rules.ts): the same
+ * The deferral table the gateway's thread decides from (src/gateway/deferral-rules.ts): the same
  * answer as the router's for every command of the registry, nothing for what is not a command of it.
  */
 import { ApplicationCommandType, InteractionResponseType, InteractionType } from 'discord-api-types/v10';
 import { describe, expect, it } from 'vitest';
 import { DEFERRAL_RULES } from '../../commands/deferrals.js';
 import { registry } from '../../commands/index.js';
-import { applicationCommandDeferral, rulesOf } from '../../src/discord/deferral-rules.js';
+import { applicationCommandDeferral, rulesOf } from '../../src/gateway/deferral-rules.js';
 
 const rules = rulesOf(registry.commands, registry.userCommands);
 const packet = (name: unknown, type = ApplicationCommandType.ChatInput) => ({

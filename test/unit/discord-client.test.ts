@@ -9,7 +9,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const built = pathToFileURL(`${root}dist/src/discord/client.js`).href;
+const built = pathToFileURL(`${root}dist/src/gateway/client.js`).href;
 
 /** Makes a guild (the first one makes discord.js build its channel and role managers), then `after`. */
 function script(make: 'createDiscordClient' | 'plain', after = ''): string {

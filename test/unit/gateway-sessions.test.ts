@@ -1,6 +1,6 @@
 /**
- * What a gateway session keeps of the bot's guilds, and when (src/discord/gateway-sessions.ts,
- * src/discord/guild-snapshot.ts), without a gateway: a guild written as a packet reads back in
+ * What a gateway session keeps of the bot's guilds, and when (src/gateway/gateway-sessions.ts,
+ * src/gateway/guild-snapshot.ts), without a gateway: a guild written as a packet reads back in
  * another client as the bot knew it; the saves carry the session with exactly the guilds that
  * changed since the last one (all of them for a new session), keep what a failed save had for
  * the next, and stop at close; a restored session gives discord.js a READY and its guilds, marked
@@ -9,10 +9,10 @@
 import type { SessionInfo } from '@discordjs/ws';
 import type { Client, Guild } from 'discord.js';
 import { describe, expect, it } from 'vitest';
-import { ChannelNames } from '../../src/discord/channel-names.js';
-import { createDiscordClient } from '../../src/discord/client.js';
-import { GatewaySessions, RESTORED } from '../../src/discord/gateway-sessions.js';
-import { guildPacket } from '../../src/discord/guild-snapshot.js';
+import { ChannelNames } from '../../src/gateway/channel-names.js';
+import { createDiscordClient } from '../../src/gateway/client.js';
+import { GatewaySessions, RESTORED } from '../../src/gateway/gateway-sessions.js';
+import { guildPacket } from '../../src/gateway/guild-snapshot.js';
 import { createLogger } from '../../src/log/logger.js';
 import type { GatewaySave, GatewaySnapshot } from '../../src/store/index.js';
 

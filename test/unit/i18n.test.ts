@@ -75,6 +75,7 @@ const SOURCE_DIRS = [
   'src/render',
   'src/app',
   'src/discord',
+  'src/gateway',
   'src/interactions',
   'src/events',
   'src/features',

@@ -1,10 +1,10 @@
 /**
  * The start refused before it spends Discord's daily identifies below IDENTIFY_BUDGET_FLOOR
- * (src/discord/identify-budget.ts), in every mode: one host, each of several, each shard process.
+ * (src/gateway/identify-budget.ts), in every mode: one host, each of several, each shard process.
  * The whole path (a crash loop against the stand-in): test/ops/identify-budget.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { identifyBudgetRefusal } from '../../src/discord/identify-budget.js';
+import { identifyBudgetRefusal } from '../../src/gateway/identify-budget.js';
 
 const limit = (remaining: number, resetAfterMs = 3 * 3_600_000 + 25 * 60_000) => ({
   remaining,

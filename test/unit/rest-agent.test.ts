@@ -6,7 +6,7 @@ import diagnosticsChannel from 'node:diagnostics_channel';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDiscordRestAgent } from '../../src/discord/rest-agent.js';
+import { createDiscordRestAgent } from '../../src/gateway/rest-agent.js';
 import { type DiscordStandIn, startDiscordStandIn } from '../discord/index.js';
 
 let discord: DiscordStandIn;

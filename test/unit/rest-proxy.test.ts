@@ -1,5 +1,5 @@
 /**
- * The REST proxy (src/discord/rest-proxy.ts, @discordjs/proxy on a @discordjs/rest REST) in front
+ * The REST proxy (src/gateway/rest-proxy.ts, @discordjs/proxy on a @discordjs/rest REST) in front
  * of the Discord stand-in enforcing Discord's global limit, 50 requests a second for the token:
  * what @discordjs/proxy forwards with `auth: false` is held to that limit (queued, never refused);
  * /healthz is the proxy's own; an upstream that cannot be reached is a 502; stopping lets a request
@@ -8,7 +8,7 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startRestProxy } from '../../src/discord/rest-proxy.js';
+import { startRestProxy } from '../../src/gateway/rest-proxy.js';
 import { type DiscordStandIn, makeGuild, snowflake, startDiscordStandIn } from '../discord/index.js';
 import { closedPortUrl, LOCALHOST } from '../support/local.js';
 import { captureLogger } from '../support/logs.js';

@@ -15,7 +15,7 @@ import {
   managedShards,
   type ShardSnapshot,
   shardStates,
-} from '../../src/discord/shard-stats.js';
+} from '../../src/gateway/shard-stats.js';
 import { createLogger } from '../../src/log/logger.js';
 import { createMetrics } from '../../src/ops/metrics.js';
 import { tempDir } from '../support/temp.js';

@@ -3,7 +3,7 @@
  * time zone, plus a share of DIGEST_SPREAD_MS fixed by the server's id. 10,000 servers whose
  * periods end at one boundary (Monday 00:00 UTC) are then spread over five minutes rather than
  * sent at once: the store's looks, the charts drawn and Discord's global limit (50 requests a
- * second, paced by discord/global-pace.ts) all take them in turn.
+ * second, paced by gateway/global-pace.ts) all take them in turn.
  */
 import { createHash } from 'node:crypto';
 import type { DigestPlan } from '../../store/digests.js';

@@ -1,6 +1,6 @@
 /**
  * Noticing that a server deleted the role its reminders mention. The bot caches no roles
- * (discord/client.ts), and a REST call per reminder would cost a request per reminder, so the
+ * (gateway/client.ts), and a REST call per reminder would cost a request per reminder, so the
  * gateway tells: GUILD_ROLE_DELETE while connected, and each GUILD_CREATE (at connect, and after a
  * server was unavailable) lists the roles that exist, checked for the servers whose reminders
  * mention a role (read from the store once at start, and kept as /settings changes them). A

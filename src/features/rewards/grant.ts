@@ -3,7 +3,7 @@
  * its own above it, not a managed role nor @everyone), asked when an admin sets a reward and
  * before each grant, and the grant or removal itself, sorted into what the outbox records: given
  * (sent), refused for good (failed, with the reason kept on the row) or worth another try.
- * The bot keeps no roles in its cache (discord/client.ts), so the guild's roles and the bot's
+ * The bot keeps no roles in its cache (gateway/client.ts), so the guild's roles and the bot's
  * member are read over REST. discord.js's REST client waits out Discord's 429s itself.
  */
 import {

@@ -18,11 +18,11 @@
  */
 import { MessageFlags, type REST, Routes } from 'discord.js';
 import type { GuildFactsLookup } from '../../discord/guild-posts.js';
-import { NO_MENTIONS_API } from '../../discord/mentions.js';
 import { postMessage } from '../../discord/messages.js';
 import { translator } from '../../i18n/index.js';
 import { publicTranslator } from '../../i18n/public-language.js';
 import type { Logger } from '../../log/logger.js';
+import { NO_MENTIONS_API } from '../../render/mentions.js';
 import { messageFields } from '../../render/message.js';
 import { renderUpSeen } from '../../render/up-v3.js';
 import type { HistoryRepository } from '../../store/history.js';

@@ -12,7 +12,7 @@ import type { EarlyResume, ToGatewayThread } from './gateway-thread-protocol.js'
 
 /** The gateway's thread, started without its data: it waits for an `init` message. */
 export function startGatewayThread(): Worker {
-  return new Worker(threadScript(import.meta.url, 'src/discord', 'gateway-thread.js'));
+  return new Worker(threadScript(import.meta.url, 'src/gateway', 'gateway-thread.js'));
 }
 
 export interface PrestartedThread {

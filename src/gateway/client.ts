@@ -16,12 +16,12 @@ import { DefaultRestOptions, type RESTOptions } from '@discordjs/rest';
 import type { IIdentifyThrottler, WebSocketManager } from '@discordjs/ws';
 import { Client, GatewayIntentBits, Options } from 'discord.js';
 import type { Dispatcher } from 'undici';
+import { NO_MENTIONS } from '../render/mentions.js';
 import { sendAnswersApart } from './answers-rest.js';
 import { ChannelNames, type ChannelNamesOptions } from './channel-names.js';
 import type { InteractionTap } from './gateway-tap.js';
 import { GatewayThreadStrategy } from './gateway-thread-strategy.js';
 import { paceGlobally } from './global-pace.js';
-import { NO_MENTIONS } from './mentions.js';
 import { createDiscordRestAgent, encodeFormsFirst } from './rest-agent.js';
 
 export interface DiscordClientOptions {
