@@ -42,6 +42,11 @@ export interface UpJournal {
   add(entry: PendingUp): Promise<void>;
   remove(interactionId: string): Promise<void>;
   list(): Promise<PendingUp[]>;
+  /**
+   * Whether this process added the entry and is answering it now (a live /up): the recovery after
+   * a restart, which reads the journal as the first interactions come, must leave it alone.
+   */
+  inFlight?(interactionId: string): boolean;
 }
 
 /** How long an interaction token answers: past it an entry is of no use to anyone. */
@@ -72,6 +77,8 @@ export class StoreUpJournal implements UpJournal {
   #chain: Promise<unknown> = Promise.resolve();
   /** Changes waiting for the next write; undefined while none is scheduled. */
   #batch: PendingChange[] | undefined;
+  /** The entries this process added and has not removed: the ups it is answering itself. */
+  readonly #mine = new Set<string>();
 
   constructor(store: Store, options: StoreUpJournalOptions = {}) {
     this.#store = store;
@@ -80,11 +87,17 @@ export class StoreUpJournal implements UpJournal {
   }
 
   add(entry: PendingUp): Promise<void> {
+    this.#mine.add(entry.interactionId);
     return this.#update(entry.interactionId, entry);
   }
 
   remove(interactionId: string): Promise<void> {
+    this.#mine.delete(interactionId);
     return this.#update(interactionId, undefined);
+  }
+
+  inFlight(interactionId: string): boolean {
+    return this.#mine.has(interactionId);
   }
 
   /**

@@ -1,4 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { recoverPendingUps } from '../../src/features/up/recover.js';
+import { createLogger } from '../../src/log/logger.js';
 import { openStore, Store, StoreError, StoreUpJournal, TOKEN_LIFETIME_MS } from '../../src/store/index.js';
 import type { PendingUp } from '../../src/store/journal.js';
 import { ENGINES, freshStore, type Place } from './places.js';
@@ -42,6 +44,44 @@ describe.each(ENGINES)('the journal of ups in flight in the store (%s)', (engine
     store = await openStore(place.options);
     const second = new StoreUpJournal(store, { now });
     expect(await second.list()).toEqual([entry('1'), entry('3')]);
+  });
+
+  it('tells the ups this process is answering from those a process before it left: the recovery leaves a live /up alone', async () => {
+    const before = new StoreUpJournal(store, { now });
+    await before.add(entry('1'));
+    // The next process, of the same name: a /up comes as it starts recovering.
+    const next = new StoreUpJournal(await another(), { now });
+    await next.add(entry('2'));
+    expect(await ids(next)).toEqual(['1', '2']);
+    expect([next.inFlight('1'), next.inFlight('2')]).toEqual([false, true]);
+    const sent: string[] = [];
+    const answered = await recoverPendingUps({
+      journal: next,
+      directory: {
+        postServer: async (update) => {
+          sent.push(String(update.upUserId));
+          throw new Error('the directory is away');
+        },
+      },
+      discord: { guildStats: async () => ({}) },
+      reminders: { scheduleGuild: async () => 'scheduled', getGuild: async () => undefined },
+      wakeReminders: () => undefined,
+      history: { record: async () => true, timed: async () => [] },
+      settings: { get: async () => undefined },
+      rest: {
+        post: async () => undefined,
+        delete: async () => undefined,
+        patch: async () => undefined,
+      } as never,
+      logger: createLogger({ level: 'silent' }),
+      now,
+    });
+    // Only the entry left before: the live /up answers its own.
+    expect(sent).toEqual([entry('1').userId]);
+    expect(answered).toBe(1);
+    expect(next.inFlight('2')).toBe(true);
+    await next.remove('2');
+    expect(next.inFlight('2')).toBe(false);
   });
 
   it('keeps the entries of each process apart, so shard processes never answer the same up', async () => {

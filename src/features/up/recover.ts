@@ -32,7 +32,11 @@ export async function recoverPendingUps(options: RecoverOptions): Promise<number
   const { journal, rest, logger, now } = options;
   let entries: PendingUp[];
   try {
-    entries = options.entries ?? (await journal.list());
+    // Not the ups this process is answering itself: a /up that came as the recovery began is
+    // journaled too, and sending it twice would answer its presser with the second's "not yet".
+    entries = (options.entries ?? (await journal.list())).filter(
+      (entry) => !journal.inFlight?.(entry.interactionId),
+    );
   } catch (err) {
     logger.error({ err }, 'could not read the journal of pending ups');
     return 0;
