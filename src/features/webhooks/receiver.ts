@@ -1,6 +1,9 @@
 /**
  * The listener the directory delivers its webhooks to: `POST /hooks/directory/<guild id>` on
- * WEBHOOK_PORT (its own port: the operations endpoint stays private), over plain node:http.
+ * WEBHOOK_PORT (its own port: the operations endpoint stays private), over plain node:http. It
+ * takes v2's deliveries and v3's HTTPS notifications alike (told apart by the body's shape), both
+ * authenticated by the server's key in `X-Hook-Key` (a custom header on v3): never by v3's
+ * `X-Boticord-Token`, which is the sender's own API key and is not read at all.
  *
  * A delivery is checked in the order that costs least first, and every refusal has an empty body
  * (no detail for whoever probes):
