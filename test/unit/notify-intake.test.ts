@@ -15,6 +15,8 @@ import {
   notificationIntake,
   storedNotification,
 } from '../../src/features/notifications/intake.js';
+import { DirectoryEventHandler } from '../../src/features/webhooks/handle.js';
+import { createLogger } from '../../src/log/logger.js';
 
 const GUILD = '722424773233213460';
 const BOT = '974297735559806986';
@@ -242,5 +244,61 @@ describe('notificationIntake', () => {
     });
     await expect(take.take(event(), 'notify')).rejects.toThrow('unavailable');
     expect(woken).toEqual([]);
+  });
+});
+
+describe("a review of a server with no channel for the directory's announcements", () => {
+  it("is done with nothing posted (v3: a server of the key's account that set none), not a failure", async () => {
+    const calls: string[] = [];
+    const rest = new Proxy(
+      {},
+      {
+        get: (_target, name) => () => {
+          calls.push(String(name));
+          throw new Error('Discord was asked');
+        },
+      },
+    );
+    const handler = new DirectoryEventHandler({
+      rest: rest as never,
+      webhooks: { get: async () => undefined, setProblem: async () => undefined },
+      settings: { get: async () => undefined },
+      history: { record: async () => true, timed: async () => [], has: async () => false },
+      reminders: {
+        moveForUp: async () => undefined,
+        getGuild: async () => undefined,
+        scheduleGuild: async () => 'scheduled',
+      },
+      wakeReminders: () => undefined,
+      comments: { get: async () => undefined, put: async () => undefined },
+      guild: () => undefined,
+      logger: createLogger({ level: 'silent' }),
+    });
+    const review = (v3: boolean) => ({
+      kind: 'comment',
+      change: 'new',
+      userId: ANNA,
+      at: HAPPENED,
+      vote: { old: null, new: null },
+      text: { old: null, new: 'Отличный сервер' },
+      reason: null,
+      ...(v3 ? { rating: 5, v3: true } : {}),
+    });
+    const stored = (v3: boolean) => ({
+      id: `${GUILD}:${v3 ? 'v3' : 'v2'}`,
+      guildId: GUILD,
+      type: v3 ? 'comment_added' : 'new_server_comment',
+      payload: JSON.stringify(review(v3)),
+      receivedAt: NOW,
+      state: 'claimed' as const,
+      nonce: 'nonce-1',
+      failure: null,
+      traceParent: null,
+    });
+    const claim = { id: 'x', by: 'me', nonce: 'nonce-1', expiresAt: NOW + 60_000 };
+    expect(await handler.handle(stored(true), claim)).toEqual({ kind: 'sent' });
+    // v2's webhook was set up once (its events come only then): turned off since, it is said.
+    expect(await handler.handle(stored(false), claim)).toEqual({ kind: 'failed', reason: 'webhook-off' });
+    expect(calls).toEqual([]);
   });
 });
