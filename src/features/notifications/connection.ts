@@ -24,6 +24,7 @@ import {
 import type { NotifyEvent } from '../../directory/v3/notify.js';
 import type { Logger } from '../../log/logger.js';
 import { logThrottle } from '../../log/throttle.js';
+import { PeriodicTask } from '../../tasks/periodic.js';
 import type { NotificationIntake } from './intake.js';
 import type { KeyLease } from './lease.js';
 
@@ -55,21 +56,26 @@ export class NotificationsService {
   readonly #o: NotificationsServiceOptions;
   readonly #now: () => number;
   readonly #leaseMs: number;
-  readonly #renewMs: number;
   readonly #warnStore = logThrottle(10_000);
   readonly #warnLease = logThrottle(30_000);
   #client: NotificationsClient | undefined;
-  #timer: NodeJS.Timeout | undefined;
+  /** The lease renewed (or tried) every renewEveryMs, on the engine of src/tasks. */
+  readonly #renewal: PeriodicTask;
   /** Until when (this process's clock) the lease is ours, from its last renewal. */
   #heldUntil = 0;
   #stopped = false;
-  #tick: Promise<void> = Promise.resolve();
 
   constructor(options: NotificationsServiceOptions) {
     this.#o = options;
     this.#now = options.now ?? Date.now;
     this.#leaseMs = options.leaseMs ?? LEASE_MS;
-    this.#renewMs = options.renewEveryMs ?? RENEW_EVERY_MS;
+    this.#renewal = new PeriodicTask({
+      name: "directory notifications' lease",
+      everyMs: options.renewEveryMs ?? RENEW_EVERY_MS,
+      run: () => this.#renew(),
+      failure: "the directory notifications' lease could not be renewed",
+      logger: options.logger,
+    });
   }
 
   /** Whether this process holds the connection now. */
@@ -83,21 +89,13 @@ export class NotificationsService {
   }
 
   start(): void {
-    if (this.#stopped || this.#timer) return;
+    if (this.#stopped || !this.#renewal.start()) return;
     this.#o.onState?.('standby');
-    const run = (): void => {
-      this.#tick = this.#renew().finally(() => {
-        if (!this.#stopped) this.#timer = setTimeout(run, this.#renewMs);
-      });
-    };
-    run();
   }
 
   async stop(): Promise<void> {
     this.#stopped = true;
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
-    await this.#tick;
+    await this.#renewal.stop();
     await this.#close();
     await this.#o.lease?.release();
   }
