@@ -15,8 +15,11 @@ import { ENGINES } from '../store/places.js';
 import { eventually, START_BOUND_MS, withTimeout } from '../support/wait.js';
 import { killScope } from './kill-scope.js';
 
-/** The directory's cooldown: long enough for a bot to die and another to start before it ends. */
-const COOLDOWN_MS = 7_000;
+/**
+ * The directory's cooldown: long enough for a bot to die and another to start before it ends, on a
+ * loaded machine too (at 7 s a slow restart found the reminder already claimed when it looked).
+ */
+const COOLDOWN_MS = 12_000;
 
 // The four kills of an engine run at once (each in a world of its own): most of their time is
 // waiting for a cooldown or a claim to run out.
