@@ -1,6 +1,9 @@
 /**
  * Prometheus metrics for the bot, in a registry of their own (never prom-client's global one),
- * so tests and several bots in one process do not collide.
+ * so tests and several bots in one process do not collide. Each group of families (interactions,
+ * the directory, reminders, webhooks and notifications, server reports, Discord, hosts; the
+ * gateway's sessions and the store in gateway-store-metrics.ts) is made by a function of its own,
+ * and createMetrics puts them together.
  *
  * The adapters are plain closures that never throw: hand them straight to the hooks, e.g.
  * `onRequest: metrics.directoryRequest`, `onRateLimitGrant: metrics.rateLimitGrant`,
@@ -150,13 +153,26 @@ function normalize(value: unknown): DiscordState {
   return { guilds, shards: valid };
 }
 
-export function createMetrics(options: MetricsOptions = {}): Metrics {
-  const registry = new Registry();
-  const registers = [registry];
-  const now = options.now ?? Date.now;
-  const log = options.logger?.child({ component: 'metrics' });
-  let source: DiscordSource | undefined;
+type Registers = Registry[];
 
+/** A hook that throws would break the caller (the limiter's pump, the client): never. */
+function safeFor(log: Logger | undefined) {
+  return <A extends unknown[]>(name: string, fn: (...args: A) => void): ((...args: A) => void) =>
+    (...args: A) => {
+      try {
+        fn(...args);
+      } catch (err) {
+        try {
+          log?.warn({ adapter: name, error: errorLine(err) }, 'metrics adapter failed');
+        } catch {
+          // Nothing is left to tell.
+        }
+      }
+    };
+}
+
+/** The interactions the router handled: how many, and how long each took to its last answer. */
+function interactionMetrics(registers: Registers): Pick<Metrics, 'interaction'> {
   const interactions = new Counter({
     name: 'bot_interactions_total',
     help: 'Interactions handled, by kind (command, button or autocomplete), name and outcome.',
@@ -170,6 +186,26 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     buckets: INTERACTION_BUCKETS,
     registers,
   });
+  return {
+    interaction(event) {
+      interactions.inc({ kind: event.kind, name: event.name, outcome: event.outcome });
+      const s = seconds(event.durationMs);
+      if (s !== undefined) interactionDuration.observe({ kind: event.kind, name: event.name }, s);
+    },
+  };
+}
+
+/**
+ * The directory's API as the bot uses it: its calls, a version retired, the look-ups' cache (read
+ * at scrape time), the rate limiter's waits, and the statistics posts.
+ */
+function directoryMetrics(
+  registers: Registers,
+  now: () => number,
+): Pick<
+  Metrics,
+  'directoryRequest' | 'directoryRetired' | 'setDirectoryCache' | 'rateLimitGrant' | 'statsPost'
+> {
   const requests = new Counter({
     name: 'directory_requests_total',
     help: 'Directory API calls by method, route template and final HTTP status (or error code).',
@@ -232,6 +268,34 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     help: 'Unix time of the last successful statistics post.',
     registers,
   });
+  return {
+    directoryRequest(event) {
+      requests.inc({ method: event.method, route: event.route, status: String(event.status) });
+      const s = seconds(event.durationMs);
+      if (s !== undefined) requestDuration.observe({ method: event.method, route: event.route }, s);
+    },
+    directoryRetired(version) {
+      retired.set({ version }, 1);
+    },
+    setDirectoryCache(source) {
+      cacheSource = source;
+    },
+    rateLimitGrant(info) {
+      const bucket = info.buckets.find((b) => b !== GLOBAL_BUCKET) ?? GLOBAL_BUCKET;
+      const s = seconds(info.waitedMs);
+      if (s !== undefined) rateLimitWait.observe({ priority: info.priority, bucket }, s);
+    },
+    statsPost(outcome, info) {
+      statsPosts.inc({ outcome });
+      if (outcome !== 'sent' && outcome !== 'posted') return;
+      const at = info?.at instanceof Date ? info.at.getTime() : (info?.at ?? now());
+      if (Number.isFinite(at)) statsLastSuccess.set(at / 1000);
+    },
+  };
+}
+
+/** Due reminders done, and how late the sent ones were. */
+function reminderMetrics(registers: Registers): Pick<Metrics, 'reminder'> {
   const reminders = new Counter({
     name: 'reminders_total',
     help: 'Due reminders by kind (guild, personal), outcome (sent, failed, retry) and failure reason.',
@@ -245,6 +309,27 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 15, 60, 300],
     registers,
   });
+  return {
+    reminder(event) {
+      reminders.inc({
+        kind: event.key.kind,
+        outcome: event.outcome.kind,
+        reason: reminderReason(event.outcome),
+      });
+      const s = seconds(event.latenessMs);
+      if (event.outcome.kind === 'sent' && s !== undefined)
+        reminderLateness.observe({ kind: event.key.kind }, s);
+    },
+  };
+}
+
+/**
+ * What the directory tells the bot: its webhook's deliveries and the events announced from them,
+ * its v3 notifications (by WebSocket or webhook), and the notifications connection's state.
+ */
+function webhookNotificationMetrics(
+  registers: Registers,
+): Pick<Metrics, 'webhookDelivery' | 'webhookEvent' | 'notification' | 'notificationsState'> {
   const webhookDeliveries = new Counter({
     name: 'webhook_deliveries_total',
     help: "Deliveries of the directory's webhook by outcome (stored, duplicate, ignored, bad-key, too-large, limited...).",
@@ -281,13 +366,47 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     labelNames: ['state'] as const,
     registers,
   });
+  return {
+    webhookDelivery(outcome, s) {
+      webhookDeliveries.inc({ outcome });
+      if (Number.isFinite(s) && s >= 0) webhookAnswer.observe(s);
+    },
+    webhookEvent(event) {
+      webhookEvents.inc({ type: event.type, outcome: event.outcome.kind });
+      const s = seconds(event.latencyMs);
+      if (event.outcome.kind === 'sent' && s !== undefined) webhookLatency.observe(s);
+    },
+    notification(type, via, outcome) {
+      notifications.inc({ type: NOTIFY_TYPES.has(type) ? type : 'other', via, outcome });
+    },
+    notificationsState(state) {
+      for (const known of NOTIFY_STATES)
+        notificationsConnection.set({ state: known }, known === state ? 1 : 0);
+    },
+  };
+}
+
+/** Guild join and leave reports to the directory. */
+function serverReportMetrics(registers: Registers): Pick<Metrics, 'serverReport'> {
   const serverReports = new Counter({
     name: 'directory_server_reports_total',
     help: 'Guild join and leave reports to the directory, by outcome (sent, retry, dropped).',
     labelNames: ['outcome'] as const,
     registers,
   });
+  return {
+    serverReport(result) {
+      serverReports.inc({ outcome: result.outcome });
+    },
+  };
+}
 
+/**
+ * Discord as this process sees it, read at scrape time from the source given to
+ * `setDiscordSource`: its guilds, its shards' status and heartbeat round trips.
+ */
+function discordMetrics(registers: Registers, log: Logger | undefined): Pick<Metrics, 'setDiscordSource'> {
+  let source: DiscordSource | undefined;
   /**
    * One read of the source per scrape: the registry runs every collect callback in the same
    * synchronous pass, so the snapshot is kept until the next microtask.
@@ -350,7 +469,16 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       }
     },
   });
+  return {
+    setDiscordSource(next) {
+      source = next;
+      snapshot = undefined;
+    },
+  };
+}
 
+/** One host of several: which it is, its shards, and whether it leads the statistics posts. */
+function hostMetrics(registers: Registers): Pick<Metrics, 'setHost'> {
   let host: HostSource | undefined;
   new Gauge({
     name: 'bot_host_info',
@@ -372,97 +500,52 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       if (host) this.set({ host: host.id }, host.leading() ? 1 : 0);
     },
   });
+  return {
+    setHost(next) {
+      host = next;
+    },
+  };
+}
 
+export function createMetrics(options: MetricsOptions = {}): Metrics {
+  const registry = new Registry();
+  const registers = [registry];
+  const now = options.now ?? Date.now;
+  const log = options.logger?.child({ component: 'metrics' });
+  const safe = safeFor(log);
+
+  // Made in this order, which is the order of the families at a scrape.
+  const interactions = interactionMetrics(registers);
+  const directory = directoryMetrics(registers, now);
+  const reminders = reminderMetrics(registers);
+  const told = webhookNotificationMetrics(registers);
+  const reports = serverReportMetrics(registers);
+  const discord = discordMetrics(registers, log);
+  const hosts = hostMetrics(registers);
   const gatewayStore = gatewayStoreMetrics(registers, now);
 
   if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
 
-  /** A hook that throws would break the caller (the limiter's pump, the client): never. */
-  function safe<A extends unknown[]>(name: string, fn: (...args: A) => void): (...args: A) => void {
-    return (...args: A) => {
-      try {
-        fn(...args);
-      } catch (err) {
-        try {
-          log?.warn({ adapter: name, error: errorLine(err) }, 'metrics adapter failed');
-        } catch {
-          // Nothing is left to tell.
-        }
-      }
-    };
-  }
-
+  // The adapters' methods use no `this`: handed over as they are, each behind `safe`; the setters
+  // only keep what they are given.
   return {
     registry,
-    directoryRequest: safe('directoryRequest', (event: RequestEvent) => {
-      requests.inc({ method: event.method, route: event.route, status: String(event.status) });
-      const s = seconds(event.durationMs);
-      if (s !== undefined) requestDuration.observe({ method: event.method, route: event.route }, s);
-    }),
-    directoryRetired: safe('directoryRetired', (version: string) => {
-      retired.set({ version }, 1);
-    }),
-    setDirectoryCache(source) {
-      cacheSource = source;
-    },
-    rateLimitGrant: safe('rateLimitGrant', (info: GrantInfo) => {
-      const bucket = info.buckets.find((b) => b !== GLOBAL_BUCKET) ?? GLOBAL_BUCKET;
-      const s = seconds(info.waitedMs);
-      if (s !== undefined) rateLimitWait.observe({ priority: info.priority, bucket }, s);
-    }),
-    interaction: safe('interaction', (event: InteractionEvent) => {
-      interactions.inc({ kind: event.kind, name: event.name, outcome: event.outcome });
-      const s = seconds(event.durationMs);
-      if (s !== undefined) interactionDuration.observe({ kind: event.kind, name: event.name }, s);
-    }),
-    statsPost: safe('statsPost', (outcome: StatsPostOutcome, info?: StatsPostInfo) => {
-      statsPosts.inc({ outcome });
-      if (outcome !== 'sent' && outcome !== 'posted') return;
-      const at = info?.at instanceof Date ? info.at.getTime() : (info?.at ?? now());
-      if (Number.isFinite(at)) statsLastSuccess.set(at / 1000);
-    }),
-    serverReport: safe('serverReport', (result: ServerReportEvent) => {
-      serverReports.inc({ outcome: result.outcome });
-    }),
-    reminder: safe('reminder', (event: ReminderEvent) => {
-      reminders.inc({
-        kind: event.key.kind,
-        outcome: event.outcome.kind,
-        reason: reminderReason(event.outcome),
-      });
-      const s = seconds(event.latenessMs);
-      if (event.outcome.kind === 'sent' && s !== undefined)
-        reminderLateness.observe({ kind: event.key.kind }, s);
-    }),
-    webhookDelivery: safe('webhookDelivery', (outcome: string, s: number) => {
-      webhookDeliveries.inc({ outcome });
-      if (Number.isFinite(s) && s >= 0) webhookAnswer.observe(s);
-    }),
-    webhookEvent: safe(
-      'webhookEvent',
-      (event: { type: string; outcome: { kind: string }; latencyMs: number }) => {
-        webhookEvents.inc({ type: event.type, outcome: event.outcome.kind });
-        const s = seconds(event.latencyMs);
-        if (event.outcome.kind === 'sent' && s !== undefined) webhookLatency.observe(s);
-      },
-    ),
-    notification: safe('notification', (type: string, via: string, outcome: string) => {
-      notifications.inc({ type: NOTIFY_TYPES.has(type) ? type : 'other', via, outcome });
-    }),
-    notificationsState: safe('notificationsState', (state: string) => {
-      for (const known of NOTIFY_STATES)
-        notificationsConnection.set({ state: known }, known === state ? 1 : 0);
-    }),
-    // Their methods use no `this`: handed over as they are, each behind `safe`.
+    directoryRequest: safe('directoryRequest', directory.directoryRequest),
+    directoryRetired: safe('directoryRetired', directory.directoryRetired),
+    setDirectoryCache: directory.setDirectoryCache,
+    rateLimitGrant: safe('rateLimitGrant', directory.rateLimitGrant),
+    interaction: safe('interaction', interactions.interaction),
+    statsPost: safe('statsPost', directory.statsPost),
+    serverReport: safe('serverReport', reports.serverReport),
+    reminder: safe('reminder', reminders.reminder),
+    webhookDelivery: safe('webhookDelivery', told.webhookDelivery),
+    webhookEvent: safe('webhookEvent', told.webhookEvent),
+    notification: safe('notification', told.notification),
+    notificationsState: safe('notificationsState', told.notificationsState),
     gatewaySession: safe('gatewaySession', gatewayStore.gatewaySession),
     sessionStartLimit: safe('sessionStartLimit', gatewayStore.sessionStartLimit),
     storeQuery: safe('storeQuery', gatewayStore.storeQuery),
-    setDiscordSource(next: DiscordSource | undefined): void {
-      source = next;
-      snapshot = undefined;
-    },
-    setHost(next: HostSource | undefined): void {
-      host = next;
-    },
+    setDiscordSource: discord.setDiscordSource,
+    setHost: hosts.setHost,
   };
 }

@@ -259,156 +259,226 @@ function isJson(type: string | undefined): boolean {
   return media === 'application/json';
 }
 
+/** What one receiver keeps from delivery to delivery. */
+interface Receiving {
+  options: WebhookReceiverOptions;
+  now: () => number;
+  log: Logger;
+  /** Refusals per source address (an IPv6 one by its /64), over every server. */
+  sources: WindowLimiter;
+  /** Deliveries with the right key per server. */
+  servers: WindowLimiter;
+  lookups: Lookups;
+  /** Deliveries not stored since the last line about them, and whether a line may be written now. */
+  unstored: { count: number; mayWarn: () => boolean };
+}
+
+/** The server id of `POST /hooks/directory/<guild id>` (query and fragment aside), else undefined. */
+function guildOf(url: string): string | undefined {
+  const q = url.search(/[?#]/);
+  return ROUTE.exec(q === -1 ? url : url.slice(0, q))?.[1];
+}
+
+/** A refusal, counted against its source: 429 once the source is over its limit. */
+type Refuse = (outcome: DeliveryOutcome) => Handled;
+
+function refuserFor(r: Receiving, source: string, guildId: string): Refuse {
+  return (outcome) => {
+    const retryAfter = r.sources.take(source, r.now());
+    return retryAfter > 0 ? { outcome: 'limited', retryAfter, guildId } : { outcome, guildId };
+  };
+}
+
+/**
+ * The delivery's X-Hook-Key for its server, in memory first, then in the store (seldom, and only
+ * for a source within its limit), and the server's own limit. Undefined: the delivery may be read.
+ */
+async function authenticate(
+  r: Receiving,
+  req: IncomingMessage,
+  guildId: string,
+  source: string,
+  refuse: Refuse,
+): Promise<Handled | undefined> {
+  const header = req.headers['x-hook-key'];
+  const key = typeof header === 'string' ? header : '';
+  const refused = (kind: KeyCheck['kind']) => refuse(kind === 'unknown' ? 'unknown-server' : 'bad-key');
+  const inMemory = key === '' ? 'wrong' : r.options.webhooks.knows(guildId, key);
+  let checked: KeyCheck | undefined;
+  if (inMemory !== 'ok') {
+    // Not known in memory or not matching there: another process may have set it up or given it
+    // a new key since. The store is asked, seldom, and only for a source within its limit. The
+    // source is charged before the look-up, so that look-ups in flight together cannot pass its
+    // limit, and given the charge back if the key proves right.
+    if (key === '') return refused(inMemory);
+    const retryAfter = r.sources.take(source, r.now());
+    if (retryAfter > 0) return { outcome: 'limited', retryAfter, guildId };
+    const outcomeOf = (kind: KeyCheck['kind']): Handled => ({
+      outcome: kind === 'unknown' ? 'unknown-server' : 'bad-key',
+      guildId,
+    });
+    if (!r.lookups.due(guildId, r.now())) return outcomeOf(inMemory);
+    checked = await r.options.webhooks.check(guildId, key);
+    if (checked.kind !== 'ok') return outcomeOf(checked.kind);
+    r.sources.giveBack(source, r.now());
+  }
+  const retryAfter = r.servers.take(guildId, r.now());
+  if (retryAfter > 0) return { outcome: 'server-limited', retryAfter, guildId };
+  // The store has the last word: a webhook turned off or re-keyed by another process.
+  checked ??= await r.options.webhooks.check(guildId, key);
+  if (checked.kind !== 'ok') return refused(checked.kind);
+  return undefined;
+}
+
+/** The body as JSON (at most MAX_BODY_BYTES read), or why it is refused. */
+async function readJson(req: IncomingMessage): Promise<{ body: unknown } | { refused: DeliveryOutcome }> {
+  try {
+    return { body: JSON.parse((await readBody(req)).toString('utf8')) };
+  } catch (err) {
+    if (err instanceof TooLarge) return { refused: 'too-large' };
+    // Reading stopped before the body's end: the client went away, or the listener cut it for
+    // dripping past its deadline. Not a body we could judge, nor a fault of the store.
+    return { refused: req.complete ? 'invalid' : 'incomplete' };
+  }
+}
+
+/** A v3 notification (told apart by its shape) or a v2 delivery, for the server of the URL. */
+function parseBody(body: unknown, guildId: string, receivedAt: number, botId: string | undefined): Parsed {
+  return looksLikeNotifyWebhook(body)
+    ? parseNotification(body, guildId, receivedAt, botId)
+    : parseDelivery(body, guildId, receivedAt);
+}
+
+/** The event into the store (once, however often it is delivered); stored, it is to be announced. */
+async function store(
+  r: Receiving,
+  guildId: string,
+  parsed: Extract<Parsed, { kind: 'event' }>,
+  receivedAt: number,
+): Promise<Handled> {
+  const stored = await r.options.webhooks.enqueue({
+    id: parsed.id,
+    guildId,
+    type: parsed.type,
+    payload: JSON.stringify(parsed.event),
+    receivedAt,
+  });
+  // The server is over its limits (WEBHOOK_SERVER_PENDING, WEBHOOK_SERVER_RATE): nothing stored.
+  if (stored === 'full') return { outcome: 'server-full', guildId };
+  if (stored === 'stored') r.options.onStored?.(guildId, parsed.event);
+  return { outcome: stored, guildId };
+}
+
+/** One delivery, checked in the order that costs least first (the file's opening lists it). */
+async function handle(r: Receiving, req: IncomingMessage): Promise<Handled> {
+  const guildId = guildOf(req.url ?? '/');
+  if (guildId === undefined) return { outcome: 'not-found' };
+  if (req.method !== 'POST') return { outcome: 'method' };
+  // An IPv6 source by its /64: one subscriber's whole block shares one limit.
+  const source = limitedSource(clientAddress(req.socket.remoteAddress, req.headers, r.options.trustProxy));
+  const refuse = refuserFor(r, source, guildId);
+  if (!isJson(req.headers['content-type'])) return refuse('media-type');
+  const length = Number(req.headers['content-length']);
+  if (Number.isFinite(length) && length > MAX_BODY_BYTES) return refuse('too-large');
+  const unauthenticated = await authenticate(r, req, guildId, source, refuse);
+  if (unauthenticated) return unauthenticated;
+  const read = await readJson(req);
+  if ('refused' in read) return refuse(read.refused);
+  const receivedAt = r.now();
+  const parsed = parseBody(read.body, guildId, receivedAt, r.options.botId);
+  if (parsed.kind === 'invalid') return refuse('invalid');
+  if (parsed.kind === 'ignored') {
+    r.log.debug(
+      { guildId, type: parsed.type, reason: parsed.reason },
+      'a webhook event not for this bot; ignored',
+    );
+    return { outcome: 'ignored', guildId };
+  }
+  return store(r, guildId, parsed, receivedAt);
+}
+
+/**
+ * The store's calls (check, enqueue) are what throw in handle: a body that did not arrive whole is
+ * answered there, as 'incomplete'. A store that is down fails every delivery: said once per
+ * STORE_WARN_EVERY_MS with how many, not once each.
+ */
+function unavailable(r: Receiving, err: unknown): Handled {
+  r.unstored.count += 1;
+  if (r.unstored.mayWarn()) {
+    r.log.warn(
+      { error: errorLine(err), deliveries: r.unstored.count },
+      'a webhook delivery could not be stored; answered 503',
+    );
+    r.unstored.count = 0;
+  }
+  return { outcome: 'unavailable', retryAfter: 5 };
+}
+
+/** The answer: its status, no body, and the connection closed when the body was not read whole. */
+function answer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  outcome: DeliveryOutcome,
+  retryAfter: number | undefined,
+): void {
+  if (res.headersSent || res.destroyed) return;
+  const status = STATUS[outcome];
+  // A body not read (or not read to its end) must not be taken for the next request.
+  const close = !req.complete;
+  res.writeHead(status, {
+    'Content-Length': '0',
+    'Cache-Control': 'no-store',
+    ...(outcome === 'method' ? { Allow: 'POST' } : {}),
+    ...(retryAfter ? { 'Retry-After': String(retryAfter) } : {}),
+    ...(close ? { Connection: 'close' } : {}),
+  });
+  res.end();
+  // The socket is detached from the request once the answer is out: keep it to close it.
+  const socket = req.socket;
+  if (close) res.once('finish', () => socket?.destroySoon());
+}
+
+/** One delivery, from its request to its answer, its log line and its metrics; in a trace of its own. */
+function deliver(r: Receiving, req: IncomingMessage, res: ServerResponse): void {
+  const { log } = r;
+  const started = performance.now();
+  res.on('error', (err) => log.debug({ error: errorLine(err) }, 'webhook response failed'));
+  req.on('error', (err) => log.debug({ error: errorLine(err) }, 'webhook request failed'));
+  // A trace a delivery: the event stored keeps it, and its announcement links back to it.
+  inSpan('webhook delivery', { kind: SpanKind.SERVER, root: true }, async () => {
+    const handled = await handle(r, req);
+    annotate({
+      'webhook.outcome': handled.outcome,
+      ...(handled.guildId ? { 'discord.guild.id': handled.guildId } : {}),
+    });
+    return handled;
+  })
+    .catch((err: unknown) => unavailable(r, err))
+    .then(({ outcome, retryAfter, guildId }: Handled) => {
+      answer(req, res, outcome, retryAfter);
+      const level = outcome === 'stored' || outcome === 'duplicate' ? 'info' : 'debug';
+      log[level]({ guildId, outcome, status: STATUS[outcome] }, 'webhook delivery');
+      r.options.onDelivery?.(outcome, (performance.now() - started) / 1000);
+    })
+    .catch((err: unknown) => {
+      log.error({ error: errorLine(err) }, 'webhook answer failed');
+      res.destroy();
+    });
+}
+
 export async function startWebhookReceiver(options: WebhookReceiverOptions): Promise<WebhookReceiver> {
   const host = options.host ?? '0.0.0.0';
-  const now = options.now ?? Date.now;
   const log = options.logger.child({ component: 'webhook-receiver' });
-  const sources = new WindowLimiter(options.rateLimit);
-  const servers = new WindowLimiter(options.rateLimit);
-  const lookups = new Lookups();
-
-  async function handle(req: IncomingMessage): Promise<Handled> {
-    const url = req.url ?? '/';
-    const q = url.search(/[?#]/);
-    const match = ROUTE.exec(q === -1 ? url : url.slice(0, q));
-    const guildId = match?.[1];
-    if (guildId === undefined) return { outcome: 'not-found' };
-    if (req.method !== 'POST') return { outcome: 'method' };
-    // An IPv6 source by its /64: one subscriber's whole block shares one limit.
-    const source = limitedSource(clientAddress(req.socket.remoteAddress, req.headers, options.trustProxy));
-    /** A refusal, counted against its source: 429 once the source is over its limit. */
-    const refuse = (outcome: DeliveryOutcome): Handled => {
-      const retryAfter = sources.take(source, now());
-      return retryAfter > 0 ? { outcome: 'limited', retryAfter, guildId } : { outcome, guildId };
-    };
-    if (!isJson(req.headers['content-type'])) return refuse('media-type');
-    const length = Number(req.headers['content-length']);
-    if (Number.isFinite(length) && length > MAX_BODY_BYTES) return refuse('too-large');
-    const header = req.headers['x-hook-key'];
-    const key = typeof header === 'string' ? header : '';
-    const refused = (kind: KeyCheck['kind']) => refuse(kind === 'unknown' ? 'unknown-server' : 'bad-key');
-    const inMemory = key === '' ? 'wrong' : options.webhooks.knows(guildId, key);
-    let checked: KeyCheck | undefined;
-    if (inMemory !== 'ok') {
-      // Not known in memory or not matching there: another process may have set it up or given it
-      // a new key since. The store is asked, seldom, and only for a source within its limit. The
-      // source is charged before the look-up, so that look-ups in flight together cannot pass its
-      // limit, and given the charge back if the key proves right.
-      if (key === '') return refused(inMemory);
-      const retryAfter = sources.take(source, now());
-      if (retryAfter > 0) return { outcome: 'limited', retryAfter, guildId };
-      const outcomeOf = (kind: KeyCheck['kind']): Handled => ({
-        outcome: kind === 'unknown' ? 'unknown-server' : 'bad-key',
-        guildId,
-      });
-      if (!lookups.due(guildId, now())) return outcomeOf(inMemory);
-      checked = await options.webhooks.check(guildId, key);
-      if (checked.kind !== 'ok') return outcomeOf(checked.kind);
-      sources.giveBack(source, now());
-    }
-    const retryAfter = servers.take(guildId, now());
-    if (retryAfter > 0) return { outcome: 'server-limited', retryAfter, guildId };
-    // The store has the last word: a webhook turned off or re-keyed by another process.
-    checked ??= await options.webhooks.check(guildId, key);
-    if (checked.kind !== 'ok') return refused(checked.kind);
-    let body: unknown;
-    try {
-      body = JSON.parse((await readBody(req)).toString('utf8'));
-    } catch (err) {
-      if (err instanceof TooLarge) return refuse('too-large');
-      // Reading stopped before the body's end: the client went away, or the listener cut it for
-      // dripping past its deadline. Not a body we could judge, nor a fault of the store.
-      return refuse(req.complete ? 'invalid' : 'incomplete');
-    }
-    const receivedAt = now();
-    const parsed = looksLikeNotifyWebhook(body)
-      ? parseNotification(body, guildId, receivedAt, options.botId)
-      : parseDelivery(body, guildId, receivedAt);
-    if (parsed.kind === 'invalid') return refuse('invalid');
-    if (parsed.kind === 'ignored') {
-      log.debug(
-        { guildId, type: parsed.type, reason: parsed.reason },
-        'a webhook event not for this bot; ignored',
-      );
-      return { outcome: 'ignored', guildId };
-    }
-    const stored = await options.webhooks.enqueue({
-      id: parsed.id,
-      guildId,
-      type: parsed.type,
-      payload: JSON.stringify(parsed.event),
-      receivedAt,
-    });
-    // The server is over its limits (WEBHOOK_SERVER_PENDING, WEBHOOK_SERVER_RATE): nothing stored.
-    if (stored === 'full') return { outcome: 'server-full', guildId };
-    if (stored === 'stored') options.onStored?.(guildId, parsed.event);
-    return { outcome: stored, guildId };
-  }
-
-  function answer(
-    req: IncomingMessage,
-    res: ServerResponse,
-    outcome: DeliveryOutcome,
-    retryAfter: number | undefined,
-  ): void {
-    if (res.headersSent || res.destroyed) return;
-    const status = STATUS[outcome];
-    // A body not read (or not read to its end) must not be taken for the next request.
-    const close = !req.complete;
-    res.writeHead(status, {
-      'Content-Length': '0',
-      'Cache-Control': 'no-store',
-      ...(outcome === 'method' ? { Allow: 'POST' } : {}),
-      ...(retryAfter ? { 'Retry-After': String(retryAfter) } : {}),
-      ...(close ? { Connection: 'close' } : {}),
-    });
-    res.end();
-    // The socket is detached from the request once the answer is out: keep it to close it.
-    const socket = req.socket;
-    if (close) res.once('finish', () => socket?.destroySoon());
-  }
-
-  const mayWarnUnstored = logThrottle(STORE_WARN_EVERY_MS);
-  /** Deliveries not stored since the last line about them. */
-  let unstored = 0;
-  const server: Server = guardedServer(log, 'webhook', (req, res) => {
-    const started = performance.now();
-    res.on('error', (err) => log.debug({ error: errorLine(err) }, 'webhook response failed'));
-    req.on('error', (err) => log.debug({ error: errorLine(err) }, 'webhook request failed'));
-    // A trace a delivery: the event stored keeps it, and its announcement links back to it.
-    inSpan('webhook delivery', { kind: SpanKind.SERVER, root: true }, async () => {
-      const handled = await handle(req);
-      annotate({
-        'webhook.outcome': handled.outcome,
-        ...(handled.guildId ? { 'discord.guild.id': handled.guildId } : {}),
-      });
-      return handled;
-    })
-      .catch((err: unknown) => {
-        // The store's calls (check, enqueue) are what throw here: a body that did not arrive whole
-        // is answered in handle, as 'incomplete'. A store that is down fails every delivery: said
-        // once per STORE_WARN_EVERY_MS with how many, not once each.
-        unstored += 1;
-        if (mayWarnUnstored()) {
-          log.warn(
-            { error: errorLine(err), deliveries: unstored },
-            'a webhook delivery could not be stored; answered 503',
-          );
-          unstored = 0;
-        }
-        return { outcome: 'unavailable' as const, retryAfter: 5 };
-      })
-      .then(({ outcome, retryAfter, guildId }: Handled) => {
-        answer(req, res, outcome, retryAfter);
-        const level = outcome === 'stored' || outcome === 'duplicate' ? 'info' : 'debug';
-        log[level]({ guildId, outcome, status: STATUS[outcome] }, 'webhook delivery');
-        options.onDelivery?.(outcome, (performance.now() - started) / 1000);
-      })
-      .catch((err: unknown) => {
-        log.error({ error: errorLine(err) }, 'webhook answer failed');
-        res.destroy();
-      });
-  });
+  const receiving: Receiving = {
+    options,
+    now: options.now ?? Date.now,
+    log,
+    sources: new WindowLimiter(options.rateLimit),
+    servers: new WindowLimiter(options.rateLimit),
+    lookups: new Lookups(),
+    unstored: { count: 0, mayWarn: logThrottle(STORE_WARN_EVERY_MS) },
+  };
+  const server: Server = guardedServer(log, 'webhook', (req, res) => deliver(receiving, req, res));
   await options.webhooks.loadKeys();
   return listen(server, {
     port: options.port,
