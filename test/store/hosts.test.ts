@@ -70,7 +70,9 @@ describe('hosts of one bot on PostgreSQL', () => {
     const a = await hostOn(where, 'a', [0, 1]);
     await a.claim();
     await a.write();
-    const b = await hostOn(where, 'b', [1, 2]);
+    // The hosts refused judge host a alive by a staleness far longer than a loaded machine's pauses
+    // (a pool opened, a claim made): with 1.5 s, b once found a already stale and took shard 1.
+    const b = await hostOn(where, 'b', [1, 2], { staleMs: 30_000 });
     const refused = await b.claim().then(
       () => undefined,
       (err: unknown) => err,
@@ -79,7 +81,7 @@ describe('hosts of one bot on PostgreSQL', () => {
     expect((refused as Error).message).toMatch(
       /^This host \(b\) may not run shards 1,2: shard 1 is run by host a \(seen \d+ s ago\)\. Give each host its own SHARD_IDS/,
     );
-    const eight = await hostOn(where, 'c', [4, 5], { shardCount: 8 });
+    const eight = await hostOn(where, 'c', [4, 5], { shardCount: 8, staleMs: 30_000 });
     await expect(eight.claim()).rejects.toThrow(/host a runs shard 0 of SHARD_COUNT=6/);
     await (await hostOn(where, 'b', [2, 3])).claim();
     // A host that stopped gives its shards up at once; one that died, once they are stale.
