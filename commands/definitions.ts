@@ -11,24 +11,22 @@ import {
   type RESTPostAPIChatInputApplicationCommandsJSONBody,
   type RESTPostAPIContextMenuApplicationCommandsJSONBody,
 } from 'discord.js';
-import { POSTED_IN_CHANNEL_TYPES } from '../src/discord/messages.js';
-import { localizations } from '../src/i18n/index.js';
-
-/**
- * A command's or option's name and its Russian name from the catalogs. The English name stays
- * written here because handlers look options up by it; the en-US catalog holds the same name.
- */
-function named<const Name extends string>(
-  name: Name,
-  key: string,
-): { name: Name; name_localizations: { ru: string } } {
-  return { name, name_localizations: { ru: localizations(key).ru } };
-}
-
-function describe(key: string): { description: string; description_localizations: { ru: string } } {
-  const texts = localizations(key);
-  return { description: texts['en-US'], description_localizations: { ru: texts.ru } };
-}
+import {
+  digestOffSubcommand,
+  digestSubcommand,
+  liveLeaderboardOffSubcommand,
+  liveLeaderboardSubcommand,
+} from '../src/features/digests/settings-command.js';
+import { remindersOffSubcommand, remindersSubcommand } from '../src/features/reminders/settings-command.js';
+import { rewardsSubcommandGroup } from '../src/features/rewards/settings-command.js';
+import {
+  languageSubcommand,
+  showSubcommand,
+  timezoneSubcommand,
+} from '../src/features/settings/general-command.js';
+import { thanksSubcommand } from '../src/features/up/settings-command.js';
+import { webhookOffSubcommand, webhookSubcommand } from '../src/features/webhooks/settings-command.js';
+import { choice, describe, named } from '../src/interactions/command-json.js';
 
 const GUILD_INSTALL = [ApplicationIntegrationType.GuildInstall];
 
@@ -103,15 +101,11 @@ export const profileCommand = {
   ],
 } as const satisfies RESTPostAPIChatInputApplicationCommandsJSONBody;
 
-/** A choice's value and its names: English from the en-US catalog, Russian from ru. */
-function choice<const Value extends string>(value: Value, key: string) {
-  const texts = localizations(key);
-  return { name: texts['en-US'], name_localizations: { ru: texts.ru }, value } as const;
-}
-
 /**
  * /settings: Manage Server by default (admins can grant it to other roles in Server Settings >
- * Integrations; the bot trusts Discord's check), in servers only.
+ * Integrations; the bot trusts Discord's check), in servers only. Each concept writes its own
+ * subcommands beside its handler (features/<concept>/settings-command.ts); they stand here in the
+ * order Discord shows them.
  */
 export const settingsCommand = {
   type: ApplicationCommandType.ChatInput,
@@ -121,265 +115,19 @@ export const settingsCommand = {
   contexts: [InteractionContextType.Guild],
   integration_types: GUILD_INSTALL,
   options: [
-    {
-      type: ApplicationCommandOptionType.Subcommand,
-      ...named('reminders', 'commands.settings.reminders.name'),
-      ...describe('commands.settings.reminders.description'),
-      options: [
-        {
-          type: ApplicationCommandOptionType.Channel,
-          ...named('channel', 'commands.settings.reminders.channel.name'),
-          ...describe('commands.settings.reminders.channel.description'),
-          required: true,
-          channel_types: [...POSTED_IN_CHANNEL_TYPES],
-        },
-        {
-          type: ApplicationCommandOptionType.Role,
-          ...named('role', 'commands.settings.reminders.role.name'),
-          ...describe('commands.settings.reminders.role.description'),
-          required: false,
-        },
-        {
-          type: ApplicationCommandOptionType.String,
-          ...named('message', 'commands.settings.reminders.message.name'),
-          ...describe('commands.settings.reminders.message.description'),
-          required: false,
-          max_length: 1_000,
-        },
-        // The bounds of features/reminders/cycle.ts, written out so that deploying loads no
-        // handler (a test holds them equal); the handler still checks.
-        {
-          type: ApplicationCommandOptionType.Integer,
-          ...named('early', 'commands.settings.reminders.early.name'),
-          ...describe('commands.settings.reminders.early.description'),
-          required: false,
-          min_value: 1,
-          max_value: 30,
-        },
-        {
-          type: ApplicationCommandOptionType.Integer,
-          ...named('repeat', 'commands.settings.reminders.repeat.name'),
-          ...describe('commands.settings.reminders.repeat.description'),
-          required: false,
-          min_value: 5,
-          max_value: 240,
-        },
-        {
-          type: ApplicationCommandOptionType.Integer,
-          ...named('repeat-times', 'commands.settings.reminders.repeat-times.name'),
-          ...describe('commands.settings.reminders.repeat-times.description'),
-          required: false,
-          min_value: 1,
-          max_value: 10,
-        },
-      ],
-    },
-    {
-      type: ApplicationCommandOptionType.Subcommand,
-      ...named('reminders-off', 'commands.settings.remindersOff.name'),
-      ...describe('commands.settings.remindersOff.description'),
-    },
-    {
-      type: ApplicationCommandOptionType.Subcommand,
-      ...named('language', 'commands.settings.language.name'),
-      ...describe('commands.settings.language.description'),
-      options: [
-        {
-          type: ApplicationCommandOptionType.String,
-          ...named('language', 'commands.settings.language.language.name'),
-          ...describe('commands.settings.language.language.description'),
-          required: true,
-          choices: [
-            choice('auto', 'commands.settings.language.choices.auto'),
-            choice('en-US', 'commands.settings.language.choices.en-US'),
-            choice('ru', 'commands.settings.language.choices.ru'),
-          ],
-        },
-      ],
-    },
-    {
-      type: ApplicationCommandOptionType.Subcommand,
-      ...named('timezone', 'commands.settings.timezone.name'),
-      ...describe('commands.settings.timezone.description'),
-      options: [
-        {
-          type: ApplicationCommandOptionType.String,
-          ...named('zone', 'commands.settings.timezone.zone.name'),
-          ...describe('commands.settings.timezone.zone.description'),
-          required: true,
-          max_length: 64,
-        },
-      ],
-    },
-    {
-      type: ApplicationCommandOptionType.Subcommand,
-      ...named('thanks', 'commands.settings.thanks.name'),
-      ...describe('commands.settings.thanks.description'),
-      options: [
-        {
-          type: ApplicationCommandOptionType.String,
-          ...named('message', 'commands.settings.thanks.message.name'),
-          ...describe('commands.settings.thanks.message.description'),
-          required: false,
-          // MAX_THANKS_LENGTH of features/up/thanks.ts, written out so that deploying loads no handler.
-          max_length: 300,
-        },
-      ],
-    },
-    {
-      type: ApplicationCommandOptionType.Subcommand,
-      ...named('digest', 'commands.settings.digest.name'),
-      ...describe('commands.settings.digest.description'),
-      options: [
-        {
-          type: ApplicationCommandOptionType.Channel,
-          ...named('channel', 'commands.settings.digest.channel.name'),
-          ...describe('commands.settings.digest.channel.description'),
-          required: true,
-          channel_types: [...POSTED_IN_CHANNEL_TYPES],
-        },
-        {
-          type: ApplicationCommandOptionType.String,
-          ...named('period', 'commands.settings.digest.period.name'),
-          ...describe('commands.settings.digest.period.description'),
-          required: true,
-          choices: [
-            choice('week', 'commands.settings.digest.choices.week'),
-            choice('month', 'commands.settings.digest.choices.month'),
-          ],
-        },
-      ],
-    },
-    {
-      type: ApplicationCommandOptionType.Subcommand,
-      ...named('digest-off', 'commands.settings.digestOff.name'),
-      ...describe('commands.settings.digestOff.description'),
-    },
-    {
-      type: ApplicationCommandOptionType.Subcommand,
-      ...named('live-leaderboard', 'commands.settings.liveLeaderboard.name'),
-      ...describe('commands.settings.liveLeaderboard.description'),
-      options: [
-        {
-          type: ApplicationCommandOptionType.Channel,
-          ...named('channel', 'commands.settings.liveLeaderboard.channel.name'),
-          ...describe('commands.settings.liveLeaderboard.channel.description'),
-          required: true,
-          channel_types: [...POSTED_IN_CHANNEL_TYPES],
-        },
-      ],
-    },
-    {
-      type: ApplicationCommandOptionType.Subcommand,
-      ...named('live-leaderboard-off', 'commands.settings.liveLeaderboardOff.name'),
-      ...describe('commands.settings.liveLeaderboardOff.description'),
-    },
-    {
-      type: ApplicationCommandOptionType.SubcommandGroup,
-      ...named('rewards', 'commands.settings.rewards.name'),
-      ...describe('commands.settings.rewards.description'),
-      options: [
-        {
-          type: ApplicationCommandOptionType.Subcommand,
-          ...named('add', 'commands.settings.rewards.add.name'),
-          ...describe('commands.settings.rewards.add.description'),
-          options: [
-            {
-              type: ApplicationCommandOptionType.Role,
-              ...named('role', 'commands.settings.rewards.add.role.name'),
-              ...describe('commands.settings.rewards.add.role.description'),
-              required: true,
-            },
-            {
-              type: ApplicationCommandOptionType.Integer,
-              ...named('ups', 'commands.settings.rewards.add.ups.name'),
-              ...describe('commands.settings.rewards.add.ups.description'),
-              required: true,
-              // MIN_REWARD_UPS and MAX_REWARD_UPS of features/settings/rewards.ts (a test holds them equal).
-              min_value: 1,
-              max_value: 1_000,
-            },
-            {
-              type: ApplicationCommandOptionType.String,
-              ...named('period', 'commands.settings.rewards.add.period.name'),
-              ...describe('commands.settings.rewards.add.period.description'),
-              required: false,
-              choices: [
-                choice('week', 'commands.settings.rewards.choices.week'),
-                choice('month', 'commands.settings.rewards.choices.month'),
-                choice('all', 'commands.settings.rewards.choices.all'),
-              ],
-            },
-          ],
-        },
-        {
-          type: ApplicationCommandOptionType.Subcommand,
-          ...named('top-role', 'commands.settings.rewards.top-role.name'),
-          ...describe('commands.settings.rewards.top-role.description'),
-          options: [
-            {
-              type: ApplicationCommandOptionType.Role,
-              ...named('role', 'commands.settings.rewards.top-role.role.name'),
-              ...describe('commands.settings.rewards.top-role.role.description'),
-              required: true,
-            },
-          ],
-        },
-        {
-          type: ApplicationCommandOptionType.Subcommand,
-          ...named('remove', 'commands.settings.rewards.remove.name'),
-          ...describe('commands.settings.rewards.remove.description'),
-          options: [
-            {
-              type: ApplicationCommandOptionType.Role,
-              ...named('role', 'commands.settings.rewards.remove.role.name'),
-              ...describe('commands.settings.rewards.remove.role.description'),
-              required: true,
-            },
-          ],
-        },
-        {
-          type: ApplicationCommandOptionType.Subcommand,
-          ...named('show', 'commands.settings.rewards.show.name'),
-          ...describe('commands.settings.rewards.show.description'),
-        },
-      ],
-    },
-    {
-      type: ApplicationCommandOptionType.Subcommand,
-      ...named('show', 'commands.settings.show.name'),
-      ...describe('commands.settings.show.description'),
-    },
-    {
-      type: ApplicationCommandOptionType.Subcommand,
-      ...named('webhook', 'commands.settings.webhook.name'),
-      ...describe('commands.settings.webhook.description'),
-      options: [
-        {
-          type: ApplicationCommandOptionType.String,
-          ...named('key', 'commands.settings.webhook.key.name'),
-          ...describe('commands.settings.webhook.key.description'),
-          required: true,
-          // MIN_KEY_LENGTH and MAX_KEY_LENGTH of features/webhooks/settings.ts, written out so that
-          // deploying loads no handler (a test holds them equal): Discord's client then refuses a
-          // key cut short before it is sent; the handler still checks.
-          min_length: 16,
-          max_length: 256,
-        },
-        {
-          type: ApplicationCommandOptionType.Channel,
-          ...named('channel', 'commands.settings.webhook.channel.name'),
-          ...describe('commands.settings.webhook.channel.description'),
-          required: true,
-          channel_types: [...POSTED_IN_CHANNEL_TYPES],
-        },
-      ],
-    },
-    {
-      type: ApplicationCommandOptionType.Subcommand,
-      ...named('webhook-off', 'commands.settings.webhookOff.name'),
-      ...describe('commands.settings.webhookOff.description'),
-    },
+    remindersSubcommand,
+    remindersOffSubcommand,
+    languageSubcommand,
+    timezoneSubcommand,
+    thanksSubcommand,
+    digestSubcommand,
+    digestOffSubcommand,
+    liveLeaderboardSubcommand,
+    liveLeaderboardOffSubcommand,
+    rewardsSubcommandGroup,
+    showSubcommand,
+    webhookSubcommand,
+    webhookOffSubcommand,
   ],
 } as const satisfies RESTPostAPIChatInputApplicationCommandsJSONBody;
 

@@ -6,16 +6,11 @@
  * reminder role: the presser is told, and the server's settings keep the problem for its admins
  * (/settings show, and the next /up of a manager).
  */
-import { type APIGuildMember, DiscordAPIError, Routes } from 'discord.js';
-import { DiscordCode } from '../src/discord/messages.js';
 import { GuildOnlyError } from '../src/interactions/error-message.js';
 import type { ButtonHandler } from '../src/interactions/types.js';
 import { COLORS } from '../src/render/colors.js';
 import { decodeNotify, isNotifyId } from '../src/render/custom-id.js';
 import { container, text } from '../src/render/layout.js';
-
-/** Discord's code for a role that is gone. */
-const UNKNOWN_ROLE = 10011;
 
 export const notifyMe: ButtonHandler = {
   name: 'notify',
@@ -34,24 +29,21 @@ export const notifyMe: ButtonHandler = {
     const role = `<@&${roleId}>`;
     const userId = interaction.user.id;
     // The member's roles as Discord has them now (the bot keeps no cache of roles).
-    const asFetched = (await deps.rest.get(Routes.guildMember(guildId, userId))) as APIGuildMember;
-    const has = asFetched.roles.includes(roleId);
-    const route = Routes.guildMemberRole(guildId, userId, roleId);
-    try {
-      if (has) await deps.rest.delete(route, { reason: 'Notify me: taken off by the member' });
-      else await deps.rest.put(route, { reason: 'Notify me: asked for by the member' });
-    } catch (err) {
-      if (!(err instanceof DiscordAPIError)) throw err;
-      if (err.code === UNKNOWN_ROLE) {
-        await deps.settings.update(guildId, { problem: 'role-deleted' }, deps.now());
-        await say(t('notify.noRole'));
-        return 'role-deleted';
-      }
-      if (err.code !== DiscordCode.MissingPermissions) throw err;
+    const has = await deps.roles.memberHas(guildId, userId, roleId);
+    const changed = has
+      ? await deps.roles.remove(guildId, userId, roleId, 'Notify me: taken off by the member')
+      : await deps.roles.add(guildId, userId, roleId, 'Notify me: asked for by the member');
+    if (changed.kind === 'role-gone') {
+      await deps.settings.update(guildId, { problem: 'role-deleted' }, deps.now());
+      await say(t('notify.noRole'));
+      return 'role-deleted';
+    }
+    if (changed.kind === 'missing-permission') {
       await deps.settings.update(guildId, { problem: 'cannot-give-role' }, deps.now());
       await say(t('notify.cannot', { role }), COLORS.warning);
       return 'cannot-give-role';
     }
+    if (changed.kind !== 'done') throw changed.error;
     // It worked: a problem of giving the role, kept for the admins, is over.
     const settings = await deps.settings.get(guildId);
     if (settings?.problem?.reason === 'cannot-give-role') {

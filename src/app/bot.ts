@@ -14,6 +14,9 @@ import { CommandMentions } from '../discord/command-mentions.js';
 import { guildFactsLookup } from '../discord/guild-posts.js';
 import { GuildStatsSource } from '../discord/guild-stats.js';
 import { discordLookups } from '../discord/lookups.js';
+import { channelMessages } from '../discord/messages.js';
+import { channelPermissionsLookup } from '../discord/permissions.js';
+import { discordRoles } from '../discord/roles.js';
 import { watchGuilds } from '../events/guilds.js';
 import { onceConnected, watchShards } from '../events/shards.js';
 import { historyPruner } from '../features/history/prune.js';
@@ -252,7 +255,9 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
     upRecorded,
     reminderRoleChosen: (guildId, roleId) => reminderRoles.chosen(guildId, roleId),
     commands,
-    rest: client.rest,
+    messages: channelMessages(client.rest),
+    permissions: channelPermissionsLookup(client.rest),
+    roles: discordRoles(client.rest),
     webhooks,
     webhookReceiver: { listening: config.webhook.port !== undefined, publicUrl: config.webhook.publicUrl },
     upDirectory: services.upDirectory,

@@ -6,6 +6,7 @@
 import type { Client, REST } from 'discord.js';
 import type { CommandMentions } from '../discord/command-mentions.js';
 import type { GuildFactsLookup } from '../discord/guild-posts.js';
+import { discordRoles } from '../discord/roles.js';
 import { type PostEngines, postEngines } from '../features/digests/engines.js';
 import { StreakWatch } from '../features/history/streak-watch.js';
 import { type ReminderEngines, reminderEngines } from '../features/reminders/engines.js';
@@ -98,7 +99,7 @@ export function serverFeatures(options: {
     rewards,
     settings,
     history,
-    granter: discordRewardGranter({ rest, botUserId: () => client.user?.id }),
+    granter: discordRewardGranter({ roles: discordRoles(rest), botUserId: () => client.user?.id }),
     ...running,
   });
   /** What follows from an up recorded (the bot's /up, the directory's webhook). Never throws. */

@@ -20,7 +20,8 @@ import {
   type RESTPostAPIChannelMessageJSONBody,
   Routes,
 } from 'discord.js';
-import type { MessageFile } from '../render/message.js';
+import { NO_MENTIONS_API } from '../render/mentions.js';
+import { type MessageFile, messageFields, type RenderedMessage } from '../render/message.js';
 
 /**
  * The channels /settings lets a server choose for the bot's posts (reminders, the directory's
@@ -205,4 +206,36 @@ export async function sendDirectMessage(
     return { ok: false, failure: classifyPostError(err) };
   }
   return postMessage(rest, channel.id, message);
+}
+
+/** The messages the settings handlers post and delete in a channel, over one REST client. */
+export interface ChannelMessages {
+  /** postMessage: never throws. */
+  post(channelId: string, message: OutgoingMessage): Promise<PostResult>;
+  /** deleteMessage: never throws; one already gone counts as deleted. */
+  delete(channelId: string, messageId: string): Promise<{ ok: true } | { ok: false; failure: PostFailure }>;
+}
+
+export function channelMessages(rest: REST): ChannelMessages {
+  return {
+    post: (channelId, message) => postMessage(rest, channelId, message),
+    delete: (channelId, messageId) => deleteMessage(rest, channelId, messageId),
+  };
+}
+
+/**
+ * A private follow-up to an interaction known only by its application and token (an /up answer
+ * told later who upped), through the interaction's webhook. Throws when Discord refuses (the
+ * token expired after 15 minutes).
+ */
+export async function followUpByToken(
+  rest: REST,
+  applicationId: string,
+  token: string,
+  message: RenderedMessage,
+): Promise<void> {
+  await rest.post(Routes.webhook(applicationId, token), {
+    body: { ...messageFields(message, MessageFlags.Ephemeral), allowed_mentions: NO_MENTIONS_API },
+    auth: false,
+  });
 }

@@ -103,3 +103,16 @@ export async function fetchChannelPermissions(
     return null;
   }
 }
+
+/** A user's (the bot's) permissions in a guild channel over one REST client (fetchChannelPermissions). */
+export interface ChannelPermissionsLookup {
+  /** Null when they cannot be had in time. Never throws. */
+  inChannel(
+    query: { guildId: string; channelId: string; userId: string },
+    timeoutMs: number,
+  ): Promise<bigint | null>;
+}
+
+export function channelPermissionsLookup(rest: REST): ChannelPermissionsLookup {
+  return { inChannel: (query, timeoutMs) => fetchChannelPermissions(rest, query, timeoutMs) };
+}

@@ -6,7 +6,6 @@ import type {
   AutocompleteInteraction,
   ButtonInteraction,
   ChatInputCommandInteraction,
-  REST,
   RESTPostAPIChatInputApplicationCommandsJSONBody,
   RESTPostAPIContextMenuApplicationCommandsJSONBody,
   UserContextMenuCommandInteraction,
@@ -14,6 +13,9 @@ import type {
 import type { DirectoryClient } from '../directory/index.js';
 import type { CommandMentions } from '../discord/command-mentions.js';
 import type { DiscordLookups } from '../discord/lookups.js';
+import type { ChannelMessages } from '../discord/messages.js';
+import type { ChannelPermissionsLookup } from '../discord/permissions.js';
+import type { DiscordRoles } from '../discord/roles.js';
 import type { SupportedLocale, Translate } from '../i18n/index.js';
 import type { Logger } from '../log/logger.js';
 import type { ChartRenderer } from '../render/charts.js';
@@ -25,7 +27,7 @@ import type { LiveBoardRepository } from '../store/live-boards.js';
 import type { UpWatchRepository } from '../store/notifications.js';
 import type { ReminderRepository } from '../store/reminders.js';
 import type { RewardRepository } from '../store/rewards.js';
-import type { SettingsRepository } from '../store/settings.js';
+import type { GuildSettings, SettingsRepository } from '../store/settings.js';
 import type { WebhookRepository } from '../store/webhooks.js';
 import type { DescribeFailure, Subject } from './error-message.js';
 import type { LookupSuggestions, Suggestion } from './suggestions.js';
@@ -41,6 +43,11 @@ export interface ServerPosts {
   liveBoards: LiveBoardRepository;
   wakeDigests(dueAt: number): void;
   wakeLiveBoards(dueAt: number): void;
+  /**
+   * The server's digest as its settings now say (the period holding now, in its time zone): written
+   * and its engine woken, or cancelled when it has none. Its time, or undefined.
+   */
+  planDigest(settings: GuildSettings, now: number): Promise<number | undefined>;
   /**
    * An up was recorded: the server's live leaderboard is due a minute after its last edit at the
    * soonest. Never throws.
@@ -94,8 +101,12 @@ export interface BotDeps {
   upRecorded(guildId: string, userId: string, at: number): Promise<void>;
   /** `</up:id>` mentions of the bot's commands, for the messages it posts on its own. */
   commands: CommandMentions;
-  /** discord.js's REST client: for the messages the bot posts on its own (discord/messages.ts). */
-  rest: REST;
+  /** The messages the settings handlers post and delete in a channel (discord/messages.ts). */
+  messages: ChannelMessages;
+  /** The bot's permissions in a channel, read when a post is refused (discord/permissions.ts). */
+  permissions: ChannelPermissionsLookup;
+  /** Members' roles: given, taken, checked (discord/roles.ts). */
+  roles: DiscordRoles;
   /** Each server's set-up of the directory's webhook (/settings webhook), in the store. */
   webhooks: WebhookRepository;
   /** Whether the bot receives webhooks (WEBHOOK_PORT), and at which public address (PUBLIC_URL). */

@@ -20,7 +20,7 @@ import {
   MAX_REPEAT_TIMES,
   MIN_REPEAT_MINUTES,
 } from '../../src/features/reminders/cycle.js';
-import { MAX_REWARD_UPS, MIN_REWARD_UPS } from '../../src/features/settings/rewards.js';
+import { MAX_REWARD_UPS, MIN_REWARD_UPS } from '../../src/features/rewards/settings.js';
 import { isPlausibleKey, MAX_KEY_LENGTH, MIN_KEY_LENGTH } from '../../src/features/webhooks/settings.js';
 import { localizations } from '../../src/i18n/index.js';
 

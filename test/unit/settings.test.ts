@@ -5,15 +5,15 @@
  */
 import { DiscordAPIError, MessageFlags, type REST } from 'discord.js';
 import { describe, expect, it } from 'vitest';
-import { channelPermissions, fetchChannelPermissions } from '../../src/discord/permissions.js';
+import { channelMessages } from '../../src/discord/messages.js';
 import {
-  type SettingsContext,
-  type SettingsDeps,
-  setLanguage,
-  setReminders,
-  showSettings,
-  turnRemindersOff,
-} from '../../src/features/settings/settings.js';
+  channelPermissions,
+  channelPermissionsLookup,
+  fetchChannelPermissions,
+} from '../../src/discord/permissions.js';
+import { setReminders, turnRemindersOff } from '../../src/features/reminders/settings.js';
+import { setLanguage, showSettings } from '../../src/features/settings/general.js';
+import type { SettingsContext, SettingsDeps } from '../../src/features/settings/settings.js';
 import { translator } from '../../src/i18n/index.js';
 import { createLogger } from '../../src/log/logger.js';
 import type { RenderedMessage } from '../../src/render/message.js';
@@ -149,7 +149,8 @@ function setup(routes: Record<string, unknown> = {}) {
         cancelled.push(key);
       },
     } as unknown as SettingsDeps['reminders'],
-    rest,
+    messages: channelMessages(rest),
+    permissions: channelPermissionsLookup(rest),
     commands: { mention: async (name: string) => `</${name}:${UP_ID}>` } as SettingsDeps['commands'],
     now: () => NOW,
     logger: createLogger({ level: 'silent' }),

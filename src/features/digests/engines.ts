@@ -13,6 +13,7 @@ import { LiveBoardRepository } from '../../store/live-boards.js';
 import type { SettingsRepository } from '../../store/settings.js';
 import type { Store } from '../../store/store.js';
 import { LiveBoardScheduler, LiveBoardSender } from './live.js';
+import { planDigest } from './plan.js';
 import { DigestScheduler, DigestSender } from './send.js';
 
 export interface PostEngines {
@@ -57,14 +58,16 @@ export function postEngines(options: {
     boards: boardRepository,
     sender: new LiveBoardSender({ rest, settings, history, boards: boardRepository, guild, now }),
   });
+  const wakeDigests = (dueAt: number): void => digests.wake(dueAt);
   return {
     digests,
     liveBoards,
     posts: {
       digests: digestRepository,
       liveBoards: boardRepository,
-      wakeDigests: (dueAt) => digests.wake(dueAt),
+      wakeDigests,
       wakeLiveBoards: (dueAt) => liveBoards.wake(dueAt),
+      planDigest: (settings, at) => planDigest({ digests: digestRepository, wakeDigests }, settings, at),
       async upRecorded(guildId, at) {
         try {
           const dueAt = await boardRepository.touch(guildId, at);

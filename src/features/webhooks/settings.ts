@@ -1,3 +1,9 @@
+/**
+ * `/settings webhook` and `webhook-off`: a server's set-up of the directory's webhook (its key, the
+ * channel its events are announced in) and the address to paste on the directory. The channel is
+ * proven as /settings reminders proves it (a confirmation posted first). The JSON of both
+ * subcommands is settings-command.ts. Every answer private, in the user's language.
+ */
 import { publicTranslator } from '../../i18n/public-language.js';
 import type { BotDeps } from '../../interactions/types.js';
 import { COLORS } from '../../render/colors.js';
@@ -7,11 +13,13 @@ import { renderRefusal } from '../settings/render.js';
 import {
   type ChosenChannel,
   channelRefusal,
+  chosenChannel,
   deleteConfirmation,
   postConfirmation,
   type SettingsAnswer,
   type SettingsContext,
   type SettingsDeps,
+  type SettingsHandlers,
 } from '../settings/settings.js';
 import { WEBHOOK_PATH_PREFIX } from './receiver.js';
 
@@ -118,3 +126,10 @@ export async function turnWebhookOff(deps: WebhookDeps, context: SettingsContext
     outcome: removed ? 'webhook-off' : 'webhook-off:unchanged',
   };
 }
+
+/** The handlers of /settings webhook and webhook-off, by subcommand. */
+export const webhookSettings: SettingsHandlers = {
+  webhook: (deps, context, options) =>
+    setWebhook(deps, context, { key: options.getString('key', true), ...chosenChannel(options) }),
+  'webhook-off': (deps, context) => turnWebhookOff(deps, context),
+};

@@ -16,14 +16,12 @@
  * in one statement, the nonce): a claim taken over after `kill -9` does again what was not done,
  * and nothing twice.
  */
-import { MessageFlags, type REST, Routes } from 'discord.js';
+import type { REST } from 'discord.js';
 import type { GuildFactsLookup } from '../../discord/guild-posts.js';
-import { postMessage } from '../../discord/messages.js';
+import { followUpByToken, postMessage } from '../../discord/messages.js';
 import { translator } from '../../i18n/index.js';
 import { publicTranslator } from '../../i18n/public-language.js';
 import type { Logger } from '../../log/logger.js';
-import { NO_MENTIONS_API } from '../../render/mentions.js';
-import { messageFields } from '../../render/message.js';
 import { renderUpSeen } from '../../render/up-v3.js';
 import type { HistoryRepository } from '../../store/history.js';
 import type { UpWatchRepository } from '../../store/notifications.js';
@@ -118,17 +116,12 @@ async function followWatches(
         { userId: event.userId, at: event.at, upCount: event.upCount ?? null, nextUpAt: nextUpAt ?? null },
         t,
       );
-      await deps.rest
-        .post(Routes.webhook(watch.applicationId, watch.token), {
-          body: { ...messageFields(message, MessageFlags.Ephemeral), allowed_mentions: NO_MENTIONS_API },
-          auth: false,
-        })
-        .catch((err: unknown) =>
-          deps.logger.info(
-            { err: String(err), guildId },
-            'an /up answer could not be followed up (its token expired?)',
-          ),
-        );
+      await followUpByToken(deps.rest, watch.applicationId, watch.token, message).catch((err: unknown) =>
+        deps.logger.info(
+          { err: String(err), guildId },
+          'an /up answer could not be followed up (its token expired?)',
+        ),
+      );
     }),
   );
 }

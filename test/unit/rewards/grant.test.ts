@@ -1,12 +1,13 @@
 /**
- * The reward roles' Discord side (features/rewards/grant.ts) against a fake REST client: whether
+ * The reward roles' Discord side (discord/roles.ts, features/rewards/grant.ts) against a fake REST client: whether
  * the bot may give a role (Manage Roles, its role above the reward's, not managed, not
  * @everyone), and a grant or removal sorted into what the outbox records: given, refused for good
  * with the reason an admin can act on, or tried again.
  */
 import { DiscordAPIError, HTTPError, PermissionFlagsBits, type REST } from 'discord.js';
 import { describe, expect, it } from 'vitest';
-import { auditReason, checkRewardRole, discordRewardGranter } from '../../../src/features/rewards/grant.js';
+import { checkRoleManageable, discordRoles } from '../../../src/discord/roles.js';
+import { auditReason, discordRewardGranter } from '../../../src/features/rewards/grant.js';
 import type { RewardGrant } from '../../../src/store/rewards.js';
 
 const GUILD = '722424773233213460';
@@ -89,9 +90,9 @@ const grant = (action: 'add' | 'remove'): RewardGrant => ({
   traceParent: null,
 });
 
-describe('checkRewardRole', () => {
+describe('checkRoleManageable', () => {
   const check = (routes: Record<string, unknown>, roleId = REWARD) =>
-    checkRewardRole(fakeRest(routes).rest, GUILD, BOT, roleId);
+    checkRoleManageable(fakeRest(routes).rest, GUILD, BOT, roleId);
 
   it('allows a role below the bot’s, with Manage Roles or Administrator', async () => {
     expect(await check(guild({}))).toEqual({ ok: true });
@@ -130,7 +131,9 @@ describe('discordRewardGranter', () => {
     botUserId: string | null = BOT,
   ) => {
     const { rest, requests } = fakeRest(routes);
-    const outcome = await discordRewardGranter({ rest, botUserId: () => botUserId }).act(grant(action));
+    const outcome = await discordRewardGranter({ roles: discordRoles(rest), botUserId: () => botUserId }).act(
+      grant(action),
+    );
     return { outcome, requests, changes: requests.filter((r) => r.method !== 'GET') };
   };
 

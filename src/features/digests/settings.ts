@@ -1,27 +1,29 @@
 /**
  * `/settings digest`, `digest-off`, `live-leaderboard` and `live-leaderboard-off`: what the bot
- * posts in a server on its own besides reminders, a digest at each period's end (features/digests/
- * send.ts) and one message kept up to date (features/digests/live.ts). The channel is checked as
- * /settings reminders checks it, and the bot's permissions there are read first: a channel where it
- * could not post changes nothing and the answer says what to grant. Every answer private, in the
- * user's language.
+ * posts in a server on its own besides reminders, a digest at each period's end (send.ts) and one
+ * message kept up to date (live.ts). The channel is checked as /settings reminders checks it, and
+ * the bot's permissions there are read first: a channel where it could not post changes nothing
+ * and the answer says what to grant. The JSON of the four subcommands is settings-command.ts.
+ * Every answer private, in the user's language.
  */
-import { deleteMessage } from '../../discord/messages.js';
-import type { BotDeps, ServerPosts } from '../../interactions/types.js';
+import { UserInputError } from '../../interactions/error-message.js';
+import type { BotDeps } from '../../interactions/types.js';
 import { COLORS } from '../../render/colors.js';
 import { channelMention, type PermissionName, permissionList } from '../../render/problems.js';
 import type { DigestPeriod } from '../../store/schema.js';
 import type { GuildSettings } from '../../store/settings.js';
-import { digestPlan } from '../digests/plan.js';
-import { renderOverview, renderRefusal } from './render.js';
+import { isCalendarPeriod } from '../history/calendar.js';
+import { renderOverview, renderRefusal } from '../settings/render.js';
 import {
   type ChosenChannel,
   channelRefusal,
+  chosenChannel,
   lacking,
   type SettingsAnswer,
   type SettingsContext,
   type SettingsDeps,
-} from './settings.js';
+  type SettingsHandlers,
+} from '../settings/settings.js';
 
 /** What posting a digest takes (its chart is a file), and what keeping the board does. */
 const DIGEST_PERMISSIONS: readonly PermissionName[] = ['ViewChannel', 'SendMessages', 'AttachFiles'];
@@ -63,23 +65,6 @@ async function answer(
   };
 }
 
-/** The server's digest as its settings now say (the period holding now), written and woken. */
-export async function planDigest(
-  posts: ServerPosts,
-  settings: GuildSettings,
-  now: number,
-): Promise<number | undefined> {
-  if (!settings.digest) {
-    await posts.digests.cancel(settings.guildId);
-    return undefined;
-  }
-  const plan = digestPlan(settings.guildId, settings.digest, settings.timeZone ?? 'UTC', now);
-  await posts.digests.cancel(settings.guildId, plan.key);
-  await posts.digests.schedule(plan);
-  posts.wakeDigests(plan.dueAt);
-  return plan.dueAt;
-}
-
 /** `/settings digest channel: period:` */
 export async function setDigest(
   deps: PostsDeps,
@@ -93,7 +78,7 @@ export async function setDigest(
   const { t, guildId } = context;
   const digest = { channelId: request.channelId, period: request.period };
   const settings = await deps.settings.update(guildId, { digest }, deps.now());
-  const nextDigestAt = await planDigest(deps.posts, settings, deps.now());
+  const nextDigestAt = await deps.posts.planDigest(settings, deps.now());
   return answer(deps, context, settings, {
     title: t('settings.title.digestOn'),
     intro: t(`settings.digestSet.${request.period}`, {
@@ -161,7 +146,7 @@ async function deleteBoard(
   channelId: string,
   messageId: string,
 ): Promise<void> {
-  const deleted = await deleteMessage(deps.rest, channelId, messageId);
+  const deleted = await deps.messages.delete(channelId, messageId);
   if (!deleted.ok) {
     deps.logger.warn(
       { guildId, failure: deleted.failure },
@@ -169,3 +154,15 @@ async function deleteBoard(
     );
   }
 }
+
+/** The handlers of /settings digest, digest-off, live-leaderboard and live-leaderboard-off. */
+export const postsSettings: SettingsHandlers = {
+  digest(deps, context, options) {
+    const period = options.getString('period', true);
+    if (!isCalendarPeriod(period)) throw new UserInputError('generic');
+    return setDigest(deps, context, { ...chosenChannel(options), period });
+  },
+  'digest-off': (deps, context) => turnDigestOff(deps, context),
+  'live-leaderboard': (deps, context, options) => setLiveBoard(deps, context, chosenChannel(options)),
+  'live-leaderboard-off': (deps, context) => turnLiveBoardOff(deps, context),
+};

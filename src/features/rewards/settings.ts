@@ -1,19 +1,25 @@
 /**
- * `/settings rewards add | remove | show | top-role`: a server's reward roles (features/rewards),
- * off until an admin adds one. A role is checked when it is set, as Discord would check it when
- * given: the bot needs Manage Roles and a role above it; @everyone and a managed role (a bot's, a
- * booster's) cannot be given. A role the bot could not give changes nothing, and the answer says
- * what to fix. Every answer private, in the user's language; role mentions ping nobody.
+ * `/settings rewards add | remove | show | top-role`: a server's reward roles (engine.ts,
+ * grant.ts), off until an admin adds one; its JSON is settings-command.ts. A role is checked when
+ * it is set, as Discord would check it when given (discord/roles.ts): the bot needs Manage Roles
+ * and a role above it; @everyone and a managed role (a bot's, a booster's) cannot be given. A role
+ * the bot could not give changes nothing, and the answer says what to fix. Every answer private, in
+ * the user's language; role mentions ping nobody.
  */
-import type { REST } from 'discord.js';
+import type { DiscordRoles, RoleCheck } from '../../discord/roles.js';
 import type { Translate } from '../../i18n/index.js';
+import { UserInputError } from '../../interactions/error-message.js';
 import { COLORS } from '../../render/colors.js';
 import { container, fitLayout, separator, subtext, text } from '../../render/layout.js';
 import type { LayoutMessage } from '../../render/message.js';
 import type { RewardRepository, RewardRole } from '../../store/rewards.js';
 import type { RewardPeriod } from '../../store/schema.js';
-import { checkRewardRole, type RoleCheck } from '../rewards/grant.js';
-import type { SettingsAnswer, SettingsContext, SettingsDeps } from './settings.js';
+import type {
+  SettingsAnswer,
+  SettingsContext,
+  SettingsDeps,
+  SettingsHandlers,
+} from '../settings/settings.js';
 
 /** Rewards a server may have: enough for a ladder, few enough for Discord's role limits. */
 export const MAX_REWARDS = 10;
@@ -22,7 +28,7 @@ export const MIN_REWARD_UPS = 1;
 export const MAX_REWARD_UPS = 1_000;
 
 export type RewardsDeps = Pick<SettingsDeps, 'now' | 'logger'> & {
-  rest: REST;
+  roles: Pick<DiscordRoles, 'check'>;
   rewards: Pick<RewardRepository, 'set' | 'remove' | 'list' | 'lastFailures'>;
 };
 
@@ -91,7 +97,7 @@ async function checkRole(
   const { t } = context;
   let check: RoleCheck;
   try {
-    check = await checkRewardRole(deps.rest, context.guildId, context.botId, roleId);
+    check = await deps.roles.check(context.guildId, context.botId, roleId);
   } catch (err) {
     deps.logger.info({ err, guildId: context.guildId }, 'could not check a reward role');
     return refusal(t('rewards.refused.unknown'), t, 'refused:reward-check');
@@ -182,3 +188,28 @@ export async function showRewards(deps: RewardsDeps, context: SettingsContext): 
     outcome: failures.size > 0 ? 'rewards:problem' : 'rewards',
   };
 }
+
+/** The handler of the /settings rewards group: add, remove, top-role, show. */
+export const rewardsSettings: SettingsHandlers = {
+  rewards(deps, context, options) {
+    switch (options.getSubcommand(true)) {
+      case 'add': {
+        const period = options.getString('period') ?? 'month';
+        if (period !== 'week' && period !== 'month' && period !== 'all') throw new UserInputError('generic');
+        return addReward(deps, context, {
+          roleId: options.get('role', true).role?.id ?? String(options.get('role', true).value),
+          ups: options.getInteger('ups', true),
+          period,
+        });
+      }
+      case 'remove':
+        return removeReward(deps, context, String(options.get('role', true).value));
+      case 'top-role':
+        return setTopRole(deps, context, String(options.get('role', true).value));
+      case 'show':
+        return showRewards(deps, context);
+      default:
+        throw new UserInputError('generic');
+    }
+  },
+};
