@@ -1,6 +1,7 @@
 /**
  * The slash commands as plain Discord JSON, with Russian names and descriptions from the i18n
- * catalogs. The deploy script imports only this file, so deploying never loads a handler.
+ * catalogs, and how each is deferred. The deploy script and a restart's early resume import only
+ * this file (and the JSON it assembles), so neither loads a handler.
  */
 import {
   ApplicationCommandOptionType,
@@ -26,6 +27,7 @@ import {
 } from '../src/features/settings/general-command.js';
 import { thanksSubcommand } from '../src/features/up/settings-command.js';
 import { webhookOffSubcommand, webhookSubcommand } from '../src/features/webhooks/settings-command.js';
+import type { DeferralRules } from '../src/gateway/deferral-rules.js';
 import { choice, describe, named } from '../src/interactions/command-json.js';
 
 const GUILD_INSTALL = [ApplicationIntegrationType.GuildInstall];
@@ -153,14 +155,26 @@ export const leaderboardCommand = {
   ],
 } as const satisfies RESTPostAPIChatInputApplicationCommandsJSONBody;
 
-export const commandDefinitions: readonly RESTPostAPIChatInputApplicationCommandsJSONBody[] = [
-  upCommand,
-  botCommand,
-  serverCommand,
-  profileCommand,
-  settingsCommand,
-  leaderboardCommand,
-];
+/**
+ * Every slash command, and how its first answer goes: deferred at once from its packet (by the
+ * gateway's thread, a restart's early resume before any handler has loaded, or the router),
+ * privately where every outcome is for the user alone. Stated here once: what is deployed
+ * (commandDefinitions) and the deferral table (DEFERRAL_RULES) follow from it.
+ */
+const slashCommands = [
+  { definition: upCommand, privately: false },
+  { definition: botCommand, privately: false },
+  { definition: serverCommand, privately: false },
+  { definition: profileCommand, privately: false },
+  { definition: settingsCommand, privately: true },
+  { definition: leaderboardCommand, privately: false },
+] as const satisfies ReadonlyArray<{
+  definition: RESTPostAPIChatInputApplicationCommandsJSONBody;
+  privately: boolean;
+}>;
+
+export const commandDefinitions: readonly RESTPostAPIChatInputApplicationCommandsJSONBody[] =
+  slashCommands.map((command) => command.definition);
 
 /**
  * "Directory card" in the context menu on a member (Apps › Directory card): the bot's card for a
@@ -176,6 +190,15 @@ export const directoryCardCommand = {
 export const userCommandDefinitions: readonly RESTPostAPIContextMenuApplicationCommandsJSONBody[] = [
   directoryCardCommand,
 ];
+
+/**
+ * The deferral of each command, by name (src/gateway/deferral-rules.ts): the slash commands as
+ * stated above, and every user command privately (a card is for the one who asked).
+ */
+export const DEFERRAL_RULES: DeferralRules = {
+  commands: Object.fromEntries(slashCommands.map((c) => [c.definition.name, c.privately])),
+  userCommands: Object.fromEntries(userCommandDefinitions.map((c) => [c.name, true])),
+};
 
 /** What `npm run deploy-commands` sends: the slash commands, then the context menu's. */
 export const deployedCommands: ReadonlyArray<

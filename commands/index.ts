@@ -2,6 +2,7 @@
 import type { Registry } from '../src/interactions/types.js';
 import { bot } from './bot.js';
 import { comments } from './comments.js';
+import { DEFERRAL_RULES } from './definitions.js';
 import { directoryCard } from './directory-card.js';
 import { leaderboard } from './leaderboard.js';
 import { notifyMe } from './notify-me.js';
@@ -16,4 +17,5 @@ export const registry: Registry = {
   commands: [up, bot, server, profile, settings, leaderboard],
   userCommands: [directoryCard],
   buttons: [comments, remind, reminderActions, notifyMe],
+  deferrals: DEFERRAL_RULES,
 };

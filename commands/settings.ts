@@ -49,7 +49,6 @@ function run({ interaction, deps, t }: CommandContext): Promise<SettingsAnswer> 
 
 export const settings: SlashCommand = {
   data: settingsCommand,
-  ephemeral: true,
   guildOnly: true,
   async execute(ctx) {
     const answer = await run(ctx);

@@ -6,7 +6,7 @@
  * gateway's thread (started before the rest loads: main.ts) resume them, then loads the bot.
  * Until the bot has restored the guilds and taken the thread over (GatewayThreadStrategy:
  * `attach`, `go`), the thread keeps what Discord replays, and defers each command in it itself,
- * by the deferral table that needs no command loaded (commands/deferrals.ts).
+ * by the deferral table that needs no command loaded (commands/definitions.ts).
  *
  * Only where the configuration says which shards this process runs (a SHARD_COUNT, not auto) and
  * no other host may hold them: one host of several (SHARD_IDS) claims its shards in the store
@@ -14,7 +14,7 @@
  * always did.
  */
 import type { SessionInfo } from '@discordjs/ws';
-import { DEFERRAL_RULES } from '../../commands/deferrals.js';
+import { DEFERRAL_RULES } from '../../commands/definitions.js';
 import type { Config } from '../config/env.js';
 import { expectedShards } from '../config/sharding.js';
 import type { PrestartedThread } from '../gateway/gateway-thread-start.js';

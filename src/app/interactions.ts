@@ -7,7 +7,6 @@
 import { type Client, Events } from 'discord.js';
 import type { Config } from '../config/env.js';
 import { deferralAddress, InteractionAcknowledger } from '../gateway/acknowledge.js';
-import { rulesOf } from '../gateway/deferral-rules.js';
 import type { GatewaySessions } from '../gateway/gateway-sessions.js';
 import type { InteractionTap } from '../gateway/gateway-tap.js';
 import type { PrestartedThread } from '../gateway/gateway-thread-start.js';
@@ -49,7 +48,7 @@ export function routeInteractions(o: {
   // router takes it from the acknowledger as if sent here. A button's is sent here, from its
   // packet, before discord.js builds the interaction.
   interactions.deferrals = {
-    rules: rulesOf(registry.commands, registry.userCommands),
+    rules: registry.deferrals,
     acknowledger: address,
   };
   interactions.onDeferral = (id, deferral, done) => acknowledger.track(id, deferral, done);

@@ -1,7 +1,7 @@
 /**
  * Which deferral a command's INTERACTION_CREATE packet gets (a slash command, or a user command of
- * the context menu on a member), decided from the packet alone and a table made once from the
- * registry: the router (main thread) and the gateway's thread
+ * the context menu on a member), decided from the packet alone and a table the commands' definitions
+ * state (commands/definitions.ts): the router (main thread) and the gateway's thread
  * (gateway-thread.ts, which has no registry) take the same decision from the same table.
  *
  * Buttons are not in the table: a button's deferral is its handler's reading of the custom_id
@@ -30,18 +30,6 @@ export interface InteractionPacket {
   token?: unknown;
   type?: unknown;
   data?: { name?: unknown; type?: unknown; custom_id?: unknown; component_type?: unknown };
-}
-
-type Named = ReadonlyArray<{ data: { name: string }; ephemeral?: boolean }>;
-
-/** The table of a registry: its slash commands, and its user commands (every one private). */
-export function rulesOf(commands: Named, userCommands: Named = []): DeferralRules {
-  const table = (list: Named, privately: (c: Named[number]) => boolean) =>
-    Object.fromEntries(list.map((c) => [c.data.name, privately(c)]));
-  return {
-    commands: table(commands, (c) => c.ephemeral === true),
-    userCommands: table(userCommands, () => true),
-  };
 }
 
 export function commandDeferral(ephemeral: boolean): Deferral {

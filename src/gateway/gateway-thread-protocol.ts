@@ -30,7 +30,7 @@ export interface EarlyResume {
   shardCount: number;
   /** The sessions to resume at once, by shard; the other shards wait for the strategy's Connect. */
   sessions: Record<number, SessionInfo>;
-  /** The commands replayed meanwhile are deferred by this table (commands/deferrals.ts)… */
+  /** The commands replayed meanwhile are deferred by this table (DEFERRAL_RULES, commands/definitions.ts)… */
   rules: DeferralRules;
   /** …at Discord's API root (DISCORD_API_URL; default discord.js's). */
   api: string | undefined;

@@ -15,7 +15,7 @@ import type {
   Interaction,
   UserContextMenuCommandInteraction,
 } from 'discord.js';
-import { type DeferralRules, rulesOf } from '../gateway/deferral-rules.js';
+import type { DeferralRules } from '../gateway/deferral-rules.js';
 import { customIdPrefix } from '../render/custom-id.js';
 import { annotate } from '../trace/spans.js';
 import { privateFollowUp, responderFor } from './respond.js';
@@ -87,7 +87,7 @@ export function createRouter(
 ): Router {
   const route: Route = {
     lookup: lookupIn(registry),
-    rules: rulesOf(registry.commands, registry.userCommands),
+    rules: registry.deferrals,
     deps,
     hooks,
     acknowledger,
@@ -167,7 +167,7 @@ async function runCommand(
   const name = interaction.commandName;
   const command = route.lookup.command(name);
   if (!command) return unknownCommand(interaction);
-  const deferral = deferralFor(command);
+  const deferral = deferralFor(command, route.rules);
   // Nothing before the deferral that can wait: under a burst, work done first delays it.
   await defer(interaction, deferral, route.acknowledger);
   const reply = responderFor(interaction, isPrivateReply(deferral));

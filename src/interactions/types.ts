@@ -16,6 +16,7 @@ import type { DiscordLookups } from '../discord/lookups.js';
 import type { ChannelMessages } from '../discord/messages.js';
 import type { ChannelPermissionsLookup } from '../discord/permissions.js';
 import type { DiscordRoles } from '../discord/roles.js';
+import type { DeferralRules } from '../gateway/deferral-rules.js';
 import type { SupportedLocale, Translate } from '../i18n/index.js';
 import type { Logger } from '../log/logger.js';
 import type { ChartRenderer } from '../render/charts.js';
@@ -170,9 +171,8 @@ interface FailureWording {
 }
 
 export interface SlashCommand extends FailureWording {
+  /** Its definition; whether it answers privately is stated beside it (the registry's `deferrals`). */
   data: RESTPostAPIChatInputApplicationCommandsJSONBody;
-  /** Defer privately: every outcome is for the invoking user only. */
-  ephemeral?: boolean;
   /** Refuse outside a guild with a localized message. */
   guildOnly?: boolean;
   /** Returns the outcome for the log line (e.g. 'success', 'cooldown', 'shown'). */
@@ -200,4 +200,9 @@ export interface Registry {
   /** The context menu's commands on a member; none when left out. */
   userCommands?: readonly UserCommand[];
   buttons: readonly ButtonHandler[];
+  /**
+   * How each command's first answer is deferred, by name (commands/definitions.ts states it beside
+   * each definition); the gateway's thread and the router decide from it alike.
+   */
+  deferrals: DeferralRules;
 }

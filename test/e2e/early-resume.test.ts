@@ -3,7 +3,7 @@
  * as the entry point takes them (main.ts, run.ts), in this process against the stand-ins, through
  * the unmodified discord.js client: the gateway's thread started first, the store opened, the
  * sessions read and resumed, and only then the bot built. Between the two, the thread holds the
- * shards alone: a command sent then is deferred by the thread itself (commands/deferrals.ts)
+ * shards alone: a command sent then is deferred by the thread itself (DEFERRAL_RULES, commands/definitions.ts)
  * within Discord's 3 s, and answered once the bot has taken the thread over; the guilds come from
  * the snapshot, a guild joined meanwhile is one join.
  */

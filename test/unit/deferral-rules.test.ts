@@ -1,14 +1,15 @@
 /**
- * The deferral table the gateway's thread decides from (src/gateway/deferral-rules.ts): the same
- * answer as the router's for every command of the registry, nothing for what is not a command of it.
+ * The deferral table the gateway's thread, a restart's early resume and the router decide from
+ * (src/gateway/deferral-rules.ts), as commands/definitions.ts states it beside each definition: a
+ * rule for every command of the registry, nothing for what is not a command of it.
  */
 import { ApplicationCommandType, InteractionResponseType, InteractionType } from 'discord-api-types/v10';
 import { describe, expect, it } from 'vitest';
-import { DEFERRAL_RULES } from '../../commands/deferrals.js';
+import { commandDefinitions, DEFERRAL_RULES, userCommandDefinitions } from '../../commands/definitions.js';
 import { registry } from '../../commands/index.js';
-import { applicationCommandDeferral, rulesOf } from '../../src/gateway/deferral-rules.js';
+import { applicationCommandDeferral } from '../../src/gateway/deferral-rules.js';
 
-const rules = rulesOf(registry.commands, registry.userCommands);
+const rules = registry.deferrals;
 const packet = (name: unknown, type = ApplicationCommandType.ChatInput) => ({
   id: '1',
   token: 't',
@@ -17,23 +18,37 @@ const packet = (name: unknown, type = ApplicationCommandType.ChatInput) => ({
 });
 
 describe('deferral rules', () => {
-  it("is the table a restart's early resume defers by, before the commands load (commands/deferrals.ts)", () => {
-    expect(DEFERRAL_RULES).toEqual(rules);
+  it("is the table a restart's early resume defers by, with a rule for every command deployed and handled", () => {
+    expect(rules).toBe(DEFERRAL_RULES);
+    const names = (list: ReadonlyArray<{ name: string }>) => list.map((c) => c.name).sort();
+    expect(Object.keys(rules.commands).sort()).toEqual(names(commandDefinitions));
+    expect(Object.keys(rules.commands).sort()).toEqual(names(registry.commands.map((c) => c.data)));
+    expect(Object.keys(rules.userCommands).sort()).toEqual(names(userCommandDefinitions));
+    expect(Object.keys(rules.userCommands).sort()).toEqual(
+      names((registry.userCommands ?? []).map((c) => c.data)),
+    );
   });
 
   it('crosses to a thread as plain data', () => {
     expect(structuredClone(rules)).toEqual(rules);
   });
 
-  it('defers every command of the registry, privately exactly where its handler answers privately', () => {
-    for (const command of registry.commands) {
-      expect(applicationCommandDeferral(packet(command.data.name), rules)).toEqual({
-        type: InteractionResponseType.DeferredChannelMessageWithSource,
-        ephemeral: command.ephemeral === true,
-      });
-    }
-    expect(applicationCommandDeferral(packet('up'), rules)).toMatchObject({ ephemeral: false });
-    expect(applicationCommandDeferral(packet('settings'), rules)).toMatchObject({ ephemeral: true });
+  it('defers /settings privately (every outcome is for the admin alone) and the others in the channel', () => {
+    const deferred = Object.fromEntries(
+      registry.commands.map((c) => [c.data.name, applicationCommandDeferral(packet(c.data.name), rules)]),
+    );
+    const reply = (ephemeral: boolean) => ({
+      type: InteractionResponseType.DeferredChannelMessageWithSource,
+      ephemeral,
+    });
+    expect(deferred).toEqual({
+      up: reply(false),
+      bot: reply(false),
+      server: reply(false),
+      profile: reply(false),
+      settings: reply(true),
+      leaderboard: reply(false),
+    });
   });
 
   it("defers the context menu's user commands privately, by name and type", () => {

@@ -12,6 +12,9 @@ import type { BotDeps, SlashCommand } from '../../src/interactions/types.js';
 import { createLogger } from '../../src/log/logger.js';
 import { StoreUnavailableError } from '../../src/store/errors.js';
 
+/** Every command of these registries answers in the channel (none is stated private). */
+const ANSWERED_PUBLICLY = { commands: {}, userCommands: {} };
+
 const t = translator('en-US');
 
 function command(
@@ -70,6 +73,7 @@ describe('failure wording', () => {
         ),
       ],
       buttons: [],
+      deferrals: ANSWERED_PUBLICLY,
     },
     deps,
     { onHandled: (event) => outcomes.push(`${event.name}:${event.outcome}`) },
@@ -116,7 +120,7 @@ describe('drain', () => {
         return 'done';
       },
     };
-    const router = createRouter({ commands: [slow], buttons: [] }, deps);
+    const router = createRouter({ commands: [slow], buttons: [], deferrals: ANSWERED_PUBLICLY }, deps);
     expect(await router.drain(1_000)).toBe(true);
     const handled = router.handle(interaction('slow').interaction);
     await new Promise((resolve) => setTimeout(resolve, 10));
@@ -168,6 +172,7 @@ describe('autocomplete', () => {
           command('up', {}),
         ],
         buttons: [],
+        deferrals: ANSWERED_PUBLICLY,
       },
       deps,
       { onHandled: (e) => events.push(`${e.kind}:${e.name}:${e.outcome}`) },
@@ -189,7 +194,11 @@ describe('autocomplete', () => {
     const deps = { logger: createLogger({ level: 'silent' }), now: Date.now } as unknown as BotDeps;
     const events: string[] = [];
     const router = createRouter(
-      { commands: [{ ...command('bot', {}), autocomplete: () => choices }], buttons: [] },
+      {
+        commands: [{ ...command('bot', {}), autocomplete: () => choices }],
+        buttons: [],
+        deferrals: ANSWERED_PUBLICLY,
+      },
       deps,
       { onHandled: (e) => events.push(e.outcome) },
     );
@@ -202,7 +211,11 @@ describe('autocomplete', () => {
   it('answers nothing once the bot is stopping', async () => {
     const deps = { logger: createLogger({ level: 'silent' }), now: Date.now } as unknown as BotDeps;
     const router = createRouter(
-      { commands: [{ ...command('bot', {}), autocomplete: () => choices }], buttons: [] },
+      {
+        commands: [{ ...command('bot', {}), autocomplete: () => choices }],
+        buttons: [],
+        deferrals: ANSWERED_PUBLICLY,
+      },
       deps,
     );
     router.close();

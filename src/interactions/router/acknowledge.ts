@@ -25,9 +25,9 @@ const DEFER_REPLY = InteractionResponseType.DeferredChannelMessageWithSource;
 /** How long an interaction's work may wait for other interactions' deferrals to go out. */
 const QUIET_MAX_MS = 250;
 
-/** A slash command's deferral: the one place the router reads how a command states it. */
-export function deferralFor(command: SlashCommand): Deferral {
-  return commandDeferral(command.ephemeral === true);
+/** A slash command's deferral, as its definition states it (commands/definitions.ts). */
+export function deferralFor(command: SlashCommand, rules: DeferralRules): Deferral {
+  return commandDeferral(rules.commands[command.data.name] === true);
 }
 
 /** A command of the context menu on a member: always answered privately. */
