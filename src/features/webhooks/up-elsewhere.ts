@@ -76,11 +76,16 @@ export async function upElsewhere(
     source: event.via ?? 'webhook',
     possibleAt: possibleAt !== null && possibleAt <= at ? possibleAt : null,
   });
-  const restarted = await restartCycle(deps, guildId, at, {
-    cadenceMs: event.v3 ? deps.cadenceMs : undefined,
-    now: deps.now(),
-    current: reminder ?? null,
-  });
+  // An up the intake stored with its reminder restarted in the same transaction (it carries
+  // `possibleAt`) has its cycle where it belongs: read above. Else it is restarted here.
+  const restarted =
+    event.possibleAt !== undefined
+      ? reminder && { nextUpAt: reminder.nextUpAt, dueAt: reminder.dueAt }
+      : await restartCycle(deps, guildId, at, {
+          cadenceMs: event.v3 ? deps.cadenceMs : undefined,
+          now: deps.now(),
+          current: reminder ?? null,
+        });
   deps.logger.info(
     {
       guildId,
