@@ -16,10 +16,12 @@
 /**
  * Control characters (C0 but for new line and tab, DEL, C1: \p{Cc}), bidi controls (U+061C,
  * U+200E/U+200F, U+202A–U+202E, U+2066–U+2069: \p{Bidi_Control}), the line and paragraph
- * separators U+2028/U+2029, which some terminals and editors break lines at, and the byte order
- * mark U+FEFF, invisible in the middle of text. New line and tab are allowed.
+ * separators U+2028/U+2029, which some terminals and editors break lines at, the byte order
+ * mark U+FEFF, invisible in the middle of text, and a lone surrogate (half of a pair: \p{Cs}
+ * matches only those under the `u` flag), which is no character at all and which Discord shows
+ * as U+FFFD at best. New line and tab are allowed.
  */
-const UNSAFE = /[^\P{Cc}\n\t]|[\p{Bidi_Control}\p{Zl}\p{Zp}\ufeff]/gu;
+const UNSAFE = /[^\P{Cc}\n\t]|[\p{Bidi_Control}\p{Zl}\p{Zp}\p{Cs}\ufeff]/gu;
 
 /**
  * Replaces each unsafe code point with its JSON escape, `\u001b` for ESC: visible and readable in

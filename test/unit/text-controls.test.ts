@@ -52,6 +52,19 @@ describe('escapeControls', () => {
     expect(escapeControls(escapeControls(text))).toBe(escapeControls(text));
   });
 
+  it('takes a lone surrogate for unsafe (no character at all), and keeps every pair whole', () => {
+    const wrong: string[] = [];
+    for (let code = 0xd800; code <= 0xdfff; code++) {
+      const lone = `a${String.fromCharCode(code)}b`;
+      if (removeControls(lone) !== 'ab') wrong.push(`remove ${code.toString(16)}`);
+      if (escapeControls(lone) !== `a\\u${code.toString(16)}b`) wrong.push(`escape ${code.toString(16)}`);
+    }
+    expect(wrong).toEqual([]);
+    // A pair cut by a truncation elsewhere, and whole pairs (astral characters) beside it.
+    expect(removeControls('👍\ud83d👍\udc4d')).toBe('👍👍');
+    expect(escapeControls('𝕏\udfff')).toBe('𝕏\\udfff');
+  });
+
   it('leaves JSON parsing back to the original text', () => {
     let all = '';
     for (const [from, to] of UNSAFE_RANGES) {
