@@ -1,5 +1,5 @@
 /**
- * The features that run beside the commands, built once for the bot (app/bot.ts): the reminders'
+ * The features that run beside the commands, built once for the bot (app/deps.ts): the reminders'
  * engines and the watch of their roles, the directory's webhook announcements, the digests and live
  * leaderboards, the reward roles, and what an up recorded tells them (`upRecorded`). Wiring only.
  */

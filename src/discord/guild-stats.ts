@@ -62,7 +62,7 @@ interface Dated<T> {
 }
 
 export class GuildStatsSource {
-  /** The refresher, a background task of the composition root's list (app/bot.ts). */
+  /** The refresher, a background task of the composition root's list (app/tasks.ts). */
   readonly task: PeriodicTask;
   readonly #o: GuildStatsSourceOptions;
   readonly #now: () => number;

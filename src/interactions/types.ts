@@ -58,7 +58,7 @@ export interface ServerPosts {
 
 /**
  * What handlers get instead of importing modules: our own boundaries, easy to fake in tests.
- * Built once per process in app/bot.ts.
+ * Built once per process in app/deps.ts.
  */
 export interface BotDeps {
   directory: DirectoryClient;

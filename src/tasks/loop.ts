@@ -10,7 +10,7 @@
  *
  * A job that only has to run every so often (the host's heartbeat, the history pruner) is a
  * PeriodicTask on it; every background task is a BackgroundTask to the composition root
- * (app/bot.ts, app/services.ts, app/sharded.ts), which lists them, starts them all once connected
+ * (app/tasks.ts, app/services.ts, app/sharded.ts), which lists them, starts them all once connected
  * (startTasks) and stops them all at shutdown (stopTasks).
  */
 import type { Logger } from '../log/logger.js';

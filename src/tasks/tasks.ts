@@ -1,5 +1,5 @@
 /**
- * The list of background tasks a process runs: what the composition root (app/bot.ts,
+ * The list of background tasks a process runs: what the composition root (app/tasks.ts,
  * app/services.ts, app/sharded.ts) starts once the bot is connected and stops at shutdown.
  */
 import type { Logger } from '../log/logger.js';
@@ -7,7 +7,7 @@ import { failureOf } from './failure.js';
 import { settle } from './loop.js';
 
 /**
- * What the composition root (app/bot.ts, app/services.ts, app/sharded.ts) lists of a background
+ * What the composition root (app/tasks.ts, app/services.ts, app/sharded.ts) lists of a background
  * task: it starts them all once the bot is connected and stops them all at shutdown.
  */
 export interface BackgroundTask {

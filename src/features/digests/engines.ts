@@ -1,5 +1,5 @@
 /**
- * The digests' and live leaderboards' engines, built once for the bot (app/bot.ts): their outbox
+ * The digests' and live leaderboards' engines, built once for the bot (app/deps.ts): their outbox
  * runners, and `posts` for the handlers (/settings) and the ups (the live board's refresh).
  */
 import type { REST } from 'discord.js';

@@ -1,5 +1,5 @@
 /**
- * The reminders' two engines, built once for the bot (app/bot.ts): the scheduler that posts them
+ * The reminders' two engines, built once for the bot (app/deps.ts): the scheduler that posts them
  * and the follow-ups that edit a posted reminder once the server is upped. `followUp` is what an
  * up calls (the bot's /up, the directory's bump webhook): never throws, a store that fails costs
  * the edit (one warn line), never the up.
