@@ -1,7 +1,8 @@
 /**
  * The README stays a front door, and the documentation's relative links lead somewhere: every
- * relative link in README.md and docs/*.md names a file of the repository and, with `#anchor`
- * into a markdown file, one of its headings (GitHub's heading ids).
+ * relative link in every Markdown file of the repository (README.md, docs/, bench/, deploy/, the
+ * fixtures' sources) names a file of the repository and, with `#anchor` into a markdown file, one
+ * of its headings (GitHub's heading ids).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -9,12 +10,21 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const PAGES = [
-  'README.md',
-  ...readdirSync(join(ROOT, 'docs'))
-    .filter((f) => f.endsWith('.md'))
-    .map((f) => `docs/${f}`),
-];
+/** What is not the repository's own: installed, built, or git's. */
+const NOT_OURS = new Set(['node_modules', 'dist', '.git', 'data', 'coverage']);
+
+/** Every Markdown file under `dir`, as paths from the root. */
+function markdownUnder(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+    const path = dir === '' ? entry.name : `${dir}/${entry.name}`;
+    if (entry.isDirectory()) return NOT_OURS.has(entry.name) ? [] : markdownUnder(path);
+    return entry.isFile() && entry.name.endsWith('.md') ? [path] : [];
+  });
+}
+
+const PAGES = markdownUnder('').sort();
+/** The documentation's own pages, each linked from the README. */
+const DOCS = PAGES.filter((page) => /^docs\/[^/]+\.md$/.test(page));
 
 /** Markdown without its fenced code blocks and inline code spans (links there are not links). */
 function prose(markdown: string): string {
@@ -52,6 +62,10 @@ function links(page: string): { target: string; anchor: string | undefined }[] {
 describe('documentation links', () => {
   it('finds the pages and their links', () => {
     expect(PAGES).toContain('docs/configuration.md');
+    expect(PAGES).toContain('bench/README.md');
+    expect(PAGES).toContain('deploy/README.md');
+    expect(PAGES).toContain('docs/ru/notifications.md');
+    expect(PAGES.filter((page) => page.startsWith('node_modules/') || page.startsWith('dist/'))).toEqual([]);
     expect(links('README.md').length).toBeGreaterThan(10);
     expect(headingIds('# A `/settings` page: the directory’s webhooks\n## Usage\n## Usage')).toEqual(
       new Set(['a-settings-page-the-directorys-webhooks', 'usage', 'usage-1']),
@@ -80,6 +94,6 @@ describe('documentation links', () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     expect(readme.split('\n').length).toBeLessThan(320);
     const linked = new Set(links('README.md').map((l) => l.target));
-    expect(PAGES.filter((p) => p !== 'README.md' && !linked.has(p))).toEqual([]);
+    expect(DOCS.filter((p) => !linked.has(p))).toEqual([]);
   });
 });
