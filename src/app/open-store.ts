@@ -18,6 +18,7 @@ export async function openBotStore(options: {
   const { config, logger, metrics } = options;
   const store = await openStore({
     databaseUrl: config.databaseUrl,
+    poolSize: config.databasePoolSize,
     dataDir: config.dataDir,
     lockWaitMs: config.sqliteLockWaitMs,
     logger,

@@ -156,6 +156,7 @@ export const SCHEMA = z
     // The store's own default (DEFAULT_LOCK_WAIT_MS), kept here too: the configuration loads no store code.
     SQLITE_LOCK_WAIT: duration(30_000),
     DATABASE_URL: databaseUrl(),
+    DATABASE_POOL_SIZE: integer(1, 100, 10),
     SHUTDOWN_TIMEOUT_MS: integer(500, 9_000, 6_000, ' (milliseconds)'),
     IDENTIFY_BUDGET_FLOOR: integer(0, 1_000_000, 20),
     REMINDER_CLAIM_MS: integer(1_000, 600_000, 30_000, ' (milliseconds)'),
@@ -272,6 +273,11 @@ export interface Config {
   sqliteLockWaitMs: number;
   /** The PostgreSQL store (secret: it may hold a password); undefined: SQLite in dataDir. */
   databaseUrl: string | undefined;
+  /**
+   * PostgreSQL: at most this many connections of this process (opened as its work needs them);
+   * every process of every host counts against the server's max_connections.
+   */
+  databasePoolSize: number;
   logLevel: (typeof LOG_LEVELS)[number];
 }
 
@@ -352,6 +358,7 @@ export function loadConfig(env: Environment): Config {
     dataDir: e.DATA_DIR ?? 'data',
     sqliteLockWaitMs: e.SQLITE_LOCK_WAIT,
     databaseUrl: e.DATABASE_URL,
+    databasePoolSize: e.DATABASE_POOL_SIZE,
     logLevel: e.LOG_LEVEL,
   };
 }

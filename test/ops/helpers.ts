@@ -166,6 +166,14 @@ export async function startRestProxy(discordRestUrl: string): Promise<{
  * The environment of one bot host of several (`npm start` with SHARD_IDS) between the stand-ins:
  * the tests' and the bench's hosts alike. `extra` adds or overrides (rate limits, HOST_GONE_AFTER).
  */
+/**
+ * The pool of each process of a test that runs several bots on PostgreSQL (DATABASE_POOL_SIZE,
+ * docs/configuration.md): three hosts of 10 beside other test files' bots filled the server's 100
+ * connections once; with 4 each, a test's processes keep to a dozen, as an operator with many
+ * processes on one server would set them.
+ */
+export const MANY_PROCESSES_POOL = { DATABASE_POOL_SIZE: '4' } as const;
+
 export function hostEnv(options: {
   discord: { token: string; restUrl: string };
   directoryUrl: string;
@@ -193,6 +201,7 @@ export function hostEnv(options: {
     STATS_INTERVAL: `${options.statsIntervalMs / 1000}s`,
     STATS_ALLOW_SHORT_INTERVAL: 'true',
     STATS_FIRST_DELAY: '1s',
+    ...MANY_PROCESSES_POOL,
     ...options.extra,
   };
 }

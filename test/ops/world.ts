@@ -9,7 +9,7 @@ import { type DiscordStandIn, startDiscordStandIn } from '../discord/index.js';
 import { describeViolations } from '../discord/spec/conformance.js';
 import { type Emulator, type EmulatorOptions, IDS, startEmulator, TOKENS } from '../emulator/index.js';
 import { freshPlace, type Place } from '../store/places.js';
-import { BotProcess, discordLikeToken, guildSet, leaksIn } from './helpers.js';
+import { BotProcess, discordLikeToken, guildSet, leaksIn, MANY_PROCESSES_POOL } from './helpers.js';
 
 /** What every child of the bot is given: the stand-ins' addresses and tokens, an ops port of its own. */
 export function botEnv(
@@ -94,7 +94,8 @@ export async function world(
     guildIds: set.guilds.map((g) => g.id),
     store,
     spawn(script, env) {
-      const child = new BotProcess(script, { ...botEnv(discord, emu), ...store?.env, ...env });
+      const pool = store ? MANY_PROCESSES_POOL : {};
+      const child = new BotProcess(script, { ...botEnv(discord, emu), ...store?.env, ...pool, ...env });
       children.push(child);
       return child;
     },

@@ -16,7 +16,7 @@ for (const t of [...testResults].sort((a, b) => b.endTime - b.startTime - (a.end
   if (seconds >= 2) files[relative(process.cwd(), t.name)] = Math.round(seconds);
 }
 const note =
-  'Seconds each slow test file took (Vitest JSON report, 2 workers), so the longest start first ' +
+  'Seconds each slow test file took in a full run (its Vitest JSON report), so the longest start first ' +
   'on a fresh clone: refresh with node test/support/record-durations.mjs REPORT.json';
 writeFileSync('test/durations.json', `${JSON.stringify({ '//': note, files }, null, 2)}\n`);
 console.log(`${Object.keys(files).length} files recorded in test/durations.json`);

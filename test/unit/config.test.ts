@@ -27,6 +27,13 @@ describe('configuration', () => {
     // The store's own default, written twice because the configuration loads no store code.
     expect(config.sqliteLockWaitMs).toBe(DEFAULT_LOCK_WAIT_MS);
     expect(loadConfig({ SQLITE_LOCK_WAIT: '2m' }).sqliteLockWaitMs).toBe(120_000);
+    // PostgreSQL's pool: the store's own default of 10, an operator's smaller one, nothing silly.
+    expect(config.databasePoolSize).toBe(10);
+    expect(loadConfig({ DATABASE_POOL_SIZE: '4' }).databasePoolSize).toBe(4);
+    expect(problemsOf({ DATABASE_POOL_SIZE: '0' })).toEqual([expect.stringMatching(/^DATABASE_POOL_SIZE: /)]);
+    expect(problemsOf({ DATABASE_POOL_SIZE: '101' })).toEqual([
+      expect.stringMatching(/^DATABASE_POOL_SIZE: /),
+    ]);
   });
 
   it('refuses a v1/v2 setting given with v3, and a v3 one with v2, each in one line that says why', () => {
