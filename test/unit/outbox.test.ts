@@ -101,7 +101,7 @@ function runner(
   options: Partial<OutboxOptions<Item, Claim>> = {},
 ) {
   const acted: Acted[] = [];
-  const { logger } = captureLogger();
+  const { logger, lines } = captureLogger();
   const outbox = new Outbox<Item, Claim>({
     source: store,
     logger,
@@ -126,7 +126,7 @@ function runner(
     ...options,
   });
   outboxes.push(outbox);
-  return { outbox, acted };
+  return { outbox, acted, lines };
 }
 
 const sent = async (): Promise<SendOutcome> => ({ kind: 'sent' });
@@ -186,7 +186,7 @@ describe('the outbox engine', () => {
     const store = new MemoryStore();
     store.add('flaky');
     let calls = 0;
-    const { outbox, acted } = runner(
+    const { outbox, acted, lines } = runner(
       store,
       'p',
       async () => {
@@ -201,8 +201,13 @@ describe('the outbox engine', () => {
     await eventually(() => (store.rows.get('flaky')?.state === 'done' ? true : undefined), 3_000, 'done');
     expect(acted).toHaveLength(4);
     expect(new Set(acted.map((a) => a.nonce)).size).toBe(1);
-    // Sooner than the lease (1 s) and the next look (10 s), each wait twice the one before.
-    expect(store.retries.map((r) => Math.round(r.inMs / 10) * 10)).toEqual([20, 40, 80]);
+    // Sooner than the lease (1 s) and the next look (10 s), each wait twice the one before: as the
+    // engine decided them (its line), and as the store was told them (its clock read a little later).
+    const waits = lines.filter((l) => l.msg?.includes('tried again')).map((l) => l.retryInMs);
+    expect(waits).toEqual([20, 40, 80]);
+    expect(store.retries).toHaveLength(3);
+    for (const [i, retry] of store.retries.entries())
+      expect(retry.inMs).toBeLessThanOrEqual(waits[i] as number);
     const gaps = acted.slice(1).map((a, i) => a.at - acted[i]!.at);
     expect(gaps[0]).toBeGreaterThanOrEqual(15);
     expect(gaps[2]).toBeGreaterThanOrEqual(75);
