@@ -3,7 +3,8 @@
  * one is opened for the next query, so the store works again as soon as the server is back;
  * the calls made in between fail with StoreUnavailableError.
  */
-import type { Kysely as KyselyInstance } from 'kysely';
+import type { Kysely as KyselyInstance, PostgresPool } from 'kysely';
+import type { Pool } from 'pg';
 import { describeUrl, withoutPassword } from '../config/database-url.js';
 import { reason, StoreError } from './errors.js';
 import { Kysely, PostgresDialect, sql } from './kysely.js';
@@ -22,6 +23,43 @@ class StorePostgresDialect extends PostgresDialect {
 
 /** pg's type id for bigint. */
 const INT8 = 20;
+
+/** What pg-pool says when a caller waited connectTimeoutMs for a connection of a full pool. */
+const FULL_POOL_WAIT = 'timeout exceeded when trying to connect';
+/** However busy, a caller waits at most this long for a connection. */
+const BUSY_WAIT_MAX_MS = 60_000;
+
+/**
+ * The pool as Kysely takes it, patient while the database answers. pg-pool bounds a wait for a
+ * connection of a full pool by the same timeout as opening one (5 s): a burst (a thousand webhook
+ * deliveries at once, on a busy machine) can wait that long while every connection works, and
+ * failing it then would answer a delivery 503 that the directory's v3 never sends again. So a
+ * wait that ran out while other callers got their work done (connections came back meanwhile)
+ * waits again, up to BUSY_WAIT_MAX_MS; one that ran out while nothing came back (the database
+ * holds every connection without answering) fails as before, and so does a connection that cannot
+ * be opened.
+ */
+function patientPool(pool: Pool): PostgresPool {
+  let returned = 0;
+  pool.on('release', (err: Error | undefined) => {
+    if (!err) returned += 1;
+  });
+  return {
+    async connect() {
+      const started = performance.now();
+      for (;;) {
+        const before = returned;
+        try {
+          return await pool.connect();
+        } catch (err) {
+          const answering = err instanceof Error && err.message === FULL_POOL_WAIT && returned > before;
+          if (!answering || performance.now() - started >= BUSY_WAIT_MAX_MS) throw err;
+        }
+      }
+    },
+    end: () => pool.end(),
+  };
+}
 
 export interface PostgresStoreOptions {
   /** postgres://user:password@host:port/database */
@@ -68,7 +106,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   const db = new Kysely<Database>({
     ...(log ? { log } : {}),
     dialect: new StorePostgresDialect({
-      pool,
+      pool: patientPool(pool),
       ...(schema === undefined
         ? {}
         : {
