@@ -110,7 +110,11 @@ export class NodeChild {
         } else if (this.#finished) {
           finish();
           const end = this.exit?.code ?? this.exit?.signal;
-          reject(new Error(`${this.name} (pid ${this.pid}) exited (${end}) before ${what}: ${this.tail()}`));
+          reject(
+            new Error(
+              `${this.name} (pid ${this.pid}) exited (${end}) before ${what}: ${this.why()}${this.tail()}`,
+            ),
+          );
         }
       };
       const timer = setTimeout(() => {
@@ -135,6 +139,15 @@ export class NodeChild {
   async waitForEntry(pred: (entry: LogEntry) => boolean, timeoutMs: number, what: string): Promise<LogEntry> {
     const line = await this.waitForLine((entry) => pred(entry), timeoutMs, what);
     return line.entry as LogEntry;
+  }
+
+  /**
+   * The first line of stderr that names an error (`SyntaxError: …`, `Error [ERR_…]: …`), with a
+   * separator, or nothing: a stack's last lines alone do not say what failed.
+   */
+  why(): string {
+    const line = this.lines.find((l) => l.stream === 'stderr' && /^\s*\w*Error\b/.test(l.raw));
+    return line ? `${line.raw.trim().slice(0, 300)} … ` : '';
   }
 
   /** The last lines it wrote, shortened, for an error message. */
