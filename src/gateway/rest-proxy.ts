@@ -167,7 +167,8 @@ export async function startRestProxy(options: RestProxyOptions): Promise<RestPro
       },
     );
   };
-  const server = guardedServer(logger, 'REST proxy', handler);
+  // Its clients are the bot's own processes, all from a few addresses: no bound per address.
+  const server = guardedServer(logger, 'REST proxy', handler, { bounded: () => false });
   const listening = await listen(server, {
     port,
     host,

@@ -101,6 +101,18 @@ function ipv6Groups(address: string): number[] | undefined {
 }
 
 /**
+ * Whether a peer is a proxy the operator trusts (TRUST_PROXY): every peer with a hop count, the
+ * listed ranges' own addresses with ranges. Its connections carry many clients.
+ */
+export function isTrustedProxy(peer: string | undefined, trust: TrustProxy): boolean {
+  if (trust === undefined || peer === undefined) return false;
+  if ('hops' in trust) return true;
+  const address = plain(peer);
+  const family = isIP(address);
+  return family !== 0 && trust.ranges.check(address, family === 6 ? 'ipv6' : 'ipv4');
+}
+
+/**
  * The key a source address is limited under: an IPv4 address as it is, an IPv6 address by its /64
  * (`2001:db8:1:2::/64`). One IPv6 subscriber (a home line, a cloud machine) is handed a whole /64,
  * 2^64 addresses: limited one by one, each would come with a fresh limit. An IPv4 address written

@@ -4,7 +4,13 @@
  * that does not wait for idle keep-alive connections. Plain node:http; nothing a client sends can
  * throw out of here.
  */
-import { createServer, type RequestListener, type Server } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  type RequestListener,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { errorLine } from '../log/error-line.js';
 
@@ -17,12 +23,33 @@ import { errorLine } from '../log/error-line.js';
 const HEADERS_TIMEOUT_MS = 10_000;
 const REQUEST_TIMEOUT_MS = 11_000;
 const CHECK_EVERY_MS = 1_000;
-/** Connections open at once; past them a new one is closed straight away (before file descriptors run out). */
+/**
+ * Connections open at once (before file descriptors run out). At the cap the oldest connection
+ * that is not in the middle of a request (it has sent no complete head yet, or waits idle between
+ * keep-alive requests) is closed to make room; only when every one is busy is the new one closed.
+ * Closing the newcomer instead let 500 idle sockets shut out a real delivery until the headers
+ * timeout, and an attacker simply opened them again.
+ */
 export const MAX_CONNECTIONS = 512;
+/**
+ * Connections one address holds at once, where the listener bounds each (the operations endpoint,
+ * the webhook receiver without TRUST_PROXY): one address cannot take the whole cap. Past it, its
+ * new connection is closed. Behind a trusted proxy every connection comes from the proxy: the
+ * bound per client is the proxy's to keep (nginx: limit_conn).
+ */
+export const MAX_CONNECTIONS_PER_SOURCE = 64;
 /** Requests on one keep-alive socket; the last one is answered with `Connection: close`. */
 export const MAX_REQUESTS_PER_SOCKET = 1_000;
-/** Connections refused at the cap: one line at most every minute. */
+/** Connections refused or closed to make room: one line at most every minute. */
 const REFUSED_LINE_EVERY_MS = 60_000;
+
+export interface GuardOptions {
+  /**
+   * Whether an address's connections are bounded (MAX_CONNECTIONS_PER_SOURCE); default: every
+   * address's. A trusted proxy's are not: its connections carry many clients.
+   */
+  bounded?: (address: string) => boolean;
+}
 
 export interface ListenerLog {
   debug(fields: object, message: string): void;
@@ -63,11 +90,16 @@ export function listenProblem(
 }
 
 /**
- * A server for `handler` that bounds slow clients, connections and requests per socket, and answers
- * malformed requests, resets and timeouts (400, 408, or the socket closed): the client's business,
- * never an error of ours.
+ * A server for `handler` that bounds slow clients, connections (in all and per address) and
+ * requests per socket, and answers malformed requests, resets and timeouts (400, 408, or the
+ * socket closed): the client's business, never an error of ours.
  */
-export function guardedServer(log: ListenerLog, what: string, handler: RequestListener): Server {
+export function guardedServer(
+  log: ListenerLog,
+  what: string,
+  handler: RequestListener,
+  options: GuardOptions = {},
+): Server {
   const server = createServer(
     {
       headersTimeout: HEADERS_TIMEOUT_MS,
@@ -76,21 +108,8 @@ export function guardedServer(log: ListenerLog, what: string, handler: RequestLi
     },
     handler,
   );
-  server.maxConnections = MAX_CONNECTIONS;
   server.maxRequestsPerSocket = MAX_REQUESTS_PER_SOCKET;
-  let refused = 0;
-  let saidAt = Number.NEGATIVE_INFINITY;
-  server.on('drop', () => {
-    refused += 1;
-    const now = Date.now();
-    if (now - saidAt < REFUSED_LINE_EVERY_MS) return;
-    log.warn(
-      { refused, maxConnections: MAX_CONNECTIONS },
-      `${what} listener at its connection cap: new connections refused`,
-    );
-    saidAt = now;
-    refused = 0;
-  });
+  admitConnections(server, log, what, options.bounded ?? (() => true));
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
     log.debug({ error: errorLine(err), code: err.code }, `${what} client error`);
     if (socket.writable && !socket.destroyed && err.code !== 'ECONNRESET') {
@@ -101,6 +120,86 @@ export function guardedServer(log: ListenerLog, what: string, handler: RequestLi
     }
   });
   return server;
+}
+
+/**
+ * The connections a server keeps: each address's at most MAX_CONNECTIONS_PER_SOURCE (where
+ * `bounded`), and at MAX_CONNECTIONS in all, room made by closing the oldest one that is not in
+ * the middle of a request. Said in one line a minute at most, with how many were refused and
+ * closed.
+ */
+function admitConnections(
+  server: Server,
+  log: ListenerLog,
+  what: string,
+  bounded: (address: string) => boolean,
+): void {
+  /** Open connections, oldest first, and whether a request is in progress on each. */
+  const open = new Map<Socket, { source: string; requests: number }>();
+  const bySource = new Map<string, number>();
+  const said = { refused: 0, closed: 0, at: Number.NEGATIVE_INFINITY };
+  const tell = (): void => {
+    const now = Date.now();
+    if (now - said.at < REFUSED_LINE_EVERY_MS) return;
+    log.warn(
+      {
+        refused: said.refused,
+        closedForRoom: said.closed,
+        maxConnections: MAX_CONNECTIONS,
+        maxPerSource: MAX_CONNECTIONS_PER_SOURCE,
+      },
+      `${what} listener at its connection cap: idle connections closed to make room, or new ones refused`,
+    );
+    said.at = now;
+    said.refused = 0;
+    said.closed = 0;
+  };
+  const oldestIdle = (): Socket | undefined => {
+    for (const [socket, state] of open) if (state.requests === 0) return socket;
+    return undefined;
+  };
+  server.on('connection', (socket: Socket) => {
+    const source = socket.remoteAddress ?? 'unknown';
+    const theirs = bySource.get(source) ?? 0;
+    if (theirs >= MAX_CONNECTIONS_PER_SOURCE && bounded(source)) {
+      said.refused += 1;
+      tell();
+      socket.destroy();
+      return;
+    }
+    if (open.size >= MAX_CONNECTIONS) {
+      const idle = oldestIdle();
+      if (!idle) {
+        said.refused += 1;
+        tell();
+        socket.destroy();
+        return;
+      }
+      forget(idle);
+      idle.destroy();
+      said.closed += 1;
+      tell();
+    }
+    open.set(socket, { source, requests: 0 });
+    bySource.set(source, theirs + 1);
+    socket.once('close', () => forget(socket));
+  });
+  function forget(socket: Socket): void {
+    const state = open.get(socket);
+    if (!state) return;
+    open.delete(socket);
+    const left = (bySource.get(state.source) ?? 1) - 1;
+    if (left > 0) bySource.set(state.source, left);
+    else bySource.delete(state.source);
+  }
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const state = open.get(req.socket);
+    if (!state) return;
+    state.requests += 1;
+    res.once('close', () => {
+      state.requests -= 1;
+    });
+  });
 }
 
 /**

@@ -1,20 +1,27 @@
 /**
  * The bounds both HTTP listeners share (src/http/listener.ts), on the real operations endpoint and
  * webhook receiver on 127.0.0.1: a socket that drips its head or its body is cut within about 12 s
- * (Node's own check every 30 s let one live 30 s and more), connections past the cap are closed
- * straight away and the endpoint answers again once they go, a keep-alive socket serves a bounded
- * number of requests, and the operations endpoint is local unless HTTP_HOST says otherwise.
+ * (Node's own check every 30 s let one live 30 s and more), one address holds at most its share
+ * of connections, at the cap the oldest idle connection makes room so a newcomer is answered (a
+ * trusted proxy's connections left to the proxy), a keep-alive socket serves a bounded number of
+ * requests, and the operations endpoint is local unless HTTP_HOST says otherwise.
  */
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/env.js';
 import { startWebhookReceiver } from '../../src/features/webhooks/receiver.js';
-import { MAX_CONNECTIONS, MAX_REQUESTS_PER_SOCKET } from '../../src/http/listener.js';
+import type { TrustProxy } from '../../src/http/client-address.js';
+import {
+  MAX_CONNECTIONS,
+  MAX_CONNECTIONS_PER_SOURCE,
+  MAX_REQUESTS_PER_SOCKET,
+} from '../../src/http/listener.js';
 import { createMetrics } from '../../src/ops/metrics.js';
 import { startOpsServer } from '../../src/ops/server.js';
 import { httpGet } from '../support/http.js';
 import { LOCALHOST } from '../support/local.js';
 import { captureLogger, LEVEL } from '../support/logs.js';
+import { eventually } from '../support/wait.js';
 
 const GUILD = '722424773233213460';
 const KEY = 'hk_listener-unit-key';
@@ -41,12 +48,13 @@ async function startOps() {
   return { port: server.port, lines };
 }
 
-async function startReceiver(): Promise<number> {
+async function startReceiver(trustProxy?: TrustProxy): Promise<number> {
   const { logger } = captureLogger();
   const receiver = await startWebhookReceiver({
     port: 0,
     host: LOCALHOST,
     logger,
+    ...(trustProxy ? { trustProxy } : {}),
     rateLimit: { max: 100, windowMs: 60_000 },
     webhooks: {
       loadKeys: async () => undefined,
@@ -65,10 +73,16 @@ async function startReceiver(): Promise<number> {
   return receiver.port;
 }
 
-/** A socket to 127.0.0.1:port, connected, with what the server sends and when it closes. */
-function open(port: number): Promise<{ socket: Socket; received: () => string; closed: Promise<void> }> {
+/**
+ * A socket to 127.0.0.1:port (from `from`, another address of the loopback, to stand for another
+ * client), connected, with what the server sends and when it closes.
+ */
+function open(
+  port: number,
+  from?: string,
+): Promise<{ socket: Socket; received: () => string; closed: Promise<void> }> {
   return new Promise((resolve, reject) => {
-    const socket = connect(port, LOCALHOST);
+    const socket = connect({ port, host: LOCALHOST, ...(from ? { localAddress: from } : {}) });
     let data = '';
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => {
@@ -111,6 +125,22 @@ async function slowClient(
   return { livedMs: outcome === 'gave up' ? GIVE_UP_MS : performance.now() - started, answer: received() };
 }
 
+/** A GET of the operations endpoint's liveness. */
+const healthz = `GET /healthz HTTP/1.1\r\nHost: ${LOCALHOST}\r\nConnection: close\r\n\r\n`;
+/** A valid delivery: the directory's test event, with the server's key. */
+const TEST_EVENT = '{"type":"test_webhook_message","data":{}}';
+const delivery =
+  `POST /hooks/directory/${GUILD} HTTP/1.1\r\nHost: ${LOCALHOST}\r\nConnection: close\r\n` +
+  `X-Hook-Key: ${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${TEST_EVENT.length}\r\n\r\n${TEST_EVENT}`;
+
+/** Sends one whole request from `from` and resolves with what came back once the server closed. */
+async function ask(port: number, request: string, from: string): Promise<string> {
+  const { socket, received, closed } = await open(port, from);
+  socket.write(request);
+  await closed;
+  return received();
+}
+
 const slowHead = (path: string) => `GET ${path} HTTP/1.1\r\nHost: ${LOCALHOST}\r\n`;
 const slowBody = (path: string, headers = '') =>
   `POST ${path} HTTP/1.1\r\nHost: ${LOCALHOST}\r\n${headers}Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`;
@@ -141,33 +171,89 @@ describe('the HTTP listeners', () => {
     GIVE_UP_MS + 10_000,
   );
 
-  it('close connections past the cap straight away, and answer again once they go', async () => {
+  it('hold one address to its share, and answer another within 2 s, on both listeners', async () => {
     const ops = await startOps();
-    // Idle connections, as a client that opens many and sends nothing holds them.
-    const held = await Promise.all(Array.from({ length: MAX_CONNECTIONS }, () => open(ops.port)));
-    try {
-      const extra = await open(ops.port);
-      extra.socket.write(`GET /healthz HTTP/1.1\r\nHost: ${LOCALHOST}\r\n\r\n`);
-      await extra.closed;
-      expect(extra.received()).toBe('');
-      await expect(httpGet(ops.port, '/healthz')).rejects.toThrow();
-    } finally {
-      for (const { socket } of held) socket.destroy();
+    const hooks = await startReceiver();
+    for (const [port, request] of [
+      [ops.port, healthz],
+      [hooks, delivery],
+    ] as const) {
+      // 500 idle connections from one address, as a client that opens many and sends nothing.
+      const flood = await Promise.all(Array.from({ length: 500 }, () => open(port)));
+      try {
+        await eventually(
+          () =>
+            flood.filter((c) => c.socket.destroyed).length >= 500 - MAX_CONNECTIONS_PER_SOURCE
+              ? true
+              : undefined,
+          5_000,
+          'the connections past its share closed',
+        );
+        const started = performance.now();
+        expect(await ask(port, request, '127.0.0.2')).toMatch(/^HTTP\/1\.1 200 /);
+        expect(performance.now() - started).toBeLessThan(2_000);
+        expect(flood.filter((c) => !c.socket.destroyed)).toHaveLength(MAX_CONNECTIONS_PER_SOURCE);
+      } finally {
+        for (const { socket } of flood) socket.destroy();
+      }
     }
-    await Promise.all(held.map(({ closed }) => closed));
-    let answer: number | undefined;
-    const until = Date.now() + 5_000;
-    while (answer === undefined && Date.now() < until) {
-      answer = await httpGet(ops.port, '/healthz').then(
-        (res) => res.status,
-        () => new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 50)),
-      );
-    }
-    expect(answer).toBe(200);
     // One line says so, not one per refused connection.
-    const refusals = ops.lines.filter((line) => line.level === LEVEL.warn && /refused/.test(line.msg ?? ''));
-    expect(refusals).toHaveLength(1);
-    expect(refusals[0]).toMatchObject({ maxConnections: MAX_CONNECTIONS });
+    const lines = ops.lines.filter(
+      (line) => line.level === LEVEL.warn && /connection cap/.test(line.msg ?? ''),
+    );
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({
+      maxConnections: MAX_CONNECTIONS,
+      maxPerSource: MAX_CONNECTIONS_PER_SOURCE,
+    });
+  });
+
+  it('make room at the cap by closing the oldest idle connection, and answer a newcomer within 2 s', async () => {
+    const ops = await startOps();
+    const hooks = await startReceiver();
+    for (const [port, request] of [
+      [ops.port, healthz],
+      [hooks, delivery],
+    ] as const) {
+      // 600 idle connections from 60 addresses, 10 each: past the cap of 512 in all.
+      const flood: Array<Awaited<ReturnType<typeof open>>> = [];
+      try {
+        for (let i = 0; i < 60; i++) {
+          flood.push(
+            ...(await Promise.all(Array.from({ length: 10 }, () => open(port, `127.0.0.${10 + i}`)))),
+          );
+        }
+        const started = performance.now();
+        expect(await ask(port, request, '127.0.0.3')).toMatch(/^HTTP\/1\.1 200 /);
+        expect(performance.now() - started).toBeLessThan(2_000);
+        // The oldest went first: the first ones opened are closed, the last ones are open.
+        await eventually(
+          () => (flood.slice(0, 80).every((c) => c.socket.destroyed) ? true : undefined),
+          5_000,
+          'the oldest connections closed',
+        );
+        expect(flood.slice(-400).every((c) => !c.socket.destroyed)).toBe(true);
+      } finally {
+        for (const { socket } of flood) socket.destroy();
+      }
+    }
+    const lines = ops.lines.filter(
+      (line) => line.level === LEVEL.warn && /connection cap/.test(line.msg ?? ''),
+    );
+    expect(lines).toHaveLength(1);
+    expect((lines[0] as { closedForRoom?: number }).closedForRoom).toBeGreaterThan(0);
+  });
+
+  it('leave the bound per client to a trusted proxy: 500 of its connections kept, and one more answered', async () => {
+    // Behind the operator's proxy (TRUST_PROXY=1) every connection comes from the proxy.
+    const hooks = await startReceiver({ hops: 1 });
+    const flood = await Promise.all(Array.from({ length: 500 }, () => open(hooks)));
+    try {
+      expect(await ask(hooks, delivery, LOCALHOST)).toMatch(/^HTTP\/1\.1 200 /);
+      expect(flood.filter((c) => c.socket.destroyed)).toEqual([]);
+    } finally {
+      for (const { socket } of flood) socket.destroy();
+    }
   });
 
   it('serve a bounded number of requests on one keep-alive socket, then only 503', async () => {

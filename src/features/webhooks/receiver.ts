@@ -32,7 +32,7 @@
 
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { looksLikeNotifyWebhook, parseNotifyWebhook } from '../../directory/v3/notify.js';
-import { clientAddress, limitedSource, type TrustProxy } from '../../http/client-address.js';
+import { clientAddress, isTrustedProxy, limitedSource, type TrustProxy } from '../../http/client-address.js';
 import { guardedServer, type Listening, listen, listenProblem } from '../../http/listener.js';
 import { errorLine } from '../../log/error-line.js';
 import type { Logger } from '../../log/logger.js';
@@ -478,7 +478,10 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions): Pro
     lookups: new Lookups(),
     unstored: { count: 0, mayWarn: logThrottle(STORE_WARN_EVERY_MS) },
   };
-  const server: Server = guardedServer(log, 'webhook', (req, res) => deliver(receiving, req, res));
+  // A trusted proxy's connections carry many clients: the bound per client is the proxy's to keep.
+  const server: Server = guardedServer(log, 'webhook', (req, res) => deliver(receiving, req, res), {
+    bounded: (address) => !isTrustedProxy(address, options.trustProxy),
+  });
   await options.webhooks.loadKeys();
   return listen(server, {
     port: options.port,
