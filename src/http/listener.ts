@@ -33,9 +33,10 @@ const CHECK_EVERY_MS = 1_000;
 export const MAX_CONNECTIONS = 512;
 /**
  * Connections one address holds at once, where the listener bounds each (the operations endpoint,
- * the webhook receiver without TRUST_PROXY): one address cannot take the whole cap. Past it, its
- * new connection is closed. Behind a trusted proxy every connection comes from the proxy: the
- * bound per client is the proxy's to keep (nginx: limit_conn).
+ * the webhook receiver but for a trusted proxy's): one address cannot take the whole cap. Past it,
+ * its own oldest idle connection makes room, or, when all of its connections are busy, its new one
+ * is closed. Behind a trusted proxy every connection comes from the proxy: the bound per client is
+ * the proxy's to keep (nginx: limit_conn).
  */
 export const MAX_CONNECTIONS_PER_SOURCE = 64;
 /** Requests on one keep-alive socket; the last one is answered with `Connection: close`. */
@@ -124,8 +125,8 @@ export function guardedServer(
 
 /**
  * The connections a server keeps: each address's at most MAX_CONNECTIONS_PER_SOURCE (where
- * `bounded`), and at MAX_CONNECTIONS in all, room made by closing the oldest one that is not in
- * the middle of a request. Said in one line a minute at most, with how many were refused and
+ * `bounded`), and MAX_CONNECTIONS in all; at either bound, room is made by closing the oldest one
+ * (of that address, at its share) that is not in the middle of a request. Said in one line a minute at most, with how many were refused and
  * closed.
  */
 function admitConnections(
@@ -154,34 +155,41 @@ function admitConnections(
     said.refused = 0;
     said.closed = 0;
   };
-  const oldestIdle = (): Socket | undefined => {
-    for (const [socket, state] of open) if (state.requests === 0) return socket;
+  /** The oldest connection not in the middle of a request (of `source` only, when given). */
+  const oldestIdle = (source?: string): Socket | undefined => {
+    for (const [socket, state] of open) {
+      if (state.requests === 0 && (source === undefined || state.source === source)) return socket;
+    }
     return undefined;
+  };
+  /** Closes the oldest idle connection (of `source`) to make room; false when every one is busy. */
+  const makeRoom = (source?: string): boolean => {
+    const idle = oldestIdle(source);
+    if (!idle) return false;
+    forget(idle);
+    idle.destroy();
+    // A client's own idle connections closed past its share is routine (a keep-alive pool larger
+    // than the share): only room made at the cap in all is told.
+    if (source === undefined) said.closed += 1;
+    return true;
+  };
+  const refuse = (socket: Socket): void => {
+    said.refused += 1;
+    tell();
+    socket.destroy();
   };
   server.on('connection', (socket: Socket) => {
     const source = socket.remoteAddress ?? 'unknown';
-    const theirs = bySource.get(source) ?? 0;
-    if (theirs >= MAX_CONNECTIONS_PER_SOURCE && bounded(source)) {
-      said.refused += 1;
-      tell();
-      socket.destroy();
-      return;
+    // An address at its share makes room among its own idle connections, or is refused.
+    if ((bySource.get(source) ?? 0) >= MAX_CONNECTIONS_PER_SOURCE && bounded(source)) {
+      if (!makeRoom(source)) return refuse(socket);
     }
     if (open.size >= MAX_CONNECTIONS) {
-      const idle = oldestIdle();
-      if (!idle) {
-        said.refused += 1;
-        tell();
-        socket.destroy();
-        return;
-      }
-      forget(idle);
-      idle.destroy();
-      said.closed += 1;
+      if (!makeRoom()) return refuse(socket);
       tell();
     }
     open.set(socket, { source, requests: 0 });
-    bySource.set(source, theirs + 1);
+    bySource.set(source, (bySource.get(source) ?? 0) + 1);
     socket.once('close', () => forget(socket));
   });
   function forget(socket: Socket): void {

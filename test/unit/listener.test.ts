@@ -197,15 +197,9 @@ describe('the HTTP listeners', () => {
         for (const { socket } of flood) socket.destroy();
       }
     }
-    // One line says so, not one per refused connection.
-    const lines = ops.lines.filter(
-      (line) => line.level === LEVEL.warn && /connection cap/.test(line.msg ?? ''),
-    );
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({
-      maxConnections: MAX_CONNECTIONS,
-      maxPerSource: MAX_CONNECTIONS_PER_SOURCE,
-    });
+    // Its own idle connections closed past its share is no news (a keep-alive pool larger than
+    // the share does the same): no warning.
+    expect(ops.lines.filter((line) => line.level === LEVEL.warn)).toEqual([]);
   });
 
   it('make room at the cap by closing the oldest idle connection, and answer a newcomer within 2 s', async () => {
