@@ -33,12 +33,15 @@ const CHECK_EVERY_MS = 1_000;
 export const MAX_CONNECTIONS = 512;
 /**
  * Connections one address holds at once, where the listener bounds each (the operations endpoint,
- * the webhook receiver but for a trusted proxy's): one address cannot take the whole cap. Past it,
+ * the webhook receiver but for a trusted proxy's): one address cannot take more than half the cap.
+ * Half, not less: the directory's own deliveries come from few addresses, and a burst of 50 at a
+ * time opened more than 64 connections from one (the emulator's HTTP client, fault row A2), where
+ * closing one of them to make room raced the client's next request on it. Past it,
  * its own oldest idle connection makes room, or, when all of its connections are busy, its new one
  * is closed. Behind a trusted proxy every connection comes from the proxy: the bound per client is
  * the proxy's to keep (nginx: limit_conn).
  */
-export const MAX_CONNECTIONS_PER_SOURCE = 64;
+export const MAX_CONNECTIONS_PER_SOURCE = 256;
 /** Requests on one keep-alive socket; the last one is answered with `Connection: close`. */
 export const MAX_REQUESTS_PER_SOCKET = 1_000;
 /** Connections refused or closed to make room: one line at most every minute. */
