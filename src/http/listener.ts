@@ -129,8 +129,8 @@ export function guardedServer(
 /**
  * The connections a server keeps: each address's at most MAX_CONNECTIONS_PER_SOURCE (where
  * `bounded`), and MAX_CONNECTIONS in all; at either bound, room is made by closing the oldest one
- * (of that address, at its share) that is not in the middle of a request. Said in one line a minute at most, with how many were refused and
- * closed.
+ * (of that address, at its share) that is not in the middle of a request. Said in one line a
+ * minute at most, with how many were refused and closed.
  */
 function admitConnections(
   server: Server,
@@ -138,7 +138,7 @@ function admitConnections(
   what: string,
   bounded: (address: string) => boolean,
 ): void {
-  /** Open connections, oldest first, and whether a request is in progress on each. */
+  /** Open connections, oldest first, and how many requests are in progress on each. */
   const open = new Map<Socket, { source: string; requests: number }>();
   const bySource = new Map<string, number>();
   const said = { refused: 0, closed: 0, at: Number.NEGATIVE_INFINITY };
