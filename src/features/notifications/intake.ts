@@ -12,10 +12,10 @@
  * Only what the bot acts on is stored: the checked fields (directory/v3/notify.ts), never the
  * webhook's `webhookSettings` nor its `X-Boticord-Token` (both carry the sender's API key).
  */
-import { type NotifyEvent, notifyEventKey } from '../../directory/v3/notify.js';
+import { type NotifyEvent, notifyEventKey, parseNotifyWebhook } from '../../directory/v3/notify.js';
 import type { NotificationInbox } from '../../store/notifications.js';
 import type { EnqueueOutcome, WebhookRepository } from '../../store/webhooks.js';
-import type { DirectoryEvent } from '../webhooks/events.js';
+import { type DirectoryEvent, type Parsed, TEST_WINDOW_MS } from '../webhooks/events.js';
 
 /** How an event came: the WebSocket (`notify`), or an HTTPS webhook (`webhook`). */
 export type NotifyVia = 'notify' | 'webhook';
@@ -55,6 +55,36 @@ export function storedNotification(
     payload: JSON.stringify(directoryEvent),
     event: directoryEvent,
   };
+}
+
+/** v3's test button sends a type the docs do not name: `none` in boticordjava's Type.java. */
+const V3_TEST_TYPES: ReadonlySet<unknown> = new Set(['none', 'test_webhook_message']);
+
+/**
+ * A v3 notification delivered over HTTPS to the webhook receiver (the same events as the
+ * WebSocket's): for the server of the URL only. Only the checked fields are kept: never the body's
+ * `webhookSettings` nor the `X-Boticord-Token` header, which both carry the sender's API key.
+ */
+export function parseNotifyDelivery(
+  body: unknown,
+  guildId: string,
+  receivedAt: number,
+  botId: string | undefined,
+): Parsed {
+  const type = (body as { type?: unknown }).type;
+  if (V3_TEST_TYPES.has(type)) {
+    return {
+      kind: 'event',
+      event: { kind: 'test' },
+      type: 'test_webhook_message',
+      id: `${guildId}:test:${Math.floor(receivedAt / TEST_WINDOW_MS)}`,
+    };
+  }
+  const parsed = parseNotifyWebhook(body, receivedAt);
+  if (parsed.kind === 'invalid' || parsed.event.affected !== guildId) return { kind: 'invalid' };
+  const stored = storedNotification(parsed.event, 'webhook', botId);
+  if ('ignored' in stored) return { kind: 'ignored', reason: stored.ignored, type: parsed.event.type };
+  return { kind: 'event', event: stored.event, type: stored.type, id: stored.id };
 }
 
 function directoryEventOf(event: NotifyEvent, via: NotifyVia): DirectoryEvent | undefined {

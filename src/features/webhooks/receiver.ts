@@ -31,7 +31,7 @@
  */
 
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { looksLikeNotifyWebhook, parseNotifyWebhook } from '../../directory/v3/notify.js';
+import { looksLikeNotifyWebhook } from '../../directory/v3/notify.js';
 import { clientAddress, isTrustedProxy, limitedSource, type TrustProxy } from '../../http/client-address.js';
 import { guardedServer, type Listening, listen, listenProblem } from '../../http/listener.js';
 import { errorLine } from '../../log/error-line.js';
@@ -39,8 +39,8 @@ import type { Logger } from '../../log/logger.js';
 import { logThrottle } from '../../log/throttle.js';
 import type { KeyCheck } from '../../store/webhooks.js';
 import { annotate, inSpan, SpanKind } from '../../trace/spans.js';
-import { storedNotification } from '../notifications/intake.js';
-import { type DirectoryEvent, type Parsed, parseDelivery, TEST_WINDOW_MS } from './events.js';
+import { parseNotifyDelivery } from '../notifications/intake.js';
+import { type DirectoryEvent, type Parsed, parseDelivery } from './events.js';
 
 /** The largest body taken: the directory's events are a few hundred bytes. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -109,36 +109,6 @@ export interface WebhookReceiverOptions {
 }
 
 export type WebhookReceiver = Listening;
-
-/** v3's test button sends a type the docs do not name: `none` in boticordjava's Type.java. */
-const V3_TEST_TYPES: ReadonlySet<unknown> = new Set(['none', 'test_webhook_message']);
-
-/**
- * A v3 notification delivered over HTTPS (features/notifications/intake.ts, the same events as the
- * WebSocket's): for the server of the URL only. Only the checked fields are kept: never the body's
- * `webhookSettings` nor the `X-Boticord-Token` header, which both carry the sender's API key.
- */
-function parseNotification(
-  body: unknown,
-  guildId: string,
-  receivedAt: number,
-  botId: string | undefined,
-): Parsed {
-  const type = (body as { type?: unknown }).type;
-  if (V3_TEST_TYPES.has(type)) {
-    return {
-      kind: 'event',
-      event: { kind: 'test' },
-      type: 'test_webhook_message',
-      id: `${guildId}:test:${Math.floor(receivedAt / TEST_WINDOW_MS)}`,
-    };
-  }
-  const parsed = parseNotifyWebhook(body, receivedAt);
-  if (parsed.kind === 'invalid' || parsed.event.affected !== guildId) return { kind: 'invalid' };
-  const stored = storedNotification(parsed.event, 'webhook', botId);
-  if ('ignored' in stored) return { kind: 'ignored', reason: stored.ignored, type: parsed.event.type };
-  return { kind: 'event', event: stored.event, type: stored.type, id: stored.id };
-}
 
 /** How a delivery was answered, for the answer, the log line and the metrics. */
 type Handled = { outcome: DeliveryOutcome; retryAfter?: number; guildId?: string };
@@ -345,7 +315,7 @@ async function readJson(req: IncomingMessage): Promise<{ body: unknown } | { ref
 /** A v3 notification (told apart by its shape) or a v2 delivery, for the server of the URL. */
 function parseBody(body: unknown, guildId: string, receivedAt: number, botId: string | undefined): Parsed {
   return looksLikeNotifyWebhook(body)
-    ? parseNotification(body, guildId, receivedAt, botId)
+    ? parseNotifyDelivery(body, guildId, receivedAt, botId)
     : parseDelivery(body, guildId, receivedAt);
 }
 
