@@ -1,16 +1,17 @@
 /**
  * Prometheus metrics for the bot, in a registry of their own (never prom-client's global one),
  * so tests and several bots in one process do not collide. Each group of families (interactions,
- * the directory, reminders, webhooks and notifications, server reports, Discord, hosts; the
- * gateway's sessions and the store in gateway-store-metrics.ts) is made by a function of its own,
- * and createMetrics puts them together.
+ * the directory, reminders, webhooks and notifications, server reports, hosts; Discord's gauges
+ * in discord-metrics.ts, the gateway's sessions and the store in gateway-store-metrics.ts) is
+ * made by a function of its own, and createMetrics puts them together.
  *
  * The adapters are plain closures that never throw: hand them straight to the hooks, e.g.
  * `onRequest: metrics.directoryRequest`, `onRateLimitGrant: metrics.rateLimitGrant`,
  * `onHandled: metrics.interaction`, `onResult: metrics.serverReport`. The events they take
  * are defined here (or are the directory client's public hook types): the producers satisfy them
  * structurally, and metrics depends on none of them.
- * Guild and shard gauges are read at scrape time from the source given to `setDiscordSource`.
+ * Guild and shard gauges are read at scrape time from the source given to `setDiscordSource`
+ * (discord-metrics.ts).
  *
  * Label values stay bounded: routes are path templates (`POST /server`, not the guild's ID),
  * interaction names come from the command registry, outcomes and statuses from short lists.
@@ -21,7 +22,10 @@ import type { CacheStats, GrantInfo, RequestEvent } from '../directory/index.js'
 import { KNOWN_NOTIFY_TYPES } from '../directory/v3/notify.js';
 import { errorLine } from '../log/error-line.js';
 import type { Logger } from '../log/logger.js';
+import { type DiscordSource, discordMetrics } from './discord-metrics.js';
 import { type GatewayStoreMetrics, gatewayStoreMetrics } from './gateway-store-metrics.js';
+
+export type { DiscordShardState, DiscordSource, DiscordState } from './discord-metrics.js';
 
 /** One interaction handled (the router reports each once, after its answer). */
 export interface InteractionEvent {
@@ -39,21 +43,6 @@ export interface ServerReportEvent {
   /** Why it was not sent (an error code). */
   error?: string;
 }
-
-export interface DiscordShardState {
-  id: number;
-  ready: boolean;
-  /** Gateway heartbeat round trip in milliseconds; negative or NaN while unknown (discord.js: -1). */
-  ping: number;
-}
-
-export interface DiscordState {
-  guilds: number;
-  shards: readonly DiscordShardState[];
-}
-
-/** Read at every scrape; keep it cheap (cache sizes, not requests). */
-export type DiscordSource = () => DiscordState;
 
 /** `'sent'` or `'posted'` is the success that moves the last-success timestamp; any other outcome only counts. */
 export type StatsPostOutcome = 'sent' | (string & {});
@@ -134,23 +123,6 @@ const WAIT_BUCKETS = [0.001, 0.1, 0.5, 1, 2, 3, 5, 10, 20, 30, 60, 120];
 function seconds(ms: number): number | undefined {
   if (typeof ms !== 'number' || Number.isNaN(ms)) return undefined;
   return Math.max(0, ms) / 1000;
-}
-
-function isShard(value: unknown): value is DiscordShardState {
-  if (typeof value !== 'object' || value === null) return false;
-  const { id, ready, ping } = value as Partial<Record<keyof DiscordShardState, unknown>>;
-  return typeof id === 'number' && typeof ready === 'boolean' && typeof ping === 'number';
-}
-
-/** The source is someone else's code: a malformed answer is an error, not a crashed scrape. */
-function normalize(value: unknown): DiscordState {
-  const { guilds, shards } = (value ?? {}) as Partial<Record<keyof DiscordState, unknown>>;
-  if (typeof guilds !== 'number' || !Number.isFinite(guilds) || !Array.isArray(shards)) {
-    throw new TypeError('expected { guilds: number, shards: Array<{ id, ready, ping }> }');
-  }
-  const valid = shards.filter(isShard);
-  if (valid.length !== shards.length) throw new TypeError('a shard is not { id, ready, ping }');
-  return { guilds, shards: valid };
 }
 
 type Registers = Registry[];
@@ -397,82 +369,6 @@ function serverReportMetrics(registers: Registers): Pick<Metrics, 'serverReport'
   return {
     serverReport(result) {
       serverReports.inc({ outcome: result.outcome });
-    },
-  };
-}
-
-/**
- * Discord as this process sees it, read at scrape time from the source given to
- * `setDiscordSource`: its guilds, its shards' status and heartbeat round trips.
- */
-function discordMetrics(registers: Registers, log: Logger | undefined): Pick<Metrics, 'setDiscordSource'> {
-  let source: DiscordSource | undefined;
-  /**
-   * One read of the source per scrape: the registry runs every collect callback in the same
-   * synchronous pass, so the snapshot is kept until the next microtask.
-   */
-  let snapshot: { state: DiscordState | undefined } | undefined;
-  function discordState(): DiscordState | undefined {
-    if (snapshot) return snapshot.state;
-    let state: DiscordState | undefined;
-    try {
-      const read: unknown = source?.();
-      if (read !== undefined) state = normalize(read);
-    } catch (err) {
-      log?.warn({ error: errorLine(err) }, 'discord metrics source failed');
-    }
-    snapshot = { state };
-    queueMicrotask(() => {
-      snapshot = undefined;
-    });
-    return state;
-  }
-
-  new Gauge({
-    name: 'discord_guilds',
-    help: 'Guilds the bot is in.',
-    registers,
-    collect() {
-      this.reset();
-      const state = discordState();
-      // An unlabelled gauge comes back from reset() as 0: unknown must read as absent, not as none.
-      if (state) this.set(state.guilds);
-      else this.remove();
-    },
-  });
-  new Gauge({
-    name: 'discord_shards',
-    help: 'Gateway shards by status (ready or not_ready).',
-    labelNames: ['status'] as const,
-    registers,
-    collect() {
-      this.reset();
-      const state = discordState();
-      if (!state) return;
-      const ready = state.shards.filter((s) => s.ready).length;
-      this.set({ status: 'ready' }, ready);
-      this.set({ status: 'not_ready' }, state.shards.length - ready);
-    },
-  });
-  new Gauge({
-    name: 'discord_gateway_ping_seconds',
-    help: 'Gateway heartbeat round trip by shard; left out while unknown.',
-    labelNames: ['shard'] as const,
-    registers,
-    collect() {
-      this.reset();
-      const state = discordState();
-      for (const shard of state?.shards ?? []) {
-        if (Number.isFinite(shard.ping) && shard.ping >= 0) {
-          this.set({ shard: String(shard.id) }, shard.ping / 1000);
-        }
-      }
-    },
-  });
-  return {
-    setDiscordSource(next) {
-      source = next;
-      snapshot = undefined;
     },
   };
 }

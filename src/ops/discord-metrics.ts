@@ -1,0 +1,120 @@
+/**
+ * Discord as this process sees it, read at scrape time from the source given to
+ * `setDiscordSource` (metrics.ts): the guilds, the shards' status and heartbeat round trips. Apart
+ * from the families fed by events: these gauges read someone else's code at every scrape, once,
+ * and a malformed answer is a warning, not a failed scrape.
+ */
+import { Gauge, type Registry } from 'prom-client';
+import { errorLine } from '../log/error-line.js';
+import type { Logger } from '../log/logger.js';
+
+export interface DiscordShardState {
+  id: number;
+  ready: boolean;
+  /** Gateway heartbeat round trip in milliseconds; negative or NaN while unknown (discord.js: -1). */
+  ping: number;
+}
+
+export interface DiscordState {
+  guilds: number;
+  shards: readonly DiscordShardState[];
+}
+
+/** Read at every scrape; keep it cheap (cache sizes, not requests). */
+export type DiscordSource = () => DiscordState;
+
+function isShard(value: unknown): value is DiscordShardState {
+  if (typeof value !== 'object' || value === null) return false;
+  const { id, ready, ping } = value as Partial<Record<keyof DiscordShardState, unknown>>;
+  return typeof id === 'number' && typeof ready === 'boolean' && typeof ping === 'number';
+}
+
+/** The source is someone else's code: a malformed answer is an error, not a crashed scrape. */
+function normalize(value: unknown): DiscordState {
+  const { guilds, shards } = (value ?? {}) as Partial<Record<keyof DiscordState, unknown>>;
+  if (typeof guilds !== 'number' || !Number.isFinite(guilds) || !Array.isArray(shards)) {
+    throw new TypeError('expected { guilds: number, shards: Array<{ id, ready, ping }> }');
+  }
+  const valid = shards.filter(isShard);
+  if (valid.length !== shards.length) throw new TypeError('a shard is not { id, ready, ping }');
+  return { guilds, shards: valid };
+}
+
+/**
+ * Discord as this process sees it, read at scrape time from the source given to
+ * `setDiscordSource`: its guilds, its shards' status and heartbeat round trips.
+ */
+export function discordMetrics(
+  registers: Registry[],
+  log: Logger | undefined,
+): { setDiscordSource(source: DiscordSource | undefined): void } {
+  let source: DiscordSource | undefined;
+  /**
+   * One read of the source per scrape: the registry runs every collect callback in the same
+   * synchronous pass, so the snapshot is kept until the next microtask.
+   */
+  let snapshot: { state: DiscordState | undefined } | undefined;
+  function discordState(): DiscordState | undefined {
+    if (snapshot) return snapshot.state;
+    let state: DiscordState | undefined;
+    try {
+      const read: unknown = source?.();
+      if (read !== undefined) state = normalize(read);
+    } catch (err) {
+      log?.warn({ error: errorLine(err) }, 'discord metrics source failed');
+    }
+    snapshot = { state };
+    queueMicrotask(() => {
+      snapshot = undefined;
+    });
+    return state;
+  }
+
+  new Gauge({
+    name: 'discord_guilds',
+    help: 'Guilds the bot is in.',
+    registers,
+    collect() {
+      this.reset();
+      const state = discordState();
+      // An unlabelled gauge comes back from reset() as 0: unknown must read as absent, not as none.
+      if (state) this.set(state.guilds);
+      else this.remove();
+    },
+  });
+  new Gauge({
+    name: 'discord_shards',
+    help: 'Gateway shards by status (ready or not_ready).',
+    labelNames: ['status'] as const,
+    registers,
+    collect() {
+      this.reset();
+      const state = discordState();
+      if (!state) return;
+      const ready = state.shards.filter((s) => s.ready).length;
+      this.set({ status: 'ready' }, ready);
+      this.set({ status: 'not_ready' }, state.shards.length - ready);
+    },
+  });
+  new Gauge({
+    name: 'discord_gateway_ping_seconds',
+    help: 'Gateway heartbeat round trip by shard; left out while unknown.',
+    labelNames: ['shard'] as const,
+    registers,
+    collect() {
+      this.reset();
+      const state = discordState();
+      for (const shard of state?.shards ?? []) {
+        if (Number.isFinite(shard.ping) && shard.ping >= 0) {
+          this.set({ shard: String(shard.id) }, shard.ping / 1000);
+        }
+      }
+    },
+  });
+  return {
+    setDiscordSource(next) {
+      source = next;
+      snapshot = undefined;
+    },
+  };
+}
