@@ -18,6 +18,7 @@ import {
   type ChosenChannel,
   channelRefusal,
   chosenChannel,
+  deleteLeftBehind,
   lacking,
   type SettingsAnswer,
   type SettingsContext,
@@ -140,19 +141,8 @@ export async function turnLiveBoardOff(deps: PostsDeps, context: SettingsContext
   });
 }
 
-async function deleteBoard(
-  deps: PostsDeps,
-  guildId: string,
-  channelId: string,
-  messageId: string,
-): Promise<void> {
-  const deleted = await deps.messages.delete(channelId, messageId);
-  if (!deleted.ok) {
-    deps.logger.warn(
-      { guildId, failure: deleted.failure },
-      'could not delete the live leaderboard left behind',
-    );
-  }
+function deleteBoard(deps: PostsDeps, guildId: string, channelId: string, messageId: string): Promise<void> {
+  return deleteLeftBehind(deps, { guildId, channelId, messageId }, 'the live leaderboard left behind');
 }
 
 /** The handlers of /settings digest, digest-off, live-leaderboard and live-leaderboard-off. */

@@ -195,18 +195,27 @@ export async function postConfirmation(
   }
 }
 
+/**
+ * Deletes a message of the bot's that a setting left behind; one that could not be deleted is a
+ * warning naming `what` it was, never a failed answer.
+ */
+export async function deleteLeftBehind(
+  deps: SettingsDeps,
+  message: { guildId: string; channelId: string; messageId: string },
+  what: string,
+): Promise<void> {
+  const deleted = await deps.messages.delete(message.channelId, message.messageId);
+  if (!deleted.ok) {
+    deps.logger.warn({ failure: deleted.failure, guildId: message.guildId }, `could not delete ${what}`);
+  }
+}
+
 /** Not saved after all (the store went away meanwhile): the confirmation would say otherwise. */
-export async function deleteConfirmation(
+export function deleteConfirmation(
   deps: SettingsDeps,
   guildId: string,
   channelId: string,
   messageId: string,
 ): Promise<void> {
-  const deleted = await deps.messages.delete(channelId, messageId);
-  if (!deleted.ok) {
-    deps.logger.warn(
-      { failure: deleted.failure, guildId },
-      'could not delete the confirmation of settings not saved',
-    );
-  }
+  return deleteLeftBehind(deps, { guildId, channelId, messageId }, 'the confirmation of settings not saved');
 }
