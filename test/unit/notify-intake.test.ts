@@ -16,7 +16,7 @@ import {
   storedNotification,
 } from '../../src/features/notifications/intake.js';
 import { DirectoryEventHandler } from '../../src/features/webhooks/handle.js';
-import { createLogger } from '../../src/log/logger.js';
+import { emptyHandlerOptions } from '../support/announcer.js';
 
 const GUILD = '722424773233213460';
 const BOT = '974297735559806986';
@@ -259,21 +259,7 @@ describe("a review of a server with no channel for the directory's announcements
         },
       },
     );
-    const handler = new DirectoryEventHandler({
-      rest: rest as never,
-      webhooks: { get: async () => undefined, setProblem: async () => undefined },
-      settings: { get: async () => undefined },
-      history: { record: async () => true, timed: async () => [], has: async () => false },
-      reminders: {
-        moveForUp: async () => undefined,
-        getGuild: async () => undefined,
-        scheduleGuild: async () => 'scheduled',
-      },
-      wakeReminders: () => undefined,
-      comments: { get: async () => undefined, put: async () => undefined },
-      guild: () => undefined,
-      logger: createLogger({ level: 'silent' }),
-    });
+    const handler = new DirectoryEventHandler(emptyHandlerOptions({ rest: rest as never }));
     const review = (v3: boolean) => ({
       kind: 'comment',
       change: 'new',

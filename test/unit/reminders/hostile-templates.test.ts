@@ -18,6 +18,7 @@ import { textDisplayContents } from '../../discord/components-v2.js';
 import { makeGuild, makeRole, pingsOf } from '../../discord/index.js';
 import { validateMessage } from '../../discord/interactions.js';
 import { ALL_PERMISSIONS } from '../../discord/permissions.js';
+import { recordingRest } from '../../support/announcer.js';
 import { hostileTemplate } from '../../support/hostile-templates.js';
 import { hostileTexts } from '../../support/hostile-texts.js';
 import { viewOf } from '../../support/layout-view.js';
@@ -61,14 +62,8 @@ interface Case {
 
 /** The sender as the bot wires it, with a REST client that keeps what would be posted. */
 function sender(now: () => Case) {
-  const posted: Array<Record<string, unknown>> = [];
+  const { rest, posted } = recordingRest();
   const sink = new LogSink();
-  const rest = {
-    post: async (_route: string, options: { body: Record<string, unknown> }) => {
-      posted.push(options.body);
-      return { id: String(posted.length) };
-    },
-  };
   const settings = (): GuildSettings => ({
     guildId: GUILD,
     reminderChannelId: CHANNEL,
@@ -85,7 +80,7 @@ function sender(now: () => Case) {
     liveChannelId: null,
   });
   const send = new DiscordReminderSender({
-    rest: rest as never,
+    rest,
     settings: { get: async () => settings(), update: async () => settings() },
     commands: { id: async () => now().commandId },
     guild: () => ({ name: now().name, preferredLocale: now().locale }),

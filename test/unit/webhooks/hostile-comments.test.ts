@@ -20,6 +20,7 @@ import { makeGuild, makeRole, pingsOf } from '../../discord/index.js';
 import { validateMessage } from '../../discord/interactions.js';
 import { ALL_PERMISSIONS } from '../../discord/permissions.js';
 import { mentionProblems } from '../../e2e/harness.js';
+import { emptyHandlerOptions, recordingRest } from '../../support/announcer.js';
 import { HOSTILE_PIECES, hostileTexts } from '../../support/hostile-texts.js';
 import { asEmbed, viewOf } from '../../support/layout-view.js';
 import { LEVEL, LogSink } from '../../support/logs.js';
@@ -41,39 +42,26 @@ type Texts = [string | null, string | null];
 
 /** The handler as the bot wires it, with a REST client that keeps what would be posted. */
 function announcer(locale: () => string) {
-  const posted: Array<Record<string, unknown>> = [];
+  const { rest, posted } = recordingRest();
   const sink = new LogSink();
-  const rest = {
-    post: async (_route: string, options: { body: Record<string, unknown> }) => {
-      posted.push(options.body);
-      return { id: String(posted.length) };
-    },
-  };
-  const handler = new DirectoryEventHandler({
-    rest: rest as never,
-    webhooks: {
-      get: async () => ({
-        guildId: GUILD,
-        channelId: CHANNEL,
-        problem: null,
-        lastEventAt: null,
-        updatedAt: NOW,
-      }),
-      setProblem: async () => undefined,
-    },
-    settings: { get: async () => undefined },
-    history: { record: async () => true, timed: async () => [], has: async () => false },
-    reminders: {
-      moveForUp: async () => undefined,
-      getGuild: async () => undefined,
-      scheduleGuild: async () => 'scheduled',
-    },
-    wakeReminders: () => undefined,
-    comments: { get: async () => undefined, put: async () => undefined },
-    guild: () => ({ name: 'Hostile', preferredLocale: locale() }),
-    logger: createLogger({ level: 'debug', destination: sink }),
-    now: () => NOW,
-  });
+  const handler = new DirectoryEventHandler(
+    emptyHandlerOptions({
+      rest,
+      webhooks: {
+        get: async () => ({
+          guildId: GUILD,
+          channelId: CHANNEL,
+          problem: null,
+          lastEventAt: null,
+          updatedAt: NOW,
+        }),
+        setProblem: async () => undefined,
+      },
+      guild: () => ({ name: 'Hostile', preferredLocale: locale() }),
+      logger: createLogger({ level: 'debug', destination: sink }),
+      now: () => NOW,
+    }),
+  );
   return { handler, posted, sink };
 }
 
