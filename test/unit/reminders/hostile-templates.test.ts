@@ -11,6 +11,7 @@
 import { describe, expect, it } from 'vitest';
 import { DiscordReminderSender } from '../../../src/features/reminders/send.js';
 import { checkReminderTemplate } from '../../../src/features/reminders/template.js';
+import { defaults } from '../../../src/features/settings/settings.js';
 import { createLogger } from '../../../src/log/logger.js';
 import type { Claim, Reminder } from '../../../src/store/reminders.js';
 import type { GuildSettings } from '../../../src/store/settings.js';
@@ -65,19 +66,10 @@ function sender(now: () => Case) {
   const { rest, posted } = recordingRest();
   const sink = new LogSink();
   const settings = (): GuildSettings => ({
-    guildId: GUILD,
+    ...defaults(GUILD, NOW),
     reminderChannelId: CHANNEL,
     reminderRoleId: now().roleId,
     reminderTemplate: now().template,
-    publicLanguage: 'auto',
-    problem: null,
-    updatedAt: NOW,
-    timeZone: null,
-    thanksTemplate: null,
-    reminderEarlyMs: null,
-    reminderRepeat: null,
-    digest: null,
-    liveChannelId: null,
   });
   const send = new DiscordReminderSender({
     rest,
