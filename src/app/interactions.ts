@@ -16,7 +16,7 @@ import type { BotDeps, Registry } from '../interactions/types.js';
 import type { Logger } from '../log/logger.js';
 import type { Metrics } from '../ops/metrics.js';
 
-export function routeInteractions(o: {
+export interface InteractionRouting {
   client: Client;
   interactions: InteractionTap;
   registry: Registry;
@@ -30,7 +30,12 @@ export function routeInteractions(o: {
   metrics: Metrics | undefined;
   onHandled: RouterHooks['onHandled'];
   onFatal: ((reason: string) => void) | undefined;
-}): { router: Router; acknowledger: InteractionAcknowledger } {
+}
+
+export function routeInteractions(o: InteractionRouting): {
+  router: Router;
+  acknowledger: InteractionAcknowledger;
+} {
   const { client, interactions, registry, metrics, logger } = o;
   const hooks: RouterHooks = {
     onHandled: (event) => {
