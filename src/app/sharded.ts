@@ -16,6 +16,7 @@ import { type APIGatewayBotInfo, Routes, ShardingManager } from 'discord.js';
 import { secretsOf } from '../config/env.js';
 import { startWebhookReceiver } from '../features/webhooks/receiver.js';
 import { managedShards } from '../gateway/shard-stats.js';
+import { say } from '../i18n/operator.js';
 import { createLogger } from '../log/logger.js';
 import { createMetrics } from '../ops/metrics.js';
 import { startTracing, tracingOptions } from '../ops/tracing.js';
@@ -24,7 +25,7 @@ import { type BackgroundTask, startTasks, stopTasks } from '../tasks/tasks.js';
 import { traceFields } from '../trace/spans.js';
 import { createServices } from './services.js';
 import { installShutdown, SHUTDOWN_HARD_LIMIT_MS } from './shutdown.js';
-import { loadOrExit, openOrExit, startOpsOrExit } from './startup.js';
+import { loadOrExit, openOrExit, operatorT, startOpsOrExit } from './startup.js';
 
 const config = loadOrExit(['discordToken', 'databaseUrl']);
 const logger = createLogger({
@@ -56,12 +57,10 @@ try {
   spawnDelayMs = Math.ceil(5_500 / concurrency);
 } catch (err) {
   const status = typeof err === 'object' && err !== null && 'status' in err ? Number(err.status) : 0;
-  const message =
-    status === 401
-      ? 'Discord rejected DISCORD_TOKEN'
-      : 'could not ask Discord for the recommended shard count';
-  logger.fatal({ err }, message);
-  process.stderr.write(`${message}\n`);
+  const key = status === 401 ? 'start.tokenRejected' : 'start.shardCountFailed';
+  // The log line stays English (it is read by machines and searched for); the terminal's line is the operator's.
+  logger.fatal({ err }, say('en', key));
+  process.stderr.write(`${operatorT()(key)}\n`);
   process.exit(1);
 }
 

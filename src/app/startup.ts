@@ -1,9 +1,11 @@
 /**
  * Shared start-up for the bot's entry points: configuration problems, a store that cannot be
- * opened and an operations endpoint that cannot listen end in one clear line.
+ * opened and an operations endpoint that cannot listen end in one clear line, in the operator's
+ * language (LC_ALL, LC_MESSAGES or LANG: i18n/operator.ts).
  */
 import { type Config, ConfigError, loadConfig, readEnvironment } from '../config/env.js';
 import { listenProblem } from '../http/listener.js';
+import { type OperatorTranslate, operatorLanguage, operatorTranslator } from '../i18n/operator.js';
 import { type OpsServer, type OpsServerOptions, startOpsServer } from '../ops/server.js';
 import { StoreError } from '../store/errors.js';
 
@@ -15,9 +17,11 @@ import { StoreError } from '../store/errors.js';
 export function loadOrExit(
   require: ReadonlyArray<'discordToken' | 'applicationId' | 'databaseUrl' | 'restProxyPort'> = [],
 ): Config {
+  const env = readEnvironment();
+  const t = operatorTranslator(operatorLanguage(env));
   let config: Config;
   try {
-    config = loadConfig(readEnvironment());
+    config = loadConfig(env);
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`${err.message}\n`);
@@ -27,21 +31,16 @@ export function loadOrExit(
   }
   const missing: string[] = [];
   if (require.includes('discordToken') && !config.discord.token) {
-    missing.push(
-      "DISCORD_TOKEN is not set: put the bot's token from the Discord developer portal in the environment or in .env",
-    );
+    missing.push(t('start.missingDiscordToken'));
   }
   if (require.includes('applicationId') && !config.discord.applicationId) {
-    missing.push("DISCORD_APPLICATION_ID is not set: the application's ID from the Discord developer portal");
+    missing.push(t('start.missingApplicationId'));
   }
   if ((require.includes('databaseUrl') || config.sharding.isChild) && !config.databaseUrl) {
-    missing.push(
-      'DATABASE_URL is not set: npm run start:sharded runs a process per shard, and SQLite serves one ' +
-        'process; set it to a PostgreSQL database (postgres://user:password@host:port/database)',
-    );
+    missing.push(t('start.missingDatabaseUrl'));
   }
   if (require.includes('restProxyPort') && config.restProxy.port === undefined) {
-    missing.push('DISCORD_REST_PROXY_PORT is not set: the port the REST proxy listens on (for example 8080)');
+    missing.push(t('start.missingRestProxyPort'));
   }
   if (missing.length > 0) {
     process.stderr.write(`${missing.join('\n')}\n`);
@@ -50,14 +49,18 @@ export function loadOrExit(
   return config;
 }
 
+/** The operator's language from the environment, for an entry point's own lines (deploy.ts, sharded.ts). */
+export function operatorT(): OperatorTranslate {
+  return operatorTranslator(operatorLanguage(readEnvironment()));
+}
+
 /** The operations endpoint, or exit 1 with one line saying what to change (never a stack trace). */
 export async function startOpsOrExit(options: OpsServerOptions & { host: string }): Promise<OpsServer> {
   try {
     return await startOpsServer(options);
   } catch (err) {
-    process.stderr.write(
-      `the operations endpoint could not start: ${listenProblem(err, options.host, options.port)}\n`,
-    );
+    const problem = listenProblem(err, options.host, options.port);
+    process.stderr.write(`${operatorT()('start.opsFailed', { problem })}\n`);
     process.exit(1);
   }
 }

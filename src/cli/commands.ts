@@ -7,7 +7,7 @@ import { ENDPOINTS, type EndpointName } from '../directory/endpoints.js';
 import { parseReference, type RefKind } from '../directory/refs.js';
 import type { ApiVersion, LinkDomainCode, OkResult } from '../directory/types.js';
 import { API_VERSIONS } from '../directory/versions.js';
-import { UsageError } from './errors.js';
+import { cliError, UsageError } from './errors.js';
 import type { FlagSpec, ParsedValues } from './flags.js';
 import { count, optional, optionalCount, required } from './flags.js';
 import {
@@ -40,10 +40,14 @@ export interface CommandResult {
   text: string;
 }
 
+/**
+ * A command's summary (`summary`) and notes (`notes`, lines) are under `cli.commands.<key>` in the
+ * operator catalogs, its flags' descriptions under `cli.flags.<key>` (commandKey), so that its help
+ * is said in the operator's language.
+ */
 export interface Command {
   /** Command words, e.g. 'bot' or 'links create'. */
   name: string;
-  summary: string;
   /** Usage lines after the command words when the flags differ by version (one line each). */
   usage?: readonly string[];
   /** Positional arguments, as shown in the usage line. */
@@ -51,7 +55,8 @@ export interface Command {
   flags: readonly FlagSpec[];
   /** Client methods the command may call, for the token line of its help. */
   endpoints: readonly EndpointName[];
-  notes?: readonly string[];
+  /** It has `cli.commands.<key>.notes` for its help. */
+  notes?: true;
   /** How messages name the command as typed, when the name alone is not it ('comments bot'). */
   label?(args: readonly string[]): string;
   execute(ctx: CommandContext): Promise<CommandResult>;
@@ -61,12 +66,18 @@ function describe(value: string): string {
   return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
 }
 
+/** The key of a command's texts in the operator catalogs: its words joined by `_` ('links_create'). */
+export function commandKey(name: string): string {
+  return name.replaceAll(' ', '_');
+}
+
 function reference(input: string, kind: RefKind, command: string): string {
   const ref = parseReference(input, kind);
   if (ref === null) {
-    const accepted =
-      kind === 'bot' ? 'ID, short code, mention or directory page URL' : 'ID, short code or page URL';
-    throw new UsageError(`not a ${kind} ${accepted}: ${describe(input)}`, command);
+    throw new UsageError(
+      cliError(kind === 'bot' ? 'notBotRef' : 'notServerRef', { value: describe(input) }),
+      command,
+    );
   }
   return ref;
 }
@@ -86,10 +97,7 @@ function domain(
   if (value === undefined) return undefined;
   const n = count(value, 'domain', command);
   if (!(allowed as readonly number[]).includes(n)) {
-    throw new UsageError(
-      `--domain must be one of ${allowed.join(', ')} here, got ${describe(value)}`,
-      command,
-    );
+    throw new UsageError(cliError('domain', { values: allowed.join(', '), value: describe(value) }), command);
   }
   return n as LinkDomainCode;
 }
@@ -103,35 +111,28 @@ function arg(ctx: CommandContext, index: number): string {
   return ctx.args[index] ?? '';
 }
 
-const COMMENT_TARGETS = ['bot', 'server', 'profile'] as const;
-
 const UP_FLAGS: readonly FlagSpec[] = [
-  { name: 'server', type: 'string', value: 'ID', description: 'server ID (required)' },
-  { name: 'user', type: 'string', value: 'ID', description: 'ID of the user who raises it (required)' },
-  { name: 'channel', type: 'string', value: 'ID', description: 'ID of the channel of the raise (required)' },
-  { name: 'channel-name', type: 'string', value: 'NAME', description: 'name of that channel (required)' },
-  { name: 'no-up', type: 'boolean', description: 'update the statistics only (up = 0)' },
-  { name: 'left', type: 'boolean', description: 'the bot is not on the server (status = 0)' },
-  { name: 'name', type: 'string', value: 'TEXT', description: 'server name' },
-  { name: 'avatar', type: 'string', value: 'URL', description: 'server avatar' },
-  { name: 'members', type: 'string', value: 'N', description: 'number of members' },
-  { name: 'online', type: 'string', value: 'N', description: 'number of members online' },
-  { name: 'owner-id', type: 'string', value: 'ID', description: "owner's ID" },
-  { name: 'owner-tag', type: 'string', value: 'TAG', description: "owner's tag" },
+  { name: 'server', type: 'string', value: 'ID', required: true },
+  { name: 'user', type: 'string', value: 'ID', required: true },
+  { name: 'channel', type: 'string', value: 'ID', required: true },
+  { name: 'channel-name', type: 'string', value: 'NAME', required: true },
+  { name: 'no-up', type: 'boolean' },
+  { name: 'left', type: 'boolean' },
+  { name: 'name', type: 'string', value: 'TEXT' },
+  { name: 'avatar', type: 'string', value: 'URL' },
+  { name: 'members', type: 'string', value: 'N' },
+  { name: 'online', type: 'string', value: 'N' },
+  { name: 'owner-id', type: 'string', value: 'ID' },
+  { name: 'owner-tag', type: 'string', value: 'TAG' },
 ];
 
 export const COMMANDS: readonly Command[] = [
   {
     name: 'bot',
-    summary: 'show a bot',
     args: ['<ref>'],
     flags: [],
     endpoints: ['getBot'],
-    notes: [
-      '<ref> is an ID, a short code, a mention (<@id>) or a directory page URL (…/bot/x, …/b/x).',
-      'API v3 looks bots up by ID; a short code is found through its search, which needs DIRECTORY_TOKEN.',
-      'On v3 it shows the name, up count, rating, reviews and the ups still counting too.',
-    ],
+    notes: true,
     async execute(ctx) {
       const bot = await ctx.client.getBot(reference(arg(ctx, 0), 'bot', 'bot'));
       return { data: bot, text: formatBot(bot, { version: ctx.client.version, now: ctx.now() }) };
@@ -139,15 +140,10 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     name: 'server',
-    summary: 'show a server',
     args: ['<ref>'],
     flags: [],
     endpoints: ['getServer'],
-    notes: [
-      '<ref> is an ID, a short code or a directory page URL (…/server/x, …/s/x).',
-      'API v3 looks servers up by ID; a short code is found through its search, which needs DIRECTORY_TOKEN.',
-      'On v3 it shows the up count, rating, reviews, ups still counting and moderators too.',
-    ],
+    notes: true,
     async execute(ctx) {
       const server = await ctx.client.getServer(reference(arg(ctx, 0), 'server', 'server'));
       return { data: server, text: formatServer(server, { version: ctx.client.version, now: ctx.now() }) };
@@ -155,11 +151,10 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     name: 'user',
-    summary: "show a user: the profile, and on v3 the user's bots and servers",
     args: ['<userId>'],
     flags: [],
     endpoints: ['getProfile'],
-    notes: ['On API v1/v2 it is the same as `directory profile`.'],
+    notes: true,
     async execute(ctx) {
       const profile = await ctx.client.getProfile(userId(arg(ctx, 0)));
       return { data: profile, text: formatProfile(profile, { version: ctx.client.version }) };
@@ -167,7 +162,6 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     name: 'profile',
-    summary: 'show a user profile (as `user`)',
     args: ['<userId>'],
     flags: [],
     endpoints: ['getProfile'],
@@ -178,11 +172,10 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     name: 'comments',
-    summary: 'comments on a bot or a server, or written by a user',
     args: ['bot|server|profile', '<id>'],
     flags: [],
     endpoints: ['getBotComments', 'getServerComments', 'getProfileComments'],
-    notes: ['API v3 reads comments from its search service: it needs DIRECTORY_TOKEN.'],
+    notes: true,
     label: (args) => `comments ${args[0] ?? ''}`.trimEnd(),
     async execute(ctx) {
       const target = arg(ctx, 0);
@@ -201,16 +194,12 @@ export const COMMANDS: readonly Command[] = [
           return { data: comments, text: formatProfileComments(comments) };
         }
         default:
-          throw new UsageError(
-            `comments are of a ${COMMENT_TARGETS.join(', a ')}; got ${describe(target)}`,
-            'comments',
-          );
+          throw new UsageError(cliError('commentsTarget', { value: describe(target) }), 'comments');
       }
     },
   },
   {
     name: 'bots',
-    summary: "list a developer's bots",
     args: ['<userId>'],
     flags: [],
     endpoints: ['getDeveloperBots'],
@@ -221,29 +210,23 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     name: 'search',
-    summary: "search the directory's bots or servers",
     args: ['bot|server', '<query>'],
-    flags: [
-      { name: 'limit', type: 'string', value: 'N', description: 'at most N hits, 1 to 100 (default 10)' },
-    ],
+    flags: [{ name: 'limit', type: 'string', value: 'N' }],
     endpoints: ['search'],
-    notes: [
-      'Searches names and descriptions, best first. Needs DIRECTORY_TOKEN: the API key gets the',
-      "search service's own key, which the CLI never prints.",
-    ],
+    notes: true,
     label: (args) => `search ${args[0] ?? ''}`.trimEnd(),
     async execute(ctx) {
       const kind = arg(ctx, 0);
       if (kind !== 'bot' && kind !== 'server') {
-        throw new UsageError(`search a bot or a server; got ${describe(kind)}`, 'search');
+        throw new UsageError(cliError('searchKind', { value: describe(kind) }), 'search');
       }
       const limit = optionalCount(ctx.values, 'limit', 'search');
       if (limit !== undefined && (limit < 1 || limit > 100)) {
-        throw new UsageError(`--limit must be from 1 to 100, got ${limit}`, 'search');
+        throw new UsageError(cliError('searchLimit', { value: limit }), 'search');
       }
       const query = arg(ctx, 1).trim();
       if (query.length === 0 || query.length > 200) {
-        throw new UsageError('the query must have 1 to 200 characters', 'search');
+        throw new UsageError(cliError('searchQuery'), 'search');
       }
       const hits = await ctx.client.search(kind, query, limit === undefined ? {} : { limit });
       return { data: hits, text: formatSearchHits(hits) };
@@ -251,52 +234,40 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     name: 'stats',
-    summary: "post the bot's statistics",
     usage: [
       '--bot ID [--servers N] [--shards N] [--members N]   (API v3)',
       '--servers N --shards N --users N   (API v1, v2)',
     ],
     args: [],
     flags: [
-      { name: 'servers', type: 'string', value: 'N', description: 'number of servers' },
-      { name: 'shards', type: 'string', value: 'N', description: 'number of shards' },
-      { name: 'members', type: 'string', value: 'N', description: 'v3: number of members' },
-      { name: 'bot', type: 'string', value: 'ID', description: 'v3: ID of the bot (required on v3)' },
-      { name: 'users', type: 'string', value: 'N', description: 'v1/v2: number of users' },
+      { name: 'servers', type: 'string', value: 'N' },
+      { name: 'shards', type: 'string', value: 'N' },
+      { name: 'members', type: 'string', value: 'N' },
+      { name: 'bot', type: 'string', value: 'ID' },
+      { name: 'users', type: 'string', value: 'N' },
     ],
     endpoints: ['postBotStats'],
-    notes: [
-      'v3: --bot, and at least one of --servers, --shards, --members; a count of 0 or left out is not sent',
-      '(v3 refuses a 0 and keeps the count it has).',
-      'v1/v2: --servers, --shards and --users, all three.',
-      'The directory asks for at most one post every 15 minutes.',
-    ],
+    notes: true,
     async execute(ctx) {
       const v = ctx.values;
       const n = (name: string): number => count(required(v, name, 'stats'), name, 'stats');
       let result: OkResult;
       if (ctx.client.version === 'v3') {
         if (v.users !== undefined) {
-          throw new UsageError('--users is the v1/v2 name: API v3 calls the count --members', 'stats');
+          throw new UsageError(cliError('statsUsers'), 'stats');
         }
         const botId = userId(required(v, 'bot', 'stats'));
         const servers = optionalCount(v, 'servers', 'stats');
         const shards = optionalCount(v, 'shards', 'stats');
         const members = optionalCount(v, 'members', 'stats');
         if (![servers, shards, members].some((c) => c !== undefined && c > 0)) {
-          throw new UsageError(
-            'nothing to post: give --servers, --shards or --members above 0 (API v3 leaves a 0 out)',
-            'stats',
-          );
+          throw new UsageError(cliError('statsNothing'), 'stats');
         }
         result = await ctx.client.postBotStats({ servers, shards, users: members, botId });
       } else {
         for (const name of ['bot', 'members']) {
           if (v[name] !== undefined) {
-            throw new UsageError(
-              `--${name} is for API v3; v1/v2 take --servers, --shards and --users`,
-              'stats',
-            );
+            throw new UsageError(cliError('statsV3Flag', { name }), 'stats');
           }
         }
         result = await ctx.client.postBotStats({
@@ -313,14 +284,10 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     name: 'up',
-    summary: "update a server's statistics and raise it (POST /server)",
     args: [],
     flags: UP_FLAGS,
     endpoints: ['postServer'],
-    notes: [
-      'Prints the directory’s message, the bump count, the boost and when the next up is possible.',
-      'A refused up (cooldown) is an answer, not an error: the exit code is 0.',
-    ],
+    notes: true,
     async execute(ctx) {
       const v = ctx.values;
       const req = (name: string): string => required(v, name, 'up');
@@ -344,9 +311,8 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     name: 'links list',
-    summary: 'list your short links',
     args: [],
-    flags: [{ name: 'code', type: 'string', value: 'C', description: 'only the links with this code' }],
+    flags: [{ name: 'code', type: 'string', value: 'C' }],
     endpoints: ['getLinks'],
     async execute(ctx) {
       const code = optional(ctx.values, 'code');
@@ -356,16 +322,14 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     name: 'links create',
-    summary: 'create a short link',
     args: [],
     flags: [
-      { name: 'code', type: 'string', value: 'C', description: 'code of the short link (required)' },
-      { name: 'link', type: 'string', value: 'URL', description: 'address to shorten (required)' },
+      { name: 'code', type: 'string', value: 'C', required: true },
+      { name: 'link', type: 'string', value: 'URL', required: true },
       {
         name: 'domain',
         type: 'string',
         value: '1|3',
-        description: 'domain: 1 bcord.cc (default), 3 discord.camp',
       },
     ],
     endpoints: ['createLink'],
@@ -384,15 +348,13 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     name: 'links delete',
-    summary: 'delete a short link',
     args: [],
     flags: [
-      { name: 'code', type: 'string', value: 'C', description: 'code of the link (required)' },
+      { name: 'code', type: 'string', value: 'C', required: true },
       {
         name: 'domain',
         type: 'string',
         value: '1|2|3',
-        description: 'domain: 1 bcord.cc, 2 myservers.me, 3 discord.camp',
       },
     ],
     endpoints: ['deleteLink'],
@@ -408,7 +370,6 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     name: 'validate-bot',
-    summary: 'ask whether a bot is valid on a server',
     args: ['<serverId>', '<botId>'],
     flags: [],
     endpoints: ['validateBot'],
@@ -419,7 +380,6 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     name: 'token',
-    summary: 'show what the directory says of the token',
     args: [],
     flags: [],
     endpoints: ['checkToken'],

@@ -5,7 +5,8 @@
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { parseDuration } from '../config/env.js';
-import { UsageError } from './errors.js';
+import type { OperatorMessage } from '../i18n/operator.js';
+import { cliError, UsageError } from './errors.js';
 
 /** How long a command waits for the directory when --max-wait is not given. */
 export const DEFAULT_MAX_WAIT_MS = 30_000;
@@ -16,17 +17,13 @@ export interface FlagSpec {
   /** Placeholder of the value in help, e.g. 'N' or 'URL'. */
   value?: string;
   short?: string;
-  description: string;
+  /** Shown as such in the usage line and its help; the description is `cli.flags.<command>.<name>` in the operator catalogs. */
+  required?: true;
   /** For global flags: the configuration variable the flag overrides. */
   variable?: string;
 }
 
-export const HELP_FLAG: FlagSpec = {
-  name: 'help',
-  type: 'boolean',
-  short: 'h',
-  description: 'show help (globally or for a command)',
-};
+export const HELP_FLAG: FlagSpec = { name: 'help', type: 'boolean', short: 'h' };
 
 export const GLOBAL_FLAGS: readonly FlagSpec[] = [
   {
@@ -34,63 +31,51 @@ export const GLOBAL_FLAGS: readonly FlagSpec[] = [
     type: 'string',
     value: 'URL',
     variable: 'DIRECTORY_API_URL',
-    description: 'directory address without the version (default https://api.boticord.top)',
   },
   {
     name: 'api-version',
     type: 'string',
     value: 'v3|v2|v1',
     variable: 'DIRECTORY_API_VERSION',
-    description: "API version (default v3, the directory's current one; v1 and v2 stay)",
   },
   {
     name: 'token',
     type: 'string',
     value: 'TOKEN',
     variable: 'DIRECTORY_TOKEN',
-    description:
-      'API token or v3 key; prefer the DIRECTORY_TOKEN variable (flags show in ps and shell history)',
   },
   {
     name: 'token-kind',
     type: 'string',
     value: 'Bot|PrivateBot|Profile',
     variable: 'DIRECTORY_TOKEN_KIND',
-    description:
-      'kind word sent with the token in v2 (default Bot); refused with v3, which takes the key bare',
   },
   {
     name: 'search-url',
     type: 'string',
     value: 'URL',
     variable: 'DIRECTORY_SEARCH_URL',
-    description: "v3 only: the directory's search service (default: the API's /v3/search)",
   },
   {
     name: 'timeout',
     type: 'string',
     value: 'MS',
     variable: 'DIRECTORY_TIMEOUT_MS',
-    description: 'longest one attempt may take in milliseconds, the whole answer included (default 10000)',
   },
   {
     name: 'retries',
     type: 'string',
     value: 'N',
     variable: 'DIRECTORY_MAX_RETRIES',
-    description: 'retries after the first attempt where safe (default 2)',
   },
   {
     name: 'max-wait',
     type: 'string',
     value: 'DURATION',
-    description:
-      'longest the command waits for the directory, retries and rate-limit waits included: 30s, 2m, ' +
-      'or milliseconds; a longer wait asked for by the directory fails at once (default 30s)',
   },
-  { name: 'json', type: 'boolean', description: 'print the result as JSON on stdout' },
+  { name: 'json', type: 'boolean' },
   HELP_FLAG,
-  { name: 'version', type: 'boolean', description: 'print the version' },
+  { name: 'version', type: 'boolean' },
 ];
 
 export type ParsedValues = Record<string, string | boolean | undefined>;
@@ -108,13 +93,30 @@ function toConfig(flags: readonly FlagSpec[]): NonNullable<ParseArgsConfig['opti
   return options;
 }
 
+/**
+ * parseArgs's complaint in the operator's language: its own English words, and for the other
+ * languages the catalog's, with the option it names.
+ */
+function parseArgsProblem(err: unknown): OperatorMessage | string {
+  const english = err instanceof Error ? err.message : String(err);
+  const code = typeof err === 'object' && err !== null && 'code' in err ? err.code : undefined;
+  const option = /'(?:-\w, )?(--?[^\s',]+)/.exec(english)?.[1];
+  if (option === undefined) return english;
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return { ...cliError('unknownOption', { option }), english };
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    const key = english.includes('does not take') ? 'optionTakesNoValue' : 'optionValueMissing';
+    return { ...cliError(key, { option }), english };
+  }
+  return english;
+}
+
 /** Strict parse: unknown flags, missing values and repeated flags become UsageErrors. */
 export function parseFlags(args: readonly string[], flags: readonly FlagSpec[], command?: string): Parsed {
   let result: ReturnType<typeof parseArgs>;
   try {
     result = parseArgs({ args: [...args], options: toConfig(flags), strict: true, allowPositionals: true });
   } catch (err) {
-    throw new UsageError(err instanceof Error ? err.message : String(err), command);
+    throw new UsageError(parseArgsProblem(err), command);
   }
   // No flag is declared `multiple`: a repeated flag keeps its last value, as parseArgs does.
   const values: ParsedValues = {};
@@ -174,7 +176,7 @@ export function stringFlagNames(flags: readonly FlagSpec[]): Set<string> {
 export function required(values: ParsedValues, name: string, command: string): string {
   const value = values[name];
   if (typeof value !== 'string' || value.length === 0) {
-    throw new UsageError(`missing --${name}`, command);
+    throw new UsageError(cliError('missingFlag', { name }), command);
   }
   return value;
 }
@@ -188,10 +190,7 @@ export function optional(values: ParsedValues, name: string): string | undefined
 export function count(value: string, name: string, command: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(n)) {
-    throw new UsageError(
-      `--${name} must be a whole number of at least 0, got ${JSON.stringify(value)}`,
-      command,
-    );
+    throw new UsageError(cliError('notCount', { name, value: JSON.stringify(value) }), command);
   }
   return n;
 }
@@ -207,10 +206,7 @@ export function maxWait(values: ParsedValues, command: string): number {
   if (value === undefined) return DEFAULT_MAX_WAIT_MS;
   const ms = parseDuration(value);
   if (ms === undefined) {
-    throw new UsageError(
-      `--max-wait must be a duration above 0 such as 30s, 2m or 1500 (milliseconds), got ${JSON.stringify(value)}`,
-      command,
-    );
+    throw new UsageError(cliError('maxWait', { value: JSON.stringify(value) }), command);
   }
   return ms;
 }

@@ -1,22 +1,23 @@
-/** Help texts and the version. */
+/**
+ * Help texts, in the operator's language (i18n/operator.ts; the texts are under `cli.` in its
+ * catalogs), and the version. Command words, flags, placeholders and variable names stay as typed.
+ */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ENDPOINTS } from '../directory/endpoints.js';
-import { COMMANDS, type Command, subcommandsOf, versionsOf } from './commands.js';
+import { type OperatorLanguage, type OperatorTranslate, operatorTranslator } from '../i18n/operator.js';
+import { COMMANDS, type Command, commandKey, subcommandsOf, versionsOf } from './commands.js';
+import { EXIT } from './errors.js';
 import { type FlagSpec, GLOBAL_FLAGS } from './flags.js';
 
-export const EXIT_CODES_HELP = [
-  '0 ok',
-  '1 unexpected error',
-  '2 usage or configuration (unknown command or flag, missing or bad argument, bad request)',
-  '3 token refused (unauthorized, forbidden, token kind not accepted)',
-  '4 not found',
-  '5 rate limited',
-  '6 directory unavailable (5xx, network, timeout)',
-  '7 unusable answer from the directory',
-  '8 the output could not be written (full disk; silent for a closed pipe)',
-];
+/** The exit codes and what each means, one line each. */
+export function exitCodesHelp(language: OperatorLanguage = 'en'): string[] {
+  const t = operatorTranslator(language);
+  return [...new Set(Object.values(EXIT))]
+    .sort((a, b) => a - b)
+    .map((code) => `${code} ${t(`cli.exit.${code}`)}`);
+}
 
 const HELP_WIDTH = 100;
 
@@ -54,47 +55,53 @@ function flagLabel(flag: FlagSpec): string {
   return flag.short ? `-${flag.short}, ${long}` : `    ${long}`;
 }
 
-function flagRows(flags: readonly FlagSpec[]): [string, string][] {
-  return flags.map((f) => [flagLabel(f), f.variable ? `${f.description} [${f.variable}]` : f.description]);
+/** `scope`: 'global', or the command's key (commandKey). */
+function flagRows(flags: readonly FlagSpec[], scope: string, t: OperatorTranslate): [string, string][] {
+  return flags.map((f) => {
+    const said = t(`cli.flags.${scope}.${f.name}`);
+    const description = f.required ? `${said} ${t('cli.help.required')}` : said;
+    return [flagLabel(f), f.variable ? `${description} [${f.variable}]` : description];
+  });
 }
 
 /** Every usage line of a command: its own (`Command.usage`, one per version) or the one built from its flags. */
-export function usageLines(command: Command): string[] {
-  return command.usage?.map((line) => `directory ${command.name} ${line}`) ?? [usageLine(command)];
+export function usageLines(command: Command, language: OperatorLanguage = 'en'): string[] {
+  return command.usage?.map((line) => `directory ${command.name} ${line}`) ?? [usageLine(command, language)];
 }
 
-export function usageLine(command: Command): string {
-  if (command.usage !== undefined) return usageLines(command).join(' | ');
+export function usageLine(command: Command, language: OperatorLanguage = 'en'): string {
+  if (command.usage !== undefined) return usageLines(command, language).join(' | ');
   const required = command.flags
-    .filter((f) => f.description.endsWith('(required)'))
+    .filter((f) => f.required)
     .map((f) => `--${f.name} ${f.value ?? ''}`.trimEnd());
-  const optional = command.flags.length > required.length ? ['[options]'] : [];
+  const optional =
+    command.flags.length > required.length ? [operatorTranslator(language)('cli.help.options')] : [];
   return ['directory', command.name, ...command.args, ...required, ...optional].join(' ');
 }
 
+function summaryOf(command: Command, t: OperatorTranslate): string {
+  return t(`cli.commands.${commandKey(command.name)}.summary`);
+}
+
 /** What each endpoint of the command asks of the token, per version (read from ENDPOINTS). */
-function tokenLine(command: Command): string {
+function tokenLine(command: Command, t: OperatorTranslate): string {
   const parts = command.endpoints.map((name) => {
     const endpoint = ENDPOINTS[name];
     const said: string[] = [];
     const old = endpoint.versions.filter((v) => v !== 'v3');
     if (old.length > 0) {
-      said.push(
-        endpoint.kinds === 'none'
-          ? `${old.join('/')}: none needed`
-          : `${old.join('/')}: a token${old.includes('v2') ? `, kinds accepted in v2: ${endpoint.kinds.join(', ')}` : ''}`,
-      );
+      const versions = old.join('/');
+      if (endpoint.kinds === 'none') said.push(t('cli.help.tokenNone', { versions }));
+      else if (old.includes('v2'))
+        said.push(t('cli.help.tokenKinds', { versions, kinds: endpoint.kinds.join(', ') }));
+      else said.push(t('cli.help.tokenAny', { versions }));
     }
     if (endpoint.versions.includes('v3') && endpoint.v3 !== undefined) {
-      said.push(
-        endpoint.v3.key === 'required'
-          ? 'v3: the API key (bare)'
-          : 'v3: none needed (the API key is sent when set)',
-      );
+      said.push(t(endpoint.v3.key === 'required' ? 'cli.help.tokenV3Key' : 'cli.help.tokenV3Optional'));
     }
     // Public on every version: one phrase (the v3 key still goes with it, for its rate limit).
     if (endpoint.kinds === 'none' && endpoint.v3?.key !== 'required') {
-      return endpoint.v3 ? 'none needed (v3 sends the API key when set)' : 'none needed';
+      return t(endpoint.v3 ? 'cli.help.tokenPublicV3' : 'cli.help.tokenPublic');
     }
     return said.join('; ');
   });
@@ -105,57 +112,67 @@ function versionsLabel(command: Command): string {
   return `API ${versionsOf(command).join(', ')}`;
 }
 
-export function globalHelp(): string {
+/** `Usage: first`, the others under it. */
+function usage(lines: readonly string[], t: OperatorTranslate): string[] {
+  const heading = t('cli.help.usage');
+  return lines.map((line, i) => `${i === 0 ? heading : ' '.repeat(heading.length)} ${line}`);
+}
+
+export function globalHelp(language: OperatorLanguage = 'en'): string {
+  const t = operatorTranslator(language);
   const rows = COMMANDS.map((c): [string, string] => [
     `${c.name} ${c.args.join(' ')}`.trimEnd(),
-    `${c.summary} [${versionsLabel(c)}]`,
+    `${summaryOf(c, t)} [${versionsLabel(c)}]`,
   ]);
   return [
-    'directory: look up and update the bot directory from the command line',
+    t('cli.help.title'),
     '',
-    'Usage: directory <command> [arguments] [options]',
-    '       directory <command> --help',
+    ...usage([t('cli.help.globalSyntax'), t('cli.help.globalHelpSyntax')], t),
     '',
-    'Commands (in brackets: the API versions each works on; the default is v3):',
+    t('cli.help.commandsHeading'),
     ...columns(rows),
     '',
-    'Global options (each overrides the configuration variable in brackets; .env is read too):',
-    ...columns(flagRows(GLOBAL_FLAGS)),
+    t('cli.help.globalOptionsHeading'),
+    ...columns(flagRows(GLOBAL_FLAGS, 'global', t)),
     '',
-    'Exit codes:',
-    ...EXIT_CODES_HELP.map((line) => `  ${line}`),
+    t('cli.help.exitCodesHeading'),
+    ...exitCodesHelp(language).map((line) => `  ${line}`),
     '',
   ].join('\n');
 }
 
-export function commandHelp(command: Command): string {
-  const summary = `${command.summary.charAt(0).toUpperCase()}${command.summary.slice(1)}.`;
-  const [first, ...more] = usageLines(command);
+export function commandHelp(command: Command, language: OperatorLanguage = 'en'): string {
+  const t = operatorTranslator(language);
+  const said = summaryOf(command, t);
+  const summary = `${said.charAt(0).toUpperCase()}${said.slice(1)}.`;
   const lines = [
-    `Usage: ${first}`,
-    ...more.map((line) => `       ${line}`),
+    ...usage(usageLines(command, language), t),
     '',
     summary,
     '',
-    `Works on: ${versionsLabel(command)}`,
-    `Token: ${tokenLine(command)}`,
+    t('cli.help.worksOn', { versions: versionsLabel(command) }),
+    t('cli.help.token', { token: tokenLine(command, t) }),
   ];
-  if (command.flags.length > 0) lines.push('', 'Options:', ...columns(flagRows(command.flags)));
-  if (command.notes?.length) lines.push('', ...command.notes);
-  lines.push('', "Global options (--api-version, --url, --token, --json, ...): see 'directory --help'.", '');
+  const key = commandKey(command.name);
+  if (command.flags.length > 0) {
+    lines.push('', t('cli.help.optionsHeading'), ...columns(flagRows(command.flags, key, t)));
+  }
+  if (command.notes) lines.push('', ...t(`cli.commands.${key}.notes`).split('\n'));
+  lines.push('', t('cli.help.globalOptionsHint'), '');
   return lines.join('\n');
 }
 
-export function groupHelp(group: string): string {
-  const rows = subcommandsOf(group).map((c): [string, string] => [usageLine(c), c.summary]);
+export function groupHelp(group: string, language: OperatorLanguage = 'en'): string {
+  const t = operatorTranslator(language);
+  const commands = subcommandsOf(group);
+  const rows = commands.map((c): [string, string] => [usageLine(c, language), summaryOf(c, t)]);
+  const choices = commands.map((c) => c.name.slice(group.length + 1)).join('|');
   return [
-    `Usage: directory ${group} <${subcommandsOf(group)
-      .map((c) => c.name.slice(group.length + 1))
-      .join('|')}> [options]`,
+    ...usage([`directory ${group} <${choices}> ${t('cli.help.options')}`], t),
     '',
     ...columns(rows),
     '',
-    `Run 'directory ${group} <subcommand> --help' for its options.`,
+    t('cli.help.groupHint', { group }),
     '',
   ].join('\n');
 }

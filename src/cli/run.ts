@@ -1,12 +1,22 @@
 /**
  * The whole command line as one function, for main.ts and for tests: parse, configure, call the
  * client, print, and turn every failure into an exit code and one line on stderr (one JSON object
- * with --json).
+ * with --json). Help and errors are in the operator's language (LC_ALL, LC_MESSAGES or LANG of
+ * the environment given); --json keeps English, as the machine that reads it expects.
  */
 import { type Environment, loadConfig } from '../config/env.js';
 import { DirectoryClient } from '../directory/client.js';
+import { type OperatorLanguage, operatorLanguage, say } from '../i18n/operator.js';
 import { COMMANDS, type Command, findCommand, GROUPS, subcommandsOf, versionsOf } from './commands.js';
-import { describeFailure, EXIT, type Failure, OutputError, UsageError, VersionError } from './errors.js';
+import {
+  cliError,
+  describeFailure,
+  EXIT,
+  type Failure,
+  OutputError,
+  UsageError,
+  VersionError,
+} from './errors.js';
 import {
   findPositionals,
   GLOBAL_FLAGS,
@@ -49,17 +59,24 @@ interface Located {
 }
 
 /** Finds the command words in argv; returns a help text instead when only help can be given. */
-function locate(argv: readonly string[]): Located | { help: string } {
+function locate(argv: readonly string[], language: OperatorLanguage): Located | { help: string } {
   const globalStrings = stringFlagNames(GLOBAL_FLAGS);
   const [first] = findPositionals(argv, globalStrings, 1);
   if (first === undefined) {
-    if (wantsHelp(argv)) return { help: globalHelp() };
+    if (wantsHelp(argv)) return { help: globalHelp(language) };
     const { values } = parseFlags(argv, GLOBAL_FLAGS);
     if (values.version === true) return { help: `${packageVersion()}\n` };
-    throw new UsageError('missing command');
+    throw new UsageError(cliError('missingCommand'));
   }
   const word = argv[first] ?? '';
-  if (word === 'help') return { help: helpFor(argv.slice(first + 1).filter((a) => !a.startsWith('-'))) };
+  if (word === 'help') {
+    return {
+      help: helpFor(
+        argv.slice(first + 1).filter((a) => !a.startsWith('-')),
+        language,
+      ),
+    };
+  }
   const skip = [first];
   let name = word;
   if (GROUPS.has(word)) {
@@ -72,40 +89,42 @@ function locate(argv: readonly string[]): Located | { help: string } {
       .map((c) => c.name.slice(word.length + 1))
       .join(', ');
     if (second === undefined) {
-      if (wantsHelp(argv)) return { help: groupHelp(word) };
-      throw new UsageError(`missing ${word} subcommand (${choices})`, word);
+      if (wantsHelp(argv)) return { help: groupHelp(word, language) };
+      throw new UsageError(cliError('missingSubcommand', { group: word, choices }), word);
     }
     name = `${word} ${argv[second] ?? ''}`;
     skip.push(second);
     if (findCommand(name) === undefined) {
-      throw new UsageError(`unknown ${word} subcommand ${describe(argv[second] ?? '')} (${choices})`, word);
+      const value = describe(argv[second] ?? '');
+      throw new UsageError(cliError('unknownSubcommand', { group: word, value, choices }), word);
     }
   }
   const command = findCommand(name);
-  if (command === undefined) throw new UsageError(`unknown command ${describe(word)}`);
-  if (wantsHelp(argv)) return { help: commandHelp(command) };
+  if (command === undefined) throw new UsageError(cliError('unknownCommand', { value: describe(word) }));
+  if (wantsHelp(argv)) return { help: commandHelp(command, language) };
   return { command, rest: argv.filter((_, i) => !skip.includes(i)) };
 }
 
 /** `directory help [command words]`. */
-function helpFor(words: readonly string[]): string {
-  if (words.length === 0) return globalHelp();
+function helpFor(words: readonly string[], language: OperatorLanguage): string {
+  if (words.length === 0) return globalHelp(language);
   const name = words.join(' ');
   const command = findCommand(name);
-  if (command !== undefined) return commandHelp(command);
-  if (words.length === 1 && GROUPS.has(name)) return groupHelp(name);
-  throw new UsageError(`unknown command ${describe(name)}`);
+  if (command !== undefined) return commandHelp(command, language);
+  if (words.length === 1 && GROUPS.has(name)) return groupHelp(name, language);
+  throw new UsageError(cliError('unknownCommand', { value: describe(name) }));
 }
 
 function checkPositionals(command: Command, positionals: readonly string[]): void {
   if (positionals.length < command.args.length) {
-    throw new UsageError(`missing ${command.args[positionals.length]}`, command.name);
-  }
-  if (positionals.length > command.args.length) {
     throw new UsageError(
-      `unexpected argument ${describe(positionals[command.args.length] ?? '')}`,
+      cliError('missingArgument', { arg: command.args[positionals.length] ?? '' }),
       command.name,
     );
+  }
+  if (positionals.length > command.args.length) {
+    const value = describe(positionals[command.args.length] ?? '');
+    throw new UsageError(cliError('unexpectedArgument', { value }), command.name);
   }
 }
 
@@ -131,25 +150,30 @@ function wantsJson(argv: readonly string[]): boolean {
   return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
 }
 
-/** One line on stderr, then a usage hint for a usage error; with --json one object, no hint. */
-function report(failure: Failure, json: boolean): string {
+/**
+ * One line on stderr, then a usage hint for a usage error, in `language`; with --json one object,
+ * no hint (its message is in English: describeFailure is given 'en' then).
+ */
+function report(failure: Failure, json: boolean, language: OperatorLanguage): string {
   if (json) {
     const { kind, status, message } = failure;
     return `${JSON.stringify({ error: { kind, status, message } })}\n`;
   }
+  const t = (key: string, params?: Record<string, string>): string =>
+    say(language, `cli.report.${key}`, params);
   const lines = [`directory: ${failure.message}`];
   if (failure.usage) {
     const command = failure.command === undefined ? undefined : findCommand(failure.command);
     if (command !== undefined) {
       lines.push(
-        ...usageLines(command).map((line) => `usage: ${line}`),
-        `run 'directory ${command.name} --help' for details`,
+        ...usageLines(command, language).map((line) => t('usage', { line })),
+        t('seeCommandHelp', { command: command.name }),
       );
     } else if (failure.command !== undefined) {
-      lines.push(`run 'directory ${failure.command} --help' for its subcommands`);
+      lines.push(t('seeSubcommands', { command: failure.command }));
     } else {
       const names = [...new Set(COMMANDS.map((c) => c.name.split(' ')[0]))].join(', ');
-      lines.push(`commands: ${names}`, "run 'directory --help' for details");
+      lines.push(t('commands', { names }), t('seeHelp'));
     }
   }
   return `${lines.join('\n')}\n`;
@@ -162,12 +186,13 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   const stdout: Printer = printer(io.stdout, secrets);
   const stderr: Printer = printer(io.stderr, secrets);
   const now = io.now ?? Date.now;
+  const language = operatorLanguage(io.env);
   let json = wantsJson(argv);
   let fromFlags = new Map<string, string>();
   let label: string | undefined;
   let client: DirectoryClient | undefined;
   try {
-    const located = locate(argv);
+    const located = locate(argv, language);
     if ('help' in located) {
       await stdout(located.help);
       return EXIT.ok;
@@ -189,8 +214,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     if (!versions.includes(config.version)) {
       const use = versions[0] ?? 'v2';
       throw new VersionError(
-        `'${label}' exists only in API ${versions.join(', ')}, not ${config.version}: ` +
-          `run it with --api-version ${use} (or DIRECTORY_API_VERSION=${use})`,
+        cliError('versionOnly', { label, versions: versions.join(', '), version: config.version, use }),
       );
     }
     client = new DirectoryClient({ ...config, maxWaitMs: maxWait(values, command.name) });
@@ -198,11 +222,11 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     await stdout(json ? toJson(result.data) : result.text);
     return EXIT.ok;
   } catch (err) {
-    const failure = describeFailure(err, fromFlags, label);
+    const failure = describeFailure(err, fromFlags, label, json ? 'en' : language);
     // A reader that has gone (`| head -1`) wants nothing more: silence, as Unix tools keep.
     if (!(err instanceof OutputError && err.code === 'EPIPE')) {
       // When stderr cannot be written either, the exit code is all that is left to say it.
-      await stderr(report(failure, json)).catch(() => undefined);
+      await stderr(report(failure, json, language)).catch(() => undefined);
     }
     return failure.exitCode;
   } finally {

@@ -7,7 +7,7 @@
 import { LOOKUP_CACHE_DEFAULTS } from '../directory/lookup-cache.js';
 import { TOKEN_KINDS, type TokenKind } from '../directory/types.js';
 import { PUBLISHED_LIMITS } from '../directory/versions.js';
-import { formatMs } from './variables.js';
+import type { OperatorMessage } from '../i18n/operator.js';
 
 export { TOKEN_KINDS, type TokenKind };
 
@@ -63,45 +63,43 @@ export interface DirectoryConfig {
   upTokenKind: TokenKind;
 }
 
-/** v1/v2 settings that v3 has no place for, each with why. */
+/** v1/v2 settings that v3 has no place for, each with why (a key under `config.` in the operator catalogs). */
 const V2_ONLY: ReadonlyArray<[keyof DirectoryVariables, string]> = [
-  [
-    'DIRECTORY_TOKEN_KIND',
-    'API v3 takes the key bare, with no kind; remove it, or set DIRECTORY_API_VERSION=v2 to keep using v2',
-  ],
-  [
-    'DIRECTORY_ROUTE_RATE_LIMIT',
-    'API v3 publishes one limit for every route (DIRECTORY_RATE_LIMIT); remove it, or set DIRECTORY_API_VERSION=v2',
-  ],
+  ['DIRECTORY_TOKEN_KIND', 'v2OnlyTokenKind'],
+  ['DIRECTORY_ROUTE_RATE_LIMIT', 'v2OnlyRouteRateLimit'],
 ];
 
-/** The problems of the directory's variables taken together (each on its own is read already). */
-export function directoryProblems(e: DirectoryVariables): Array<[string, string]> {
-  const problems: Array<[string, string]> = [];
+/** v3 settings that v1 and v2 have no place for, each with why. */
+const V3_ONLY: ReadonlyArray<[keyof DirectoryVariables, string]> = [
+  ['DIRECTORY_SEARCH_URL', 'v3OnlySearch'],
+  ['DIRECTORY_NOTIFY_URL', 'v3OnlyNotify'],
+  ['DIRECTORY_UP_TOKEN', 'v3OnlyUpToken'],
+  ['DIRECTORY_UP_TOKEN_KIND', 'v3OnlyUpToken'],
+];
+
+/**
+ * The problems of the directory's variables taken together (each on its own is read already):
+ * the variable and what to say of it.
+ */
+export function directoryProblems(e: DirectoryVariables): Array<[string, OperatorMessage]> {
+  const problems: Array<[string, OperatorMessage]> = [];
   if (e.DIRECTORY_API_VERSION === 'v3') {
-    for (const [name, why] of V2_ONLY) {
-      if (e[name] !== undefined) problems.push([name, `is a v1/v2 setting: ${why}`]);
+    for (const [name, key] of V2_ONLY) {
+      if (e[name] !== undefined) problems.push([name, { key }]);
     }
   } else {
-    const v3Only: Array<[keyof DirectoryVariables, string]> = [
-      ['DIRECTORY_SEARCH_URL', 'has no search'],
-      ['DIRECTORY_NOTIFY_URL', 'has no notifications (its webhooks go to WEBHOOK_PORT)'],
-      ['DIRECTORY_UP_TOKEN', 'raises servers with DIRECTORY_TOKEN itself'],
-      ['DIRECTORY_UP_TOKEN_KIND', 'raises servers with DIRECTORY_TOKEN itself'],
-    ];
-    for (const [name, why] of v3Only) {
-      if (e[name] !== undefined)
-        problems.push([
-          name,
-          `is a v3 setting: API ${e.DIRECTORY_API_VERSION} ${why}; remove it, or set DIRECTORY_API_VERSION=v3`,
-        ]);
+    for (const [name, key] of V3_ONLY) {
+      if (e[name] !== undefined) problems.push([name, { key, params: { version: e.DIRECTORY_API_VERSION } }]);
     }
   }
   if (e.DIRECTORY_UP_TOKEN_KIND !== undefined && e.DIRECTORY_UP_TOKEN === undefined) {
-    problems.push(['DIRECTORY_UP_TOKEN_KIND', 'is set without DIRECTORY_UP_TOKEN: set both, or neither']);
+    problems.push(['DIRECTORY_UP_TOKEN_KIND', { key: 'upTokenKindAlone' }]);
   }
   if (e.DIRECTORY_CACHE_SIZE > 0 && e.DIRECTORY_CACHE_TTL < 1_000) {
-    problems.push(['DIRECTORY_CACHE_TTL', `${formatMs(e.DIRECTORY_CACHE_TTL)} is too short: at least 1 s`]);
+    problems.push([
+      'DIRECTORY_CACHE_TTL',
+      { key: 'cacheTtlShort', params: { valueMs: e.DIRECTORY_CACHE_TTL } },
+    ]);
   }
   return problems;
 }

@@ -8,6 +8,7 @@ import { hostname } from 'node:os';
 import { parseEnv } from 'node:util';
 import { z } from 'zod';
 import { parseTrustProxy, type TrustProxy } from '../http/client-address.js';
+import { type OperatorMessage, operatorLanguage } from '../i18n/operator.js';
 import { passwordsOf } from './database-url.js';
 import {
   DEFAULT_LOOKUP_CACHE,
@@ -17,6 +18,7 @@ import {
   TOKEN_KINDS,
   type TokenKind,
 } from './directory.js';
+import { ConfigError, type ConfigProblem, messageOf } from './errors.js';
 import {
   HOST_VARIABLES,
   hostGoneAfter,
@@ -33,7 +35,6 @@ import {
   directoryUrl,
   duration,
   flag,
-  formatMs,
   host,
   httpUrl,
   integer,
@@ -48,6 +49,7 @@ import {
   variable,
 } from './variables.js';
 
+export { ConfigError, type ConfigProblem } from './errors.js';
 export { parseDuration } from './variables.js';
 
 export type Environment = Record<string, string | undefined>;
@@ -68,21 +70,15 @@ const MIN_STATS_INTERVAL_MS = 15 * 60_000;
 const MIN_SHORT_STATS_INTERVAL_MS = 2_000;
 
 /** STATS_INTERVAL against the directory's rule and STATS_ALLOW_SHORT_INTERVAL; undefined when it is fine. */
-function intervalProblem(ms: number, allowShort: boolean): string | undefined {
-  if (ms < MIN_STATS_INTERVAL_MS && !allowShort) {
-    return (
-      `${formatMs(ms)} is too often: the directory asks for at least 15 min between stats posts and ` +
-      'may restrict a token that posts more often; use 15m or more ' +
-      '(STATS_ALLOW_SHORT_INTERVAL=true allows shorter intervals for tests against a local directory)'
-    );
-  }
-  if (ms < MIN_SHORT_STATS_INTERVAL_MS) {
-    return (
-      `${formatMs(ms)} is too short even with STATS_ALLOW_SHORT_INTERVAL: it must be at least 2 s, ` +
-      'as POST /stats takes one request per 2 s'
-    );
-  }
+function intervalProblem(ms: number, allowShort: boolean): OperatorMessage | undefined {
+  if (ms < MIN_STATS_INTERVAL_MS && !allowShort) return { key: 'statsTooOften', params: { valueMs: ms } };
+  if (ms < MIN_SHORT_STATS_INTERVAL_MS) return { key: 'statsTooShort', params: { valueMs: ms } };
   return undefined;
+}
+
+/** A problem found after the variables are read, as a zod issue: the key as message, its values as params. */
+function issue(path: string, { key, params }: OperatorMessage) {
+  return { code: 'custom' as const, path: [path], message: key, ...(params === undefined ? {} : { params }) };
 }
 
 const INTERVAL_VARIABLES: ReadonlySet<PropertyKey> = new Set([
@@ -99,9 +95,9 @@ export const SCHEMA = z
     DIRECTORY_TOKEN_KIND: variable(undefined, (value, fail) =>
       TOKEN_KINDS.includes(value as TokenKind)
         ? (value as TokenKind)
-        : fail(`expected one of ${TOKEN_KINDS.join(', ')}`),
+        : fail('oneOf', { values: TOKEN_KINDS.join(', ') }),
     ),
-    DIRECTORY_TIMEOUT_MS: integer(100, 120_000, 10_000, ' (milliseconds)'),
+    DIRECTORY_TIMEOUT_MS: integer(100, 120_000, 10_000, 'ms'),
     DIRECTORY_MAX_RETRIES: integer(0, 10, 2),
     // The defaults are each version's published limits (directory.ts).
     DIRECTORY_RATE_LIMIT: rate(undefined),
@@ -114,11 +110,11 @@ export const SCHEMA = z
     DIRECTORY_UP_TOKEN_KIND: variable(undefined, (value, fail) =>
       TOKEN_KINDS.includes(value as TokenKind)
         ? (value as TokenKind)
-        : fail(`expected one of ${TOKEN_KINDS.join(', ')}`),
+        : fail('oneOf', { values: TOKEN_KINDS.join(', ') }),
     ),
     DIRECTORY_CACHE_TTL: duration(DEFAULT_LOOKUP_CACHE.ttlMs),
     DIRECTORY_CACHE_SIZE: integer(0, 1_000_000, DEFAULT_LOOKUP_CACHE.maxEntries),
-    DIRECTORY_RATE_LIMIT_MARGIN_MS: integer(0, 10_000, 25, ' (milliseconds)'),
+    DIRECTORY_RATE_LIMIT_MARGIN_MS: integer(0, 10_000, 25, 'ms'),
     LOG_LEVEL: oneOf(LOG_LEVELS, 'info'),
     DISCORD_TOKEN: token(),
     DISCORD_APPLICATION_ID: snowflake(),
@@ -132,10 +128,10 @@ export const SCHEMA = z
     SHARD_COUNT: shardCount(),
     SHARD_IDS: shardIds(),
     HOST_INDEX: variable(undefined, (value, fail) =>
-      /^\d{1,4}$/.test(value) ? Number(value) : fail('expected a whole number from 0 (a pod ordinal)'),
+      /^\d{1,4}$/.test(value) ? Number(value) : fail('hostIndex'),
     ),
     SHARDS_PER_HOST: variable(undefined, (value, fail) =>
-      /^\d{1,4}$/.test(value) && Number(value) >= 1 ? Number(value) : fail('expected a whole number from 1'),
+      /^\d{1,4}$/.test(value) && Number(value) >= 1 ? Number(value) : fail('shardsPerHost'),
     ),
     HOST_ID: hostId,
     HOST_GONE_AFTER: hostGoneAfter(),
@@ -147,6 +143,7 @@ export const SCHEMA = z
     WEBHOOK_RATE_LIMIT: rate({ max: 30, windowMs: 10_000 }),
     TRUST_PROXY: variable(undefined as TrustProxy, (value, fail) => {
       const trust = parseTrustProxy(value);
+      // Its message is said as it is: it is no key of the operator catalogs.
       return typeof trust === 'string' ? fail(trust) : trust;
     }),
     WEBHOOK_SERVER_PENDING: integer(1, 1_000_000, 500),
@@ -157,9 +154,9 @@ export const SCHEMA = z
     SQLITE_LOCK_WAIT: duration(30_000),
     DATABASE_URL: databaseUrl(),
     DATABASE_POOL_SIZE: integer(1, 100, 10),
-    SHUTDOWN_TIMEOUT_MS: integer(500, 9_000, 6_000, ' (milliseconds)'),
+    SHUTDOWN_TIMEOUT_MS: integer(500, 9_000, 6_000, 'ms'),
     IDENTIFY_BUDGET_FLOOR: integer(0, 1_000_000, 20),
-    REMINDER_CLAIM_MS: integer(1_000, 600_000, 30_000, ' (milliseconds)'),
+    REMINDER_CLAIM_MS: integer(1_000, 600_000, 30_000, 'ms'),
     ...TRACING_VARIABLES,
     // Set by discord.js's ShardingManager in the processes it spawns; not for operators.
     SHARDING_MANAGER: flag(),
@@ -168,18 +165,17 @@ export const SCHEMA = z
   .superRefine(
     (e, ctx) => {
       const problem = intervalProblem(e.STATS_INTERVAL, e.STATS_ALLOW_SHORT_INTERVAL);
-      if (problem !== undefined) ctx.addIssue({ code: 'custom', path: ['STATS_INTERVAL'], message: problem });
+      if (problem !== undefined) ctx.addIssue(issue('STATS_INTERVAL', problem));
     },
     // Reported with every other bad variable, unless one of its own two is bad already.
     { when: (payload) => !payload.issues.some((issue) => INTERVAL_VARIABLES.has(issue.path?.[0] ?? '')) },
   )
   .superRefine((e, ctx) => {
-    for (const [path, message] of directoryProblems(e))
-      ctx.addIssue({ code: 'custom', path: [path], message });
+    for (const [path, message] of directoryProblems(e)) ctx.addIssue(issue(path, message));
   })
   .superRefine(
     (e, ctx) => {
-      for (const [path, message] of hostProblems(e)) ctx.addIssue({ code: 'custom', path: [path], message });
+      for (const [path, message] of hostProblems(e)) ctx.addIssue(issue(path, message));
     },
     { when: (payload) => !payload.issues.some((issue) => HOST_VARIABLES.has(issue.path?.[0] ?? '')) },
   );
@@ -281,21 +277,11 @@ export interface Config {
   logLevel: (typeof LOG_LEVELS)[number];
 }
 
-export class ConfigError extends Error {
-  readonly problems: string[];
-  constructor(problems: string[]) {
-    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-    this.name = 'ConfigError';
-    this.problems = problems;
-  }
-}
-
-function shown(name: string, env: Environment): string {
+function shown(name: string, env: Environment): ConfigProblem['value'] {
   const value = env[name];
-  if (value === undefined) return '';
-  if (SECRET_VARIABLES.has(name)) return ' (value hidden)';
-  const cut = value.length > 40 ? `${value.slice(0, 40)}…` : value;
-  return ` (got ${JSON.stringify(cut)})`;
+  if (value === undefined) return undefined;
+  if (SECRET_VARIABLES.has(name)) return { hidden: true };
+  return { shown: JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value) };
 }
 
 /** A bot token's first part is its user ID in base64 (Discord's token format); undefined otherwise. */
@@ -306,15 +292,21 @@ export function botIdOfToken(token: string | undefined): string | undefined {
   return /^\d{17,20}$/.test(id) ? id : undefined;
 }
 
-/** Parses the environment; throws one ConfigError naming every bad variable. */
+/**
+ * Parses the environment; throws one ConfigError naming every bad variable, in the language of
+ * its LC_ALL, LC_MESSAGES or LANG (i18n/operator.ts).
+ */
 export function loadConfig(env: Environment): Config {
   const result = SCHEMA.safeParse(env);
   if (!result.success) {
-    const problems = result.error.issues.map((issue) => {
+    const problems = result.error.issues.map((issue): ConfigProblem => {
       const name = String(issue.path[0] ?? '(environment)');
-      return `${name}: ${issue.message}${shown(name, env)}`;
+      const params = 'params' in issue ? (issue.params as Record<string, unknown> | undefined) : undefined;
+      const value = shown(name, env);
+      const message = messageOf({ message: issue.message, params });
+      return value === undefined ? { name, message } : { name, message, value };
     });
-    throw new ConfigError(problems);
+    throw new ConfigError(problems, operatorLanguage(env));
   }
   const e = result.data;
   return {

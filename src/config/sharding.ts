@@ -3,6 +3,7 @@
  * SHARDS_PER_HOST), HOST_ID and HOST_GONE_AFTER, how they must agree, and the SHARDS a
  * ShardingManager hands its processes.
  */
+import type { OperatorMessage } from '../i18n/operator.js';
 import { parseDuration, variable } from './variables.js';
 
 export function shardCount() {
@@ -10,7 +11,7 @@ export function shardCount() {
     if (value === 'auto') return 'auto';
     const n = Number(value);
     if (!Number.isInteger(n) || n < 1 || n > 10_000) {
-      return fail('expected auto or a whole number of shards from 1');
+      return fail('shardCount');
     }
     return n;
   });
@@ -22,24 +23,22 @@ export function shardIds() {
     const ids: number[] = [];
     for (const part of value.split(',')) {
       const match = /^\s*(\d{1,5})\s*(?:-\s*(\d{1,5})\s*)?$/.exec(part);
-      if (!match) return fail('expected shard ids such as 0-3 or 0,1,2,3');
+      if (!match) return fail('shardIds');
       const from = Number(match[1]);
       const to = match[2] === undefined ? from : Number(match[2]);
-      if (to < from) return fail(`the range ${from}-${to} runs backwards`);
+      if (to < from) return fail('shardRangeBackwards', { from, to });
       for (let id = from; id <= to; id++) ids.push(id);
     }
     const sorted = [...new Set(ids)].sort((a, b) => a - b);
-    if (sorted.length !== ids.length) return fail('a shard id is named twice');
-    if (sorted.length > 1_000) return fail('more than 1000 shards on one host');
+    if (sorted.length !== ids.length) return fail('shardIdTwice');
+    if (sorted.length > 1_000) return fail('shardIdsTooMany');
     return sorted;
   });
 }
 
 /** HOST_ID: how this host is named in the store and the logs; letters, digits, . _ - : */
 export const hostId = variable(undefined, (value, fail) =>
-  /^[A-Za-z0-9._:-]{1,100}$/.test(value)
-    ? value
-    : fail('expected 1 to 100 letters, digits, ".", "_", "-" or ":"'),
+  /^[A-Za-z0-9._:-]{1,100}$/.test(value) ? value : fail('hostId'),
 );
 
 /**
@@ -49,12 +48,9 @@ export const hostId = variable(undefined, (value, fail) =>
 export function hostGoneAfter() {
   return variable(60_000, (value, fail) => {
     const ms = parseDuration(value);
-    if (ms === undefined) return fail('expected a duration such as 60s or 2m');
-    if (ms < 10_000) return fail('at least 10s: a live host writes its shards every 5 s');
-    if (ms > 600_000)
-      return fail(
-        "at most 10m: a gone host's ups must be answered while their interaction tokens (15 min) live",
-      );
+    if (ms === undefined) return fail('hostGoneAfter');
+    if (ms < 10_000) return fail('hostGoneAfterShort');
+    if (ms > 600_000) return fail('hostGoneAfterLong');
     return ms;
   });
 }
@@ -90,44 +86,34 @@ export function hostProblems(e: {
   SHARDS_PER_HOST: number | undefined;
   DATABASE_URL: string | undefined;
   SHARDING_MANAGER: boolean;
-}): Array<[string, string]> {
-  const problems: Array<[string, string]> = [];
+}): Array<[string, OperatorMessage]> {
+  const problems: Array<[string, OperatorMessage]> = [];
   if (e.SHARD_IDS !== undefined && (e.HOST_INDEX !== undefined || e.SHARDS_PER_HOST !== undefined)) {
-    problems.push(['SHARD_IDS', 'set either SHARD_IDS or HOST_INDEX with SHARDS_PER_HOST, not both']);
+    problems.push(['SHARD_IDS', { key: 'shardIdsAndHostIndex' }]);
     return problems;
   }
   if ((e.HOST_INDEX === undefined) !== (e.SHARDS_PER_HOST === undefined)) {
     const missing = e.HOST_INDEX === undefined ? 'HOST_INDEX' : 'SHARDS_PER_HOST';
-    problems.push([
-      missing,
-      'HOST_INDEX and SHARDS_PER_HOST go together (this host runs shards index × per host onwards)',
-    ]);
+    problems.push([missing, { key: 'hostIndexTogether' }]);
     return problems;
   }
   const ids = hostShards(e);
   if (ids === undefined) return problems;
   const name = e.SHARD_IDS !== undefined ? 'SHARD_IDS' : 'HOST_INDEX';
   if (e.SHARD_COUNT === 'auto') {
-    problems.push([
-      'SHARD_COUNT',
-      `a fixed number of shards is needed with ${name}: every host must count the same`,
-    ]);
+    problems.push(['SHARD_COUNT', { key: 'shardCountFixed', params: { name } }]);
   } else {
     const beyond = ids.filter((id) => id >= (e.SHARD_COUNT as number));
     if (beyond.length > 0) {
       problems.push([
         name,
-        `shard ${beyond[0]} does not exist: ids go from 0 to SHARD_COUNT - 1 (${e.SHARD_COUNT - 1})`,
+        { key: 'shardMissing', params: { shard: beyond[0] ?? 0, last: e.SHARD_COUNT - 1 } },
       ]);
     }
   }
-  if (e.SHARDING_MANAGER)
-    problems.push([name, 'start:sharded spawns every shard itself; run npm start on each host']);
+  if (e.SHARDING_MANAGER) problems.push([name, { key: 'shardsWithManager' }]);
   if (e.DATABASE_URL === undefined) {
-    problems.push([
-      'DATABASE_URL',
-      `hosts running shard ranges (${name}) share PostgreSQL; set DATABASE_URL`,
-    ]);
+    problems.push(['DATABASE_URL', { key: 'hostsNeedDatabase', params: { name } }]);
   }
   return problems;
 }

@@ -20,7 +20,7 @@ export const TRACING_VARIABLES = {
   OTEL_TRACES_EXPORTER: variable(undefined, (value, fail) =>
     ['otlp', 'none'].includes(value.toLowerCase())
       ? (value.toLowerCase() as 'otlp' | 'none')
-      : fail('expected otlp or none (traces go over OTLP/HTTP)'),
+      : fail('tracesExporter'),
   ),
   OTEL_EXPORTER_OTLP_ENDPOINT: variable(undefined, httpUrl),
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: variable(undefined, httpUrl),
@@ -28,7 +28,7 @@ export const TRACING_VARIABLES = {
   OTEL_TRACES_SAMPLER: oneOf(SAMPLERS, 'parentbased_always_on'),
   OTEL_TRACES_SAMPLER_ARG: variable(undefined, (value, fail) => {
     const n = Number(value);
-    return value !== '' && Number.isFinite(n) && n >= 0 && n <= 1 ? n : fail('expected a ratio from 0 to 1');
+    return value !== '' && Number.isFinite(n) && n >= 0 && n <= 1 ? n : fail('samplerRatio');
   }),
 };
 

@@ -1,14 +1,21 @@
 /**
  * How one variable of the environment is read (env.ts puts them together in SCHEMA): unset when
- * empty, trimmed, and parsed by a small parser that says in plain words what it expected.
+ * empty, trimmed, and parsed by a small parser that says in plain words what it expected. The
+ * words are a key of the operator catalogs (src/i18n/operator/, under `config.`) and its values:
+ * loadConfig says them in the operator's language.
  */
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import type { OperatorParams } from '../i18n/operator.js';
 import { MAX_TIMER_MS } from '../time/range.js';
 import { describeUrl } from './database-url.js';
 
-/** Records the problem; a parser returns what it returns and goes no further. */
-type Fail = (message: string) => never;
+/**
+ * Records the problem: a key under `config.` in the operator catalogs and its values (a text that
+ * is no key, such as another module's message, is shown as it is); a parser returns what it
+ * returns and goes no further.
+ */
+export type Fail = (key: string, params?: OperatorParams) => never;
 
 /**
  * One variable. An empty value, or one of only whitespace, is unset: `HTTP_PORT=` in a `.env` or
@@ -22,8 +29,8 @@ export function variable<T, F>(fallback: F, parse: (value: string, fail: Fail) =
     .transform((raw, ctx): T | F => {
       const value = raw?.trim();
       if (value === undefined || value === '') return fallback;
-      return parse(value, (message) => {
-        ctx.addIssue({ code: 'custom', message });
+      return parse(value, (key, params) => {
+        ctx.addIssue({ code: 'custom', message: key, ...(params === undefined ? {} : { params }) });
         return z.NEVER;
       });
     });
@@ -31,11 +38,12 @@ export function variable<T, F>(fallback: F, parse: (value: string, fail: Fail) =
 
 export const optionalText = variable(undefined, (value) => value);
 
-export function integer(min: number, max: number, fallback: number, unit = '') {
+/** `unit: 'ms'` says the number is of milliseconds. */
+export function integer(min: number, max: number, fallback: number, unit?: 'ms') {
   return variable(fallback, (value, fail) => {
     const n = Number(value);
     if (!Number.isInteger(n) || n < min || n > max) {
-      return fail(`expected a whole number from ${min} to ${max}${unit}`);
+      return fail(unit === 'ms' ? 'wholeNumberMs' : 'wholeNumber', { min, max });
     }
     return n;
   });
@@ -46,7 +54,7 @@ export function rate<F extends { max: number; windowMs: number } | undefined>(fa
     const match = /^(\d+)\/(\d+)$/.exec(value);
     const max = Number(match?.[1]);
     const windowMs = Number(match?.[2]);
-    if (!match || max < 1 || windowMs < 1) return fail('expected REQUESTS/MILLISECONDS, for example 5/5000');
+    if (!match || max < 1 || windowMs < 1) return fail('rate');
     return { max, windowMs };
   });
 }
@@ -62,7 +70,7 @@ function parseHttpUrl(value: string): URL | undefined {
 
 /** An http(s) address without its trailing slashes. */
 export function httpUrl(value: string, fail: Fail): string {
-  return parseHttpUrl(value) ? value.replace(/\/+$/, '') : fail('expected an http(s) URL');
+  return parseHttpUrl(value) ? value.replace(/\/+$/, '') : fail('httpUrl');
 }
 
 /** The directory's notifications: a ws(s) URL, or `off`. */
@@ -74,7 +82,7 @@ export function notifyUrl(value: string, fail: Fail): string {
   } catch {
     // said below
   }
-  return fail('expected a ws(s) URL, or off');
+  return fail('notifyUrl');
 }
 
 /**
@@ -99,10 +107,7 @@ export function directoryUrl(fallback: string) {
   return variable(fallback, (value, fail) => {
     const version = /\/(v\d+)\/*$/i.exec(parseHttpUrl(value)?.pathname ?? '')?.[1];
     if (version === undefined) return httpUrl(value, fail);
-    return fail(
-      `expected the address without the version: remove the /${version} at its end ` +
-        '(DIRECTORY_API_VERSION chooses the version)',
-    );
+    return fail('directoryUrlVersion', { version });
   });
 }
 
@@ -114,10 +119,9 @@ export function directoryUrl(fallback: string) {
 export function token() {
   return variable(undefined, (value, fail) => {
     if (/^[\x21-\x7e]+$/.test(value)) return value;
-    let slip = 'a control or non-ASCII character';
-    if (/[\r\n]/.test(value)) slip = 'a line break';
-    else if (/\s/.test(value)) slip = 'a space';
-    return fail(`expected the token alone, as one word: it has ${slip} inside`);
+    if (/[\r\n]/.test(value)) return fail('tokenLineBreak');
+    if (/\s/.test(value)) return fail('tokenSpace');
+    return fail('tokenControl');
   });
 }
 
@@ -130,17 +134,12 @@ export function databaseUrl() {
     if (describeUrl(value) !== undefined) return value;
     // Only a scheme followed by //: what precedes the first colon may otherwise be a password.
     const scheme = /^([a-z][a-z\d+.-]*):\/\//i.exec(value)?.[1];
-    return fail(
-      'expected a PostgreSQL URL, postgres://user:password@host:port/database (or postgresql://)' +
-        (scheme === undefined ? '' : `; this one starts with ${scheme}:`),
-    );
+    return scheme === undefined ? fail('databaseUrl') : fail('databaseUrlScheme', { scheme });
   });
 }
 
 export function snowflake() {
-  return variable(undefined, (value, fail) =>
-    /^\d{17,20}$/.test(value) ? value : fail('expected a Discord ID (17 to 20 digits)'),
-  );
+  return variable(undefined, (value, fail) => (/^\d{17,20}$/.test(value) ? value : fail('snowflake')));
 }
 
 /** `30m`, `900s`, `1h`, `1500ms`, or a bare number of milliseconds. */
@@ -154,17 +153,11 @@ export function parseDuration(value: string): number | undefined {
   return Number.isSafeInteger(ms) && ms > 0 ? ms : undefined;
 }
 
-export function formatMs(ms: number): string {
-  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000} min`;
-  if (ms >= 1_000 && ms % 1_000 === 0) return `${ms / 1_000} s`;
-  return `${ms} ms`;
-}
-
 export function duration(fallback: number) {
   return variable(fallback, (value, fail) => {
     const ms = parseDuration(value);
-    if (ms === undefined) return fail('expected a duration such as 30m, 900s or 1h');
-    if (ms > MAX_TIMER_MS) return fail(`${formatMs(ms)} is longer than a timer can wait (about 24 days)`);
+    if (ms === undefined) return fail('duration');
+    if (ms > MAX_TIMER_MS) return fail('durationTooLong', { valueMs: ms });
     return ms;
   });
 }
@@ -174,14 +167,14 @@ export function flag() {
     const word = value.toLowerCase();
     if (['1', 'true', 'yes', 'on'].includes(word)) return true;
     if (['0', 'false', 'no', 'off'].includes(word)) return false;
-    return fail('expected true or false');
+    return fail('flag');
   });
 }
 
 export function optionalPort() {
   return variable(undefined, (value, fail) => {
     const n = Number(value);
-    if (!/^\d+$/.test(value) || n > 65_535) return fail('expected a port from 0 to 65535');
+    if (!/^\d+$/.test(value) || n > 65_535) return fail('port');
     return n;
   });
 }
@@ -191,9 +184,7 @@ const HOST_NAME = /^(?=.{1,253}$)[a-z\d](?:[a-z\d-]{0,61}[a-z\d])?(?:\.[a-z\d](?
 /** Where to listen: an IP address or a host name; a port, a scheme or brackets in it are slips. */
 export function host(fallback: string) {
   return variable(fallback, (value, fail) =>
-    isIP(value) !== 0 || HOST_NAME.test(value)
-      ? value
-      : fail('expected an IP address (such as 0.0.0.0, 127.0.0.1 or ::) or a host name, without a port'),
+    isIP(value) !== 0 || HOST_NAME.test(value) ? value : fail('host'),
   );
 }
 
@@ -201,6 +192,6 @@ export function oneOf<const T extends readonly [string, ...string[]]>(values: T,
   return variable(fallback, (value, fail): T[number] =>
     (values as readonly string[]).includes(value)
       ? (value as T[number])
-      : fail(`expected one of ${values.join(', ')}`),
+      : fail('oneOf', { values: values.join(', ') }),
   );
 }

@@ -469,7 +469,8 @@ describe('help and version', () => {
     expect((statSync(MAIN).mode & 0o111) !== 0, `${MAIN} is not executable (chmod +x after tsc)`).toBe(true);
     const r = await spawnResult('npx', ['--no-install', 'directory', '--help'], {
       cwd: ROOT,
-      env: process.env,
+      // The help follows the locale; this test reads the English one whatever the machine's.
+      env: { ...process.env, LC_ALL: 'C' },
     });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('Usage: directory <command>');

@@ -267,3 +267,74 @@ describe('one host of several (SHARD_IDS, HOST_INDEX × SHARDS_PER_HOST)', () =>
     ]);
   });
 });
+
+describe("in the operator's language (LC_ALL, LC_MESSAGES, LANG)", () => {
+  const bad = {
+    DIRECTORY_API_URL: 'ftp://nope',
+    DISCORD_TOKEN: 'two words-secret-7f3a',
+    STATS_INTERVAL: '1s',
+  };
+
+  function errorOf(env: Record<string, string>): ConfigError {
+    try {
+      loadConfig(env);
+    } catch (err) {
+      if (err instanceof ConfigError) return err;
+    }
+    throw new Error('the configuration loaded');
+  }
+
+  it('says the same bad configuration in Russian under ru_RU.UTF-8 and in English under C', () => {
+    const ru = errorOf({ ...bad, LANG: 'ru_RU.UTF-8' });
+    expect(ru.message).toMatch(/^Настройки заданы неверно:\n/);
+    expect(ru.problems).toEqual([
+      'DIRECTORY_API_URL: нужен адрес http(s) (задано "ftp://nope")',
+      'DISCORD_TOKEN: нужен только токен, одним словом: внутри пробел (значение скрыто)',
+      expect.stringMatching(/^STATS_INTERVAL: 1 с — слишком часто: .*укажите 15m или больше/),
+    ]);
+    const en = errorOf({ ...bad, LANG: 'C' });
+    expect(en.message).toMatch(/^Invalid configuration:\n/);
+    expect(en.problems).toEqual([
+      'DIRECTORY_API_URL: expected an http(s) URL (got "ftp://nope")',
+      'DISCORD_TOKEN: expected the token alone, as one word: it has a space inside (value hidden)',
+      expect.stringMatching(/^STATS_INTERVAL: 1 s is too often: .*use 15m or more/),
+    ]);
+    // The same problems either way, and the token in neither.
+    expect(ru.problemsIn('en')).toEqual(en.problems);
+    for (const error of [ru, en]) expect(error.message).not.toContain('secret');
+  });
+
+  it('takes LC_ALL over LANG, and English when nothing is set', () => {
+    expect(errorOf({ ...bad, LC_ALL: 'C', LANG: 'ru_RU.UTF-8' }).message).toMatch(/^Invalid configuration:/);
+    expect(errorOf({ ...bad, LC_ALL: 'ru_RU.UTF-8', LANG: 'C' }).message).toMatch(
+      /^Настройки заданы неверно:/,
+    );
+    expect(errorOf(bad).message).toMatch(/^Invalid configuration:/);
+  });
+
+  it('says the checks of variables taken together in Russian too', () => {
+    const ru = errorOf({
+      LANG: 'ru',
+      DIRECTORY_API_VERSION: 'v2',
+      DIRECTORY_SEARCH_URL: 'https://s.example',
+      SHARD_IDS: '0-1',
+    });
+    expect(ru.problems).toContain(
+      'DIRECTORY_SEARCH_URL: это настройка v3: в API v2 нет поиска; уберите её или задайте DIRECTORY_API_VERSION=v3 (задано "https://s.example")',
+    );
+    expect(ru.problems).toContain(
+      'SHARD_COUNT: с SHARD_IDS нужно точное число шардов: у всех хостов оно должно совпадать',
+    );
+    expect(ru.problems).toContain(
+      'DATABASE_URL: хосты с диапазонами шардов (SHARD_IDS) работают с общей PostgreSQL; задайте DATABASE_URL',
+    );
+  });
+
+  it('never shows a PostgreSQL password, in either language', () => {
+    for (const LANG of ['ru_RU.UTF-8', 'C']) {
+      const error = errorOf({ LANG, DATABASE_URL: 'mysql://bot:hunter2secret@db/bot' });
+      expect(error.message).toContain('mysql:');
+      expect(error.message).not.toContain('hunter2secret');
+    }
+  });
+});
