@@ -6,6 +6,9 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     environment: 'node',
+    // Tries PostgreSQL once per run: without one, its tests are skipped and one line says so
+    // (CI=true requires it).
+    globalSetup: ['./test/support/postgres-probe.ts'],
     pool: 'forks',
     // Two files per core, at most six: most tests wait on child processes, sockets and timers, so
     // two per core keep the cores busy (2 cores, a fresh clone: 336 s with three files at a time

@@ -22,6 +22,7 @@ import { botRoleOf, DEFAULT_BOT_PERMISSIONS, makeMember, makeUser, Permission } 
 import { type Emulator, IDS, V3_KEYS } from '../emulator/index.js';
 import { freshGuild } from '../faults/fixtures.js';
 import { httpGet, sample } from '../ops/helpers.js';
+import { HAS_POSTGRES } from '../support/postgres.js';
 import { eventually } from '../support/wait.js';
 import { killScope } from './kill-scope.js';
 
@@ -39,7 +40,8 @@ describe('an up told by the v3 notifications across kill -9', () => {
   ] as const)(
     'killed while Discord holds the thank-you line (%s; Discord: %s): the up is acted on once, and a replay changes nothing',
     { timeout: 60_000 },
-    async ([engine, discordHad], { expect, onTestFinished }) => {
+    async ([engine, discordHad], { expect, onTestFinished, skip }) => {
+      skip(engine === 'postgres' && !HAS_POSTGRES, 'no PostgreSQL in this run');
       const kill = killScope(engine, onTestFinished);
       const { world: w, store } = await kill.open();
       const guildId = freshGuild.id;

@@ -6,6 +6,7 @@
  * run side by side.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HAS_POSTGRES } from '../support/postgres.js';
 import { START_BOUND_MS, withTimeout } from '../support/wait.js';
 import { closeLeftovers, message } from './helpers.js';
 
@@ -23,6 +24,8 @@ export interface Row {
    * busy machine), less a second.
    */
   timeoutMs: number;
+  /** Needs PostgreSQL: skipped, and not run, in a run without it (test/support/postgres.ts). */
+  postgres?: boolean;
   run: () => Promise<Outcome>;
 }
 
@@ -135,7 +138,12 @@ function summary(results: readonly Result[], seconds: number, leftChildren: read
  */
 export function runFaultSuite(families: readonly Family[]): void {
   const suiteStarted = performance.now();
-  const scheduled = families.map((family) => ({ family, rows: family.rows.map(schedule) }));
+  const runs = (row: Row) => HAS_POSTGRES || row.postgres !== true;
+  const scheduled = families.map((family) => ({
+    family,
+    rows: family.rows.filter(runs).map(schedule),
+    skipped: family.rows.filter((row) => !runs(row)),
+  }));
   const inStage = (match: (stage: Family['stage']) => boolean): Scheduled[] =>
     scheduled.filter((f) => match(f.family.stage)).flatMap((f) => f.rows);
   const stages = [...new Set(families.map((f) => f.stage).filter((s) => typeof s === 'number'))].sort(
@@ -164,9 +172,10 @@ export function runFaultSuite(families: readonly Family[]): void {
     console.log(summary(results, seconds, leftChildren));
   });
 
-  for (const { family, rows } of scheduled) {
+  for (const { family, rows, skipped } of scheduled) {
     describe(family.title, () => {
       for (const s of rows) tableRow(s);
+      for (const row of skipped) it.skip(`${row.id} ${row.fault} → ${row.expected}`, () => undefined);
     });
   }
 }

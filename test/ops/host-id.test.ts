@@ -8,6 +8,7 @@ import { describe, it } from 'vitest';
 import { startDiscordStandIn } from '../discord/index.js';
 import { startEmulator, TOKENS } from '../emulator/index.js';
 import { freshPlace } from '../store/places.js';
+import { HAS_POSTGRES } from '../support/postgres.js';
 import {
   BotProcess,
   discordLikeToken,
@@ -22,7 +23,7 @@ import {
   withTimeout,
 } from './helpers.js';
 
-describe('one HOST_ID, two processes (SHARD_IDS)', () => {
+describe.skipIf(!HAS_POSTGRES)('one HOST_ID, two processes (SHARD_IDS)', () => {
   it(
     'refuses the second in one line naming HOST_ID; the first runs on and leads',
     async ({ expect, onTestFinished }) => {

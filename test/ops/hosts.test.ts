@@ -18,6 +18,7 @@ import { describeViolations } from '../discord/spec/conformance.js';
 import { type Emulator, startEmulator, TOKENS } from '../emulator/index.js';
 import { freshPlace, type Place } from '../store/places.js';
 import { TcpProxy } from '../store/tcp-proxy.js';
+import { HAS_POSTGRES } from '../support/postgres.js';
 import {
   BotProcess,
   bodyOf,
@@ -147,7 +148,7 @@ const someone = () => ({ id: snowflake(), username: `h_${Math.random().toString(
 
 // One at a time: each test runs three bot hosts, and three worlds at once (nine bots beside the
 // other test worker, on two cores) made the timings of a loaded machine, not of the design.
-describe('three hosts on one PostgreSQL (SHARD_IDS)', () => {
+describe.skipIf(!HAS_POSTGRES)('three hosts on one PostgreSQL (SHARD_IDS)', () => {
   const title =
     "share the directory's limits and one stats leader: /up on every host, 0 × 429, totals of 6 shards, leader killed";
   it(title, async ({ expect, onTestFinished }) => {

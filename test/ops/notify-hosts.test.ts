@@ -18,6 +18,7 @@ import { openStore, type Store } from '../../src/store/index.js';
 import { type Emulator, IDS, startEmulator, V3_KEYS } from '../emulator/index.js';
 import { freshPlace, type Place } from '../store/places.js';
 import { NodeChild } from '../support/child.js';
+import { HAS_POSTGRES } from '../support/postgres.js';
 import { eventually, START_BOUND_MS, sleep, withTimeout } from '../support/wait.js';
 
 const SCRIPT = fileURLToPath(new URL('./notify-holder.mjs', import.meta.url));
@@ -68,7 +69,7 @@ function outcomes(procs: readonly NodeChild[]): string[] {
   );
 }
 
-describe('the notifications connection across processes on PostgreSQL', () => {
+describe.skipIf(!HAS_POSTGRES)('the notifications connection across processes on PostgreSQL', () => {
   it('one socket per key over renewals; after kill -9 another process takes over, and the gap is lost', async ({
     onTestFinished,
   }) => {

@@ -13,6 +13,7 @@ import { parseEnv } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DiscordStandIn, startDiscordStandIn } from '../discord/index.js';
 import { freshPlace } from '../store/places.js';
+import { HAS_POSTGRES } from '../support/postgres.js';
 import {
   BotProcess,
   type BotScript,
@@ -70,7 +71,8 @@ async function runToExit(script: BotScript, env: Record<string, string>) {
   }
 }
 
-describe.each<BotScript>(['main.js', 'sharded.js'])(
+// sharded.js requires PostgreSQL: without it, main.js only.
+describe.each<BotScript>(HAS_POSTGRES ? ['main.js', 'sharded.js'] : ['main.js'])(
   '%s, when the operations endpoint cannot listen',
   (script) => {
     it('says that HTTP_PORT is in use in one line and exits 1', async () => {

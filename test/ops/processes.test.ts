@@ -18,6 +18,7 @@ import { shardForGuild, snowflake } from '../discord/index.js';
 import { IDS } from '../emulator/index.js';
 import { viewOf } from '../support/layout-view.js';
 import { freePort } from '../support/local.js';
+import { HAS_POSTGRES } from '../support/postgres.js';
 import { isHandled } from '../support/rig.js';
 import {
   type BotProcess,
@@ -46,7 +47,8 @@ const lineAfter =
     e.msg === msg && line.at >= at;
 
 describe.concurrent('built entry points as child processes', () => {
-  describe('process-per-shard mode (sharded.js)', () => {
+  // The shards' processes share their state in PostgreSQL: sharded.js requires it.
+  describe.skipIf(!HAS_POSTGRES)('process-per-shard mode (sharded.js)', () => {
     const SHARDS = 2;
     const GUILDS = 300;
     const INTERVAL_MS = 3_000;

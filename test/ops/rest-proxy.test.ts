@@ -14,6 +14,7 @@ import { type DiscordStandIn, startDiscordStandIn } from '../discord/index.js';
 import { describeViolations } from '../discord/spec/conformance.js';
 import { type Emulator, startEmulator, TOKENS } from '../emulator/index.js';
 import { freshPlace } from '../store/places.js';
+import { HAS_POSTGRES } from '../support/postgres.js';
 import {
   BotProcess,
   discordLikeToken,
@@ -156,7 +157,7 @@ async function remindersAtOnce(
   };
 }
 
-describe('three hosts and Discord’s global limit', () => {
+describe.skipIf(!HAS_POSTGRES)('three hosts and Discord’s global limit', () => {
   it(`through the REST proxy: ${GUILDS} reminders due at once on three hosts, no 429, each posted once`, async ({
     expect,
     onTestFinished,

@@ -21,6 +21,7 @@ import {
   snowflake,
 } from '../discord/index.js';
 import { IDS } from '../emulator/index.js';
+import { HAS_POSTGRES } from '../support/postgres.js';
 import { isHandled } from '../support/rig.js';
 import { tempDir } from '../support/temp.js';
 import {
@@ -188,72 +189,74 @@ describe.concurrent('gateway sessions across restarts', () => {
     expect(second.entries().filter((e) => (e.level ?? 0) >= 50)).toEqual([]);
   }, 120_000);
 
-  it('kill -9 (PostgreSQL): the next process resumes from the last save, with the guilds', async ({
-    expect,
-    onTestFinished,
-  }) => {
-    const w = await sessionsWorld(onTestFinished, true);
-    const first = w.spawn();
-    await startedReady(first);
-    // Saved every 5 s: wait until the store has all four sessions.
-    if (!w.store) throw new Error('a PostgreSQL place was asked for');
-    const store = await openStore(w.store.options);
-    onTestFinished(() => store.close());
-    const sessions = new GatewaySessionRepository(store);
-    const ids = [...Array(SHARDS).keys()];
-    await eventually(
-      async () => ((await sessions.load(ids, SHARDS, 60_000, Date.now())).size === SHARDS ? true : undefined),
-      15_000,
-      'the four sessions to be saved',
-    );
-    // An /up answered after that save, then the kill before the next: Discord replays it to the
-    // next process, which must not up the server again.
-    const up = w.discord.sendCommand({ guildId: IDS.serverFresh, name: 'up', user: someone() });
-    expect((await up.firstResponse(3_000)).type).toBe(5);
-    await eventually(
-      () => (first.entries().some((e) => isHandled(e) && e.name === 'up') ? true : undefined),
-      10_000,
-      'the /up to be handled',
-    );
-    const killedAt = performance.now();
-    first.kill('SIGKILL');
-    await withTimeout(first.exited, 10_000, 'the killed bot to exit');
+  it.skipIf(!HAS_POSTGRES)(
+    'kill -9 (PostgreSQL): the next process resumes from the last save, with the guilds',
+    async ({ expect, onTestFinished }) => {
+      const w = await sessionsWorld(onTestFinished, true);
+      const first = w.spawn();
+      await startedReady(first);
+      // Saved every 5 s: wait until the store has all four sessions.
+      if (!w.store) throw new Error('a PostgreSQL place was asked for');
+      const store = await openStore(w.store.options);
+      onTestFinished(() => store.close());
+      const sessions = new GatewaySessionRepository(store);
+      const ids = [...Array(SHARDS).keys()];
+      await eventually(
+        async () =>
+          (await sessions.load(ids, SHARDS, 60_000, Date.now())).size === SHARDS ? true : undefined,
+        15_000,
+        'the four sessions to be saved',
+      );
+      // An /up answered after that save, then the kill before the next: Discord replays it to the
+      // next process, which must not up the server again.
+      const up = w.discord.sendCommand({ guildId: IDS.serverFresh, name: 'up', user: someone() });
+      expect((await up.firstResponse(3_000)).type).toBe(5);
+      await eventually(
+        () => (first.entries().some((e) => isHandled(e) && e.name === 'up') ? true : undefined),
+        10_000,
+        'the /up to be handled',
+      );
+      const killedAt = performance.now();
+      first.kill('SIGKILL');
+      await withTimeout(first.exited, 10_000, 'the killed bot to exit');
 
-    const second = w.spawn();
-    const resumed = await allResumed(w.discord, killedAt);
-    console.log(
-      `restart (kill -9): no shard connected for ${gaps(w.discord, killedAt, resumed).join(' / ')} ms per shard`,
-    );
-    expect(entriesOf(w.discord, 'identify')).toHaveLength(SHARDS);
-    await startedReady(second);
-    expect(sample(await metricsOf(second), 'discord_guilds')).toBe(GUILDS);
-    // The guilds came back from the snapshot: none was announced as a join.
-    expect(second.entries().filter((e) => e.msg === 'joined a guild')).toEqual([]);
-    // The /up came again (replayed from the save's sequence): its deferral was refused as already
-    // acknowledged, and nothing ran.
-    await eventually(
-      () =>
-        w.discord.requests.some((r) => r.path.includes(`/interactions/${up.id}/`) && r.status === 400)
-          ? true
-          : undefined,
-      10_000,
-      'the replayed deferral to be refused',
-    );
-    await sleep(1_000);
-    const upPosts = w.emu.requests.filter(
-      (r) =>
-        r.method === 'POST' &&
-        r.path.startsWith('/v2/server') &&
-        (JSON.parse(r.body) as { up?: number }).up === 1,
-    );
-    expect(upPosts).toHaveLength(1);
-    expect(
-      second
-        .entries()
-        .filter((e) => isHandled(e))
-        .map((e) => e.outcome),
-    ).toEqual(['unanswered']);
-  }, 120_000);
+      const second = w.spawn();
+      const resumed = await allResumed(w.discord, killedAt);
+      console.log(
+        `restart (kill -9): no shard connected for ${gaps(w.discord, killedAt, resumed).join(' / ')} ms per shard`,
+      );
+      expect(entriesOf(w.discord, 'identify')).toHaveLength(SHARDS);
+      await startedReady(second);
+      expect(sample(await metricsOf(second), 'discord_guilds')).toBe(GUILDS);
+      // The guilds came back from the snapshot: none was announced as a join.
+      expect(second.entries().filter((e) => e.msg === 'joined a guild')).toEqual([]);
+      // The /up came again (replayed from the save's sequence): its deferral was refused as already
+      // acknowledged, and nothing ran.
+      await eventually(
+        () =>
+          w.discord.requests.some((r) => r.path.includes(`/interactions/${up.id}/`) && r.status === 400)
+            ? true
+            : undefined,
+        10_000,
+        'the replayed deferral to be refused',
+      );
+      await sleep(1_000);
+      const upPosts = w.emu.requests.filter(
+        (r) =>
+          r.method === 'POST' &&
+          r.path.startsWith('/v2/server') &&
+          (JSON.parse(r.body) as { up?: number }).up === 1,
+      );
+      expect(upPosts).toHaveLength(1);
+      expect(
+        second
+          .entries()
+          .filter((e) => isHandled(e))
+          .map((e) => e.outcome),
+      ).toEqual(['unanswered']);
+    },
+    120_000,
+  );
 
   it('a session Discord dropped meanwhile: the shards identify, and a guild left while down is a leave', async ({
     expect,

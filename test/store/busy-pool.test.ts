@@ -7,6 +7,7 @@
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore, type Store, StoreUnavailableError } from '../../src/store/index.js';
+import { HAS_POSTGRES } from '../support/postgres.js';
 import { freshPlace, type Place } from './places.js';
 
 const opened: Array<{ store: Store; place: Place }> = [];
@@ -24,7 +25,7 @@ async function smallPool(poolSize: number): Promise<Store> {
   return store;
 }
 
-describe('a PostgreSQL pool smaller than the burst', () => {
+describe.skipIf(!HAS_POSTGRES)('a PostgreSQL pool smaller than the burst', () => {
   it('serves 40 callers on 2 connections though the last wait about 1 s, 5 times the bound', async () => {
     const store = await smallPool(2);
     const started = performance.now();

@@ -13,6 +13,7 @@ import { createLogger } from '../../src/log/logger.js';
 import { openStore, StoreError, StoreUpJournal } from '../../src/store/index.js';
 import type { StatsGate } from '../../src/tasks/stats-poster.js';
 import { inspectSnapshot } from '../../src/tasks/stats-snapshot.js';
+import { HAS_POSTGRES } from '../support/postgres.js';
 import { type Place, perTest } from './places.js';
 
 const logger = createLogger({ level: 'silent' });
@@ -64,7 +65,7 @@ async function repositoryOn(where: Place): Promise<HostRepository> {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe('hosts of one bot on PostgreSQL', () => {
+describe.skipIf(!HAS_POSTGRES)('hosts of one bot on PostgreSQL', () => {
   it('claims each host its own shards, and refuses one that overlaps a live host or counts differently', async () => {
     const where = await place();
     const a = await hostOn(where, 'a', [0, 1]);

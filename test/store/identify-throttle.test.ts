@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { PostgresIdentifyLedger } from '../../src/hosts/identify-ledger.js';
 import { type IdentifyLedger, SharedIdentifyThrottler } from '../../src/hosts/identify-throttle.js';
 import { openStore, StoreError } from '../../src/store/index.js';
+import { HAS_POSTGRES } from '../support/postgres.js';
 import { type Place, perTest } from './places.js';
 
 const SPACING_MS = 300;
@@ -32,55 +33,61 @@ function gaps(times: number[]): number[] {
 }
 
 describe('IDENTIFY turns shared by several hosts (PostgreSQL)', () => {
-  it('spaces the identifies of three hosts by the bucket spacing, whichever host they come from', async () => {
-    const where = await place();
-    const turns: Array<{ bucket: number; at: number }> = [];
-    const hosts = await Promise.all(
-      [0, 1, 2].map(
-        async () =>
-          new SharedIdentifyThrottler({
-            ledger: await ledgerOn(where, turns),
-            maxConcurrency: 1,
-            spacingMs: SPACING_MS,
-          }),
-      ),
-    );
-    const signal = new AbortController().signal;
-    const started = performance.now();
-    // Two shards a host, all asking at once.
-    await Promise.all(
-      [0, 1, 2, 3, 4, 5].map((shard) => hosts[Math.floor(shard / 2)]!.waitForIdentify(shard, signal)),
-    );
-    expect(turns).toHaveLength(6);
-    expect(Math.min(...gaps(turns.map((t) => t.at)))).toBeGreaterThanOrEqual(SPACING_MS);
-    // About as fast as allowed: five spacings, and the waits' rounding.
-    expect(performance.now() - started).toBeLessThan(5 * SPACING_MS + 2_000);
-  });
+  it.skipIf(!HAS_POSTGRES)(
+    'spaces the identifies of three hosts by the bucket spacing, whichever host they come from',
+    async () => {
+      const where = await place();
+      const turns: Array<{ bucket: number; at: number }> = [];
+      const hosts = await Promise.all(
+        [0, 1, 2].map(
+          async () =>
+            new SharedIdentifyThrottler({
+              ledger: await ledgerOn(where, turns),
+              maxConcurrency: 1,
+              spacingMs: SPACING_MS,
+            }),
+        ),
+      );
+      const signal = new AbortController().signal;
+      const started = performance.now();
+      // Two shards a host, all asking at once.
+      await Promise.all(
+        [0, 1, 2, 3, 4, 5].map((shard) => hosts[Math.floor(shard / 2)]!.waitForIdentify(shard, signal)),
+      );
+      expect(turns).toHaveLength(6);
+      expect(Math.min(...gaps(turns.map((t) => t.at)))).toBeGreaterThanOrEqual(SPACING_MS);
+      // About as fast as allowed: five spacings, and the waits' rounding.
+      expect(performance.now() - started).toBeLessThan(5 * SPACING_MS + 2_000);
+    },
+  );
 
-  it('lets buckets of max_concurrency go side by side, each spaced on its own', async () => {
-    const where = await place();
-    const turns: Array<{ bucket: number; at: number }> = [];
-    const [a, b] = await Promise.all(
-      [0, 1].map(
-        async () =>
-          new SharedIdentifyThrottler({
-            ledger: await ledgerOn(where, turns),
-            maxConcurrency: 2,
-            spacingMs: SPACING_MS,
-          }),
-      ),
-    );
-    const signal = new AbortController().signal;
-    await Promise.all([a!.waitForIdentify(0, signal), b!.waitForIdentify(1, signal)]);
-    // Different buckets: both at once.
-    expect(Math.abs(turns[0]!.at - turns[1]!.at)).toBeLessThan(SPACING_MS);
-    await Promise.all([a!.waitForIdentify(2, signal), b!.waitForIdentify(4, signal)]);
-    const bucket0 = turns.filter((t) => t.bucket === 0).map((t) => t.at);
-    expect(bucket0).toHaveLength(3);
-    expect(Math.min(...gaps(bucket0))).toBeGreaterThanOrEqual(SPACING_MS);
-  });
+  it.skipIf(!HAS_POSTGRES)(
+    'lets buckets of max_concurrency go side by side, each spaced on its own',
+    async () => {
+      const where = await place();
+      const turns: Array<{ bucket: number; at: number }> = [];
+      const [a, b] = await Promise.all(
+        [0, 1].map(
+          async () =>
+            new SharedIdentifyThrottler({
+              ledger: await ledgerOn(where, turns),
+              maxConcurrency: 2,
+              spacingMs: SPACING_MS,
+            }),
+        ),
+      );
+      const signal = new AbortController().signal;
+      await Promise.all([a!.waitForIdentify(0, signal), b!.waitForIdentify(1, signal)]);
+      // Different buckets: both at once.
+      expect(Math.abs(turns[0]!.at - turns[1]!.at)).toBeLessThan(SPACING_MS);
+      await Promise.all([a!.waitForIdentify(2, signal), b!.waitForIdentify(4, signal)]);
+      const bucket0 = turns.filter((t) => t.bucket === 0).map((t) => t.at);
+      expect(bucket0).toHaveLength(3);
+      expect(Math.min(...gaps(bucket0))).toBeGreaterThanOrEqual(SPACING_MS);
+    },
+  );
 
-  it('gives up waiting at once when the shard is aborted', async () => {
+  it.skipIf(!HAS_POSTGRES)('gives up waiting at once when the shard is aborted', async () => {
     const where = await place();
     const throttler = new SharedIdentifyThrottler({
       ledger: await ledgerOn(where, []),

@@ -8,10 +8,12 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach } from 'vitest';
 import { type Engine, openStore, type Store, type StoreOptions } from '../../src/store/index.js';
+import { HAS_POSTGRES, requirePostgres, TEST_DATABASE_URL } from '../support/postgres.js';
 
-export const ENGINES: Engine[] = ['sqlite', 'postgres'];
+export { TEST_DATABASE_URL };
 
-export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://root@127.0.0.1:5432/test';
+/** Both engines; SQLite only in a run without PostgreSQL (test/support/postgres.ts). */
+export const ENGINES: Engine[] = HAS_POSTGRES ? ['sqlite', 'postgres'] : ['sqlite'];
 
 export interface Place {
   engine: Engine;
@@ -31,6 +33,7 @@ export async function adminQuery<R extends pg.QueryResultRow>(
   text: string,
   values: unknown[] = [],
 ): Promise<R[]> {
+  requirePostgres('adminQuery');
   const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
   await client.connect();
   try {
@@ -61,6 +64,7 @@ export async function freshPlace(engine: Engine, databaseUrl = TEST_DATABASE_URL
       remove: async () => rmSync(dir, { recursive: true, force: true }),
     };
   }
+  requirePostgres('A PostgreSQL place');
   const schema = `store_test_${process.pid}_${Date.now().toString(36)}_${++schemas}`;
   await adminQuery(`create schema "${schema}"`);
   return {

@@ -11,12 +11,13 @@ import {
   StoreUnavailableError,
   StoreUpJournal,
 } from '../../src/store/index.js';
+import { HAS_POSTGRES } from '../support/postgres.js';
 import { freshPlace, type Place, TEST_DATABASE_URL } from './places.js';
 import { TcpProxy } from './tcp-proxy.js';
 
 const GUILD = '722424773233213460';
 
-describe('PostgreSQL lost while running', () => {
+describe.skipIf(!HAS_POSTGRES)('PostgreSQL lost while running', () => {
   let place: Place;
   let proxy: TcpProxy;
   let store: Store;

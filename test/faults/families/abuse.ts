@@ -39,6 +39,7 @@ function floodRow(engine: Engine): Row {
   const onPostgres = engine === 'postgres';
   return {
     id: onPostgres ? 'A1pg' : 'A1',
+    postgres: onPostgres,
     fault: `${GUESSES} wrong keys through the operator's proxy while the directory delivers${onPostgres ? ' (PostgreSQL)' : ''}`,
     expected: 'the flood cut off at the source limit (401 then 429); every delivery 200, each announced once',
     timeoutMs: 40_000,
@@ -175,6 +176,7 @@ function noisyRow(engine: Engine): Row {
   const onPostgres = engine === 'postgres';
   return {
     id: onPostgres ? 'A2pg' : 'A2',
+    postgres: onPostgres,
     fault: `one server with ${WAITING} events waiting, its channel slow${onPostgres ? ' (PostgreSQL)' : ''}`,
     expected:
       "another server's next event announced within 5 s; past the cap, 429 and nothing stored; a repeat 200",

@@ -185,6 +185,7 @@ function notifyRow(spec: NotifyRowSpec): Row {
     fault: spec.fault,
     expected: spec.expected,
     timeoutMs: spec.timeoutMs ?? 40_000,
+    postgres: spec.engine === 'postgres',
     run: async () => {
       const place = spec.engine === 'postgres' ? await freshPlace('postgres') : undefined;
       const remove = track(async () => {

@@ -105,6 +105,7 @@ function killRow(plan: KillPlan, engine: Engine): Row {
   const onPostgres = engine === 'postgres';
   return {
     id: onPostgres ? `${plan.id}pg` : plan.id,
+    postgres: onPostgres,
     fault: onPostgres ? `${plan.fault}, store on PostgreSQL` : plan.fault,
     expected: plan.expected,
     timeoutMs: 40_000,

@@ -119,6 +119,7 @@ function heldRow(engine: Engine): Row {
   const sqlite = engine === 'sqlite';
   return {
     id: sqlite ? 'S4' : 'S4pg',
+    postgres: !sqlite,
     fault: sqlite
       ? "another process holds the SQLite file's write lock for 10 s during /up and a due reminder"
       : 'another session locks the tables against writes for 10 s during /up and a due reminder',

@@ -132,6 +132,7 @@ async function journaled(schema: string): Promise<string[]> {
 const lostPostgres: Row = {
   id: 'S3',
   fault: 'PostgreSQL lost while the bot runs, then back',
+  postgres: true,
   expected: '/up raised and answered publicly without its journal; /bot answered; journal works once back',
   timeoutMs: 40_000,
   run: async () => {
