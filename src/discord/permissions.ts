@@ -104,15 +104,47 @@ export async function fetchChannelPermissions(
   }
 }
 
-/** A user's (the bot's) permissions in a guild channel over one REST client (fetchChannelPermissions). */
+/**
+ * A user's (the bot's) permissions in the guild as a whole, from its roles alone: what Manage
+ * Roles is decided by (a channel's overwrite of that bit is Manage Permissions, another thing).
+ * Null when they cannot be had in time. Never throws.
+ */
+export async function fetchGuildPermissions(
+  rest: REST,
+  query: { guildId: string; userId: string },
+  timeoutMs: number,
+): Promise<bigint | null> {
+  const { guildId, userId } = query;
+  if (![guildId, userId].every(isSnowflake)) return null;
+  try {
+    // Left to run past the bound, unaborted (see bounded.ts).
+    return await bounded(async () => {
+      const [roles, fetched] = await Promise.all([
+        rest.get(Routes.guildRoles(guildId)) as Promise<APIRole[]>,
+        rest.get(Routes.guildMember(guildId, userId)) as Promise<APIGuildMember>,
+      ]);
+      if (!Array.isArray(roles) || !Array.isArray(fetched?.roles)) return null;
+      return channelPermissions({ guildId, roles, memberRoles: fetched.roles, userId, overwrites: [] });
+    }, timeoutMs);
+  } catch {
+    return null;
+  }
+}
+
+/** A user's (the bot's) permissions in a guild channel, or the guild, over one REST client. */
 export interface ChannelPermissionsLookup {
-  /** Null when they cannot be had in time. Never throws. */
+  /** In the channel (fetchChannelPermissions). Null when they cannot be had in time. Never throws. */
   inChannel(
     query: { guildId: string; channelId: string; userId: string },
     timeoutMs: number,
   ): Promise<bigint | null>;
+  /** In the guild, its roles alone (fetchGuildPermissions). Null when they cannot be had in time. Never throws. */
+  inGuild(query: { guildId: string; userId: string }, timeoutMs: number): Promise<bigint | null>;
 }
 
 export function channelPermissionsLookup(rest: REST): ChannelPermissionsLookup {
-  return { inChannel: (query, timeoutMs) => fetchChannelPermissions(rest, query, timeoutMs) };
+  return {
+    inChannel: (query, timeoutMs) => fetchChannelPermissions(rest, query, timeoutMs),
+    inGuild: (query, timeoutMs) => fetchGuildPermissions(rest, query, timeoutMs),
+  };
 }

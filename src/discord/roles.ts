@@ -6,15 +6,8 @@
  * (gateway/client.ts), so roles and members are read over REST; discord.js's REST client waits out
  * Discord's 429s itself.
  */
-import {
-  type APIGuildMember,
-  type APIRole,
-  DiscordAPIError,
-  HTTPError,
-  PermissionFlagsBits,
-  type REST,
-  Routes,
-} from 'discord.js';
+import { type APIGuildMember, type APIRole, DiscordAPIError, HTTPError, type REST, Routes } from 'discord.js';
+import { missingFor } from './feature-permissions.js';
 import { DiscordCode } from './messages.js';
 import { channelPermissions } from './permissions.js';
 
@@ -107,8 +100,8 @@ export async function checkRoleManageable(
     userId: botUserId,
     overwrites: [],
   });
-  if ((permissions & PermissionFlagsBits.ManageRoles) === 0n)
-    return { ok: false, reason: 'missing-manage-roles' };
+  // What giving a role takes, as the list of the features says of reward roles (the one caller).
+  if (missingFor('rewards', permissions).length > 0) return { ok: false, reason: 'missing-manage-roles' };
   const own = roles.filter((r) => botMember.roles.includes(r.id));
   if (!own.some((r) => above(r, role))) return { ok: false, reason: 'role-above-bot' };
   return { ok: true };

@@ -5,22 +5,28 @@
  */
 import { PermissionFlagsBits } from 'discord.js';
 import { isSnowflake } from '../directory/index.js';
+import {
+  FEATURE_PERMISSIONS,
+  invitePermissionNames,
+  type PermissionName,
+} from '../discord/feature-permissions.js';
 import type { Translate } from '../i18n/index.js';
 import type { GuildProblem } from '../store/schema.js';
 
 /**
- * The permissions a reminder (and the confirmation) needs in its channel, in order. Both are
- * Components V2 layouts, which need no Embed Links (a problem stored naming it is still told).
+ * Permissions with a name of their own in the catalogs (Discord's own wording): every one a
+ * feature needs (discord/feature-permissions.ts), and those an older stored problem may name.
  */
-export const REMINDER_PERMISSIONS = ['ViewChannel', 'SendMessages'] as const;
-
-/** Permissions with a name of their own in the catalogs (Discord's own wording). */
-const NAMED = new Set(['ViewChannel', 'SendMessages', 'EmbedLinks', 'MentionEveryone', 'ReadMessageHistory']);
+const NAMED_PERMISSIONS: ReadonlySet<PermissionName> = new Set<PermissionName>([
+  ...invitePermissionNames(),
+  'EmbedLinks',
+  'ReadMessageHistory',
+]);
 
 /** Discord's error codes, when a problem records one instead of a permission's name. */
 const BY_CODE: Record<string, string> = { '50001': 'ViewChannel' };
 
-export type PermissionName = keyof typeof PermissionFlagsBits;
+export type { PermissionName };
 
 function isPermissionName(name: string): name is PermissionName {
   return Object.hasOwn(PermissionFlagsBits, name);
@@ -28,7 +34,7 @@ function isPermissionName(name: string): name is PermissionName {
 
 /** One permission as Discord's settings name it ("Send Messages"), in the reader's language. */
 export function permissionName(name: PermissionName, t: Translate): string {
-  if (NAMED.has(name)) return t(`settings.permission.${name}`);
+  if (NAMED_PERMISSIONS.has(name)) return t(`settings.permission.${name}`);
   return name.replace(/(?<=[a-z])(?=[A-Z])/g, ' ');
 }
 
@@ -73,7 +79,10 @@ export function problemText(
     const names = missingPermissions(problem);
     return t('settings.problem.webhookMissingPermission', {
       channel,
-      permissions: permissionList(names.length > 0 ? names : REMINDER_PERMISSIONS, t),
+      permissions: permissionList(
+        names.length > 0 ? names : FEATURE_PERMISSIONS.webhookAnnouncements.permissions,
+        t,
+      ),
     });
   }
   if (problem === 'channel-deleted') return t('settings.problem.channelDeleted', { channel });

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { invitePermissions } from '../../src/discord/feature-permissions.js';
 import { type DiscordStandIn, makeGuild, startDiscordStandIn } from '../discord/index.js';
 
 const dist = (file: string) => fileURLToPath(new URL(`../../dist/src/app/${file}`, import.meta.url));
@@ -127,8 +128,12 @@ describe('npm run deploy-commands', () => {
     const result = await run('deploy.js', { ...env(), DEV_GUILD_ID: '722424773233213460' });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(
-      'Deployed 7 commands to guild 722424773233213460: /up, /bot, /server, /profile, /settings, /leaderboard, ' +
-        '"Directory card" (on a member)',
+      'Deployed 9 commands to guild 722424773233213460: /up, /bot, /server, /profile, /settings, /leaderboard, ' +
+        '/setup, /help, "Directory card" (on a member)',
+    );
+    // Then the link that adds the bot with exactly what its features need (feature-permissions.ts).
+    expect(result.stdout).toContain(
+      `https://discord.com/oauth2/authorize?client_id=${discord.applicationId}&scope=bot+applications.commands&permissions=${invitePermissions()}`,
     );
     const commands = discord.commands('722424773233213460') as Array<{
       name: string;
@@ -138,10 +143,12 @@ describe('npm run deploy-commands', () => {
     expect(commands.map((c) => c.name).sort()).toEqual([
       'Directory card',
       'bot',
+      'help',
       'leaderboard',
       'profile',
       'server',
       'settings',
+      'setup',
       'up',
     ]);
     expect(commands.find((c) => c.name === 'up')?.name_localizations?.ru).toBe('ап');
@@ -153,16 +160,30 @@ describe('npm run deploy-commands', () => {
     });
     // Manage Server (1 << 5) by default; admins can grant it further in Server Settings > Integrations.
     expect(commands.find((c) => c.name === 'settings')?.default_member_permissions).toBe('32');
+    expect(commands.find((c) => c.name === 'setup')?.default_member_permissions).toBe('32');
     expect(commands.find((c) => c.name === 'up')?.default_member_permissions).toBeNull();
     const put = discord.requests.find((r) => r.method === 'PUT');
     expect(put?.path).toBe(`/applications/${discord.applicationId}/guilds/722424773233213460/commands`);
+  });
+
+  it('says it in Russian after the system locale (LANG), the link as it is', async () => {
+    const result = await run('deploy.js', { ...env(), LANG: 'ru_RU.UTF-8' });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Команды зарегистрированы глобально (9): /up, /bot');
+    expect(result.stdout).toContain(
+      `Пригласите бота по ссылке: https://discord.com/oauth2/authorize?client_id=`,
+    );
+    const missing = await run('deploy.js', { DISCORD_TOKEN: discord.token, LANG: 'ru_RU.UTF-8' });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/DISCORD_APPLICATION_ID/);
+    expect(missing.stderr).toMatch(/[а-я]/);
   });
 
   it('overwrites the global commands without DEV_GUILD_ID', async () => {
     const result = await run('deploy.js', env());
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('globally');
-    expect((discord.commands() as unknown[]).length).toBe(7);
+    expect((discord.commands() as unknown[]).length).toBe(9);
   });
 
   it('needs DISCORD_APPLICATION_ID', async () => {

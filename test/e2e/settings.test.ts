@@ -53,6 +53,7 @@ function fixtures() {
     hidden: makeTextChannel({ name: 'hidden', position: 1 }),
     muted: makeTextChannel({ name: 'muted', position: 2 }),
     noEmbeds: makeTextChannel({ name: 'no-embeds', position: 3 }),
+    noFiles: makeTextChannel({ name: 'no-files', position: 6 }),
     // Not text channels: Discord takes a post in a voice channel's chat, none in a category.
     voice: makeTextChannel({ name: 'Voice', type: ChannelKind.GuildVoice, position: 4 }),
     category: makeTextChannel({ name: 'Category', type: ChannelKind.GuildCategory, position: 5 }),
@@ -92,6 +93,7 @@ describe.each(ENGINES)('/settings on %s', (engine: Engine) => {
     deny(channels.hidden.id, PermissionFlagsBits.ViewChannel);
     deny(channels.muted.id, PermissionFlagsBits.SendMessages);
     deny(channels.noEmbeds.id, PermissionFlagsBits.EmbedLinks);
+    deny(channels.noFiles.id, PermissionFlagsBits.AttachFiles);
   }, 60_000);
   afterAll(async () => {
     await h?.close();
@@ -264,6 +266,31 @@ describe.each(ENGINES)('/settings on %s', (engine: Engine) => {
     // The answer names the role and the channel; its allowed_mentions let neither ping.
     const edit = answer.requests.find((r) => r.method === 'PATCH')?.body as { allowed_mentions?: unknown };
     expect(edit?.allowed_mentions).toMatchObject({ parse: [] });
+  });
+
+  it('show: a digest channel where the bot cannot attach files names Attach Files there, in both languages', async () => {
+    await settings.update(
+      guild.id,
+      {
+        reminderChannelId: channels.reminders.id,
+        reminderRoleId: null,
+        problem: null,
+        digest: { channelId: channels.noFiles.id, period: 'week' },
+      },
+      Date.now(),
+    );
+    try {
+      const answer = await settingsCommandRun('show');
+      expect(answer.outcome).toBe('shown:problem');
+      const text = answerText(answer);
+      expect(text).toContain(`Digest in <#${channels.noFiles.id}>: grant the bot **Attach Files** there`);
+      // The reminder channel lacks nothing: it is not named.
+      expect(text).not.toContain(`Reminders in <#${channels.reminders.id}>`);
+      const ru = answerText(await settingsCommandRun('show', [], { locale: 'ru' }));
+      expect(ru).toContain(`Сводка в <#${channels.noFiles.id}>: выдайте боту там **Прикреплять файлы**`);
+    } finally {
+      await settings.update(guild.id, { digest: null }, Date.now());
+    }
   });
 
   it('show: the ups seen, the last one and where from, and the ways ups reach the bot (v2: /up here)', async () => {

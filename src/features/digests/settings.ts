@@ -6,10 +6,11 @@
  * and the answer says what to grant. The JSON of the four subcommands is settings-command.ts.
  * Every answer private, in the user's language.
  */
+import { FEATURE_PERMISSIONS, type PermissionName } from '../../discord/feature-permissions.js';
 import { UserInputError } from '../../interactions/error-message.js';
 import type { BotDeps } from '../../interactions/types.js';
 import { COLORS } from '../../render/colors.js';
-import { channelMention, type PermissionName, permissionList } from '../../render/problems.js';
+import { channelMention, permissionList } from '../../render/problems.js';
 import type { DigestPeriod } from '../../store/schema.js';
 import type { GuildSettings } from '../../store/settings.js';
 import { isCalendarPeriod } from '../history/calendar.js';
@@ -25,10 +26,6 @@ import {
   type SettingsDeps,
   type SettingsHandlers,
 } from '../settings/settings.js';
-
-/** What posting a digest takes (its chart is a file), and what keeping the board does. */
-const DIGEST_PERMISSIONS: readonly PermissionName[] = ['ViewChannel', 'SendMessages', 'AttachFiles'];
-const LIVE_PERMISSIONS: readonly PermissionName[] = ['ViewChannel', 'SendMessages'];
 
 export type PostsDeps = SettingsDeps & Pick<BotDeps, 'posts'>;
 
@@ -74,7 +71,7 @@ export async function setDigest(
 ): Promise<SettingsAnswer> {
   const refusal =
     channelRefusal(request, context) ??
-    (await cannotPost(deps, context, request.channelId, DIGEST_PERMISSIONS));
+    (await cannotPost(deps, context, request.channelId, FEATURE_PERMISSIONS.digests.permissions));
   if (refusal) return refusal;
   const { t, guildId } = context;
   const digest = { channelId: request.channelId, period: request.period };
@@ -112,7 +109,7 @@ export async function setLiveBoard(
 ): Promise<SettingsAnswer> {
   const refusal =
     channelRefusal(request, context) ??
-    (await cannotPost(deps, context, request.channelId, LIVE_PERMISSIONS));
+    (await cannotPost(deps, context, request.channelId, FEATURE_PERMISSIONS.liveLeaderboard.permissions));
   if (refusal) return refusal;
   const { t, guildId } = context;
   const now = deps.now();

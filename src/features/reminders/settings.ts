@@ -4,6 +4,7 @@
  * bot posts a short confirmation there and saves nothing if it cannot (settings/settings.ts). The
  * JSON of both subcommands is settings-command.ts. Every answer private, in the user's language.
  */
+import { FEATURE_PERMISSIONS } from '../../discord/feature-permissions.js';
 import { publicTranslator } from '../../i18n/public-language.js';
 import { COLORS } from '../../render/colors.js';
 import { channelMention, roleMention } from '../../render/problems.js';
@@ -111,7 +112,12 @@ export async function setReminders(
   const reminder = await deps.reminders.getGuild(guildId);
   const intro = [t('settings.remindersOn', { channel })];
   if (request.roleId !== null && request.roleMentionable === false) {
-    const missing = await lacking(deps, context, request.channelId, ['MentionEveryone']);
+    const missing = await lacking(
+      deps,
+      context,
+      request.channelId,
+      FEATURE_PERMISSIONS.reminderPing.permissions,
+    );
     if (missing === null || missing.length > 0) {
       intro.push(`⚠️ ${t('settings.roleNotPingable', { role: roleMention(request.roleId, t), channel })}`);
     }

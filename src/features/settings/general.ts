@@ -11,10 +11,13 @@ import type { BotDeps } from '../../interactions/types.js';
 import { COLORS } from '../../render/colors.js';
 import { safeCode } from '../../render/text.js';
 import type { PublicLanguage } from '../../store/schema.js';
+import type { GuildSettings } from '../../store/settings.js';
 import { knownTimeZone } from '../history/streaks.js';
 import { renderOverview } from './render.js';
 import {
   defaults,
+  type FeaturePlace,
+  permissionProblems,
   type SettingsAnswer,
   type SettingsContext,
   type SettingsDeps,
@@ -87,14 +90,39 @@ export async function setLanguage(
   };
 }
 
-/** `/settings show`: every setting, the next reminder, the ups seen and the problem last met. */
+/**
+ * Where each feature a server turned on acts: the reminder, digest, live leaderboard and webhook
+ * channels; the server for the reminder role ("Notify me") and reward roles.
+ */
+export function featurePlaces(
+  settings: GuildSettings,
+  on: { webhookChannelId?: string | undefined; rewards?: boolean | undefined } = {},
+): FeaturePlace[] {
+  const places: FeaturePlace[] = [];
+  if (settings.reminderChannelId)
+    places.push({ feature: 'reminders', channelId: settings.reminderChannelId });
+  // Pinging a role that is not mentionable (reminderPing) is not looked at: whether it is
+  // mentionable is a role's setting /settings reminders warns about when the role is chosen.
+  if (settings.reminderChannelId && settings.reminderRoleId)
+    places.push({ feature: 'reminderRole', channelId: null });
+  if (settings.digest) places.push({ feature: 'digests', channelId: settings.digest.channelId });
+  if (settings.liveChannelId) places.push({ feature: 'liveLeaderboard', channelId: settings.liveChannelId });
+  if (on.webhookChannelId) places.push({ feature: 'webhookAnnouncements', channelId: on.webhookChannelId });
+  if (on.rewards) places.push({ feature: 'rewards', channelId: null });
+  return places;
+}
+
+/**
+ * `/settings show`: every setting, the next reminder, the ups seen, the problem last met, and what
+ * each feature turned on lacks where it acts (read now, within permissionProblems' bound).
+ */
 export async function showSettings(
   deps: SettingsDeps &
-    Partial<Pick<BotDeps, 'posts' | 'history' | 'directory' | 'notificationsOn' | 'upDirectory'>>,
+    Partial<Pick<BotDeps, 'posts' | 'history' | 'directory' | 'notificationsOn' | 'upDirectory' | 'rewards'>>,
   context: SettingsContext,
 ): Promise<SettingsAnswer> {
   const { t, guildId } = context;
-  const [stored, reminder, webhook, nextDigestAt, board, lastUp] = await Promise.all([
+  const [stored, reminder, webhook, nextDigestAt, board, lastUp, rewards] = await Promise.all([
     deps.settings.get(guildId),
     deps.reminders.getGuild(guildId),
     deps.webhooks?.get(guildId),
@@ -104,9 +132,18 @@ export async function showSettings(
       deps.logger.warn({ err, guildId }, 'could not read the latest up for /settings show');
       return undefined;
     }),
+    deps.rewards?.list(guildId).catch((err: unknown) => {
+      deps.logger.warn({ err, guildId }, 'could not read the reward roles for /settings show');
+      return [];
+    }),
   ]);
   const settings = stored ?? defaults(guildId, deps.now());
   const liveStopped = board?.state === 'failed';
+  const permissions = await permissionProblems(
+    deps,
+    context,
+    featurePlaces(settings, { webhookChannelId: webhook?.channelId, rewards: (rewards?.length ?? 0) > 0 }),
+  );
   const overview = {
     settings,
     reminder,
@@ -114,6 +151,7 @@ export async function showSettings(
     webhook,
     nextDigestAt,
     liveStopped,
+    permissions,
     ups: {
       last: lastUp,
       // Where ups can come from here: /up raises (v1/v2, or v3 with DIRECTORY_UP_TOKEN), the
@@ -125,7 +163,10 @@ export async function showSettings(
   };
   return {
     message: renderOverview(overview, t, { title: t('settings.title.show'), color: COLORS.info }),
-    outcome: settings.problem || webhook?.problem || liveStopped ? 'shown:problem' : 'shown',
+    outcome:
+      settings.problem || webhook?.problem || liveStopped || permissions.length > 0
+        ? 'shown:problem'
+        : 'shown',
   };
 }
 

@@ -10,12 +10,13 @@ import { COLORS } from '../../render/colors.js';
 import { container, facts, fitLayout, notice, separator, text as textDisplay } from '../../render/layout.js';
 import { fitEmbed, LIMITS } from '../../render/limits.js';
 import type { EmbedMessage, LayoutMessage } from '../../render/message.js';
-import { channelMention, problemText, roleMention } from '../../render/problems.js';
+import { channelMention, permissionList, problemText, roleMention } from '../../render/problems.js';
 import { safeCode, stripControl, timestamp, truncate } from '../../render/text.js';
 import type { LatestUp } from '../../store/history.js';
 import type { GuildReminder } from '../../store/reminders.js';
 import type { GuildSettings, ReminderRepeat } from '../../store/settings.js';
 import type { WebhookSetup } from '../../store/webhooks.js';
+import type { PlaceProblem } from './settings.js';
 
 /** A template shown as typed, in a code block: nothing in it renders, nor can end the block. */
 export function codeBlock(text: string): string {
@@ -65,6 +66,22 @@ export interface Overview {
   liveStopped?: boolean | undefined;
   /** The ups the bot sees: the last one, and the ways one can reach it here. */
   ups?: UpsSeen | undefined;
+  /** What the features turned on lack where they act, as read now (settings.ts, permissionProblems). */
+  permissions?: readonly PlaceProblem[] | undefined;
+}
+
+/** One feature's missing permissions: where, which, and where to grant them; one line each. */
+export function permissionProblemsText(problems: readonly PlaceProblem[], t: Translate): string {
+  const lines = problems.map((problem) => {
+    const values = {
+      feature: t(`permissions.feature.${problem.feature}`),
+      permissions: permissionList(problem.missing, t),
+    };
+    return problem.channelId === null
+      ? t('permissions.inServer', values)
+      : t('permissions.inChannel', { ...values, channel: channelMention(problem.channelId, t) });
+  });
+  return lines.length === 1 ? (lines[0] as string) : lines.map((line) => `- ${line}`).join('\n');
 }
 
 export interface UpsSeen {
@@ -163,6 +180,12 @@ export function renderOverview(
   if ('webhook' in overview) pairs.push([t('settings.field.webhook'), webhookText(overview.webhook, t)]);
   if (overview.ups) pairs.push([t('settings.field.ups'), upsText(overview.ups, t)]);
   const problems: Array<[string, string | null]> = [];
+  if (overview.permissions && overview.permissions.length > 0) {
+    problems.push([
+      `⚠️ ${t('permissions.field')}`,
+      truncate(permissionProblemsText(overview.permissions, t), LIMITS.fieldValue),
+    ]);
+  }
   if (overview.webhook?.problem) {
     problems.push([
       `⚠️ ${t('settings.field.webhook')}`,

@@ -8,17 +8,20 @@
  * Choosing a channel proves it works: the bot posts a short confirmation there first, and saves
  * nothing if it cannot, telling the admin which permission to grant and where.
  */
-import { type APIMessageTopLevelComponent, PermissionFlagsBits } from 'discord.js';
+import type { APIMessageTopLevelComponent } from 'discord.js';
+import {
+  FEATURE_PERMISSIONS,
+  type Feature,
+  missingFor,
+  type PermissionName,
+  permissionBits,
+} from '../../discord/feature-permissions.js';
 import { POSTED_IN_CHANNEL_TYPES } from '../../discord/messages.js';
 import type { Translate } from '../../i18n/index.js';
+import { GuildOnlyError } from '../../interactions/error-message.js';
 import type { BotDeps, CommandContext } from '../../interactions/types.js';
 import type { RenderedMessage } from '../../render/message.js';
-import {
-  channelMention,
-  type PermissionName,
-  permissionList,
-  REMINDER_PERMISSIONS,
-} from '../../render/problems.js';
+import { channelMention, permissionList } from '../../render/problems.js';
 import type { TemplateCheck } from '../../render/template.js';
 import { safeCode } from '../../render/text.js';
 import { DEFAULT_PUBLIC_LANGUAGE, type GuildSettings } from '../../store/settings.js';
@@ -40,6 +43,19 @@ export interface SettingsContext {
   botId: string;
   /** The user's language: every answer is private. */
   t: Translate;
+}
+
+/**
+ * Who asks where, from an interaction in a server (a /settings command, a form's submit); a
+ * GuildOnlyError outside one.
+ */
+export function settingsContextOf(
+  interaction: { guildId: string | null; guildLocale: string | null; client: { user: { id: string } } },
+  t: Translate,
+): SettingsContext {
+  const guildId = interaction.guildId;
+  if (!guildId) throw new GuildOnlyError();
+  return { guildId, guildLocale: interaction.guildLocale ?? null, botId: interaction.client.user.id, t };
 }
 
 export interface SettingsAnswer {
@@ -150,7 +166,47 @@ export async function lacking(
     { guildId: context.guildId, channelId, userId: context.botId },
     PERMISSIONS_TIMEOUT_MS,
   );
-  return have === null ? null : needed.filter((name) => (have & PermissionFlagsBits[name]) === 0n);
+  return have === null ? null : needed.filter((name) => (have & permissionBits([name])) === 0n);
+}
+
+/** Where a feature a server turned on acts: the channel it posts in, or null for the server (roles). */
+export interface FeaturePlace {
+  feature: Feature;
+  channelId: string | null;
+}
+
+/** What a feature lacks where it acts. */
+export interface PlaceProblem extends FeaturePlace {
+  missing: PermissionName[];
+}
+
+/**
+ * What each feature lacks where it acts (FEATURE_PERMISSIONS), each channel and the server read
+ * once, all at once, so the whole look takes PERMISSIONS_TIMEOUT_MS at most. A place whose
+ * permissions cannot be had in time is left out: not known is not missing.
+ */
+export async function permissionProblems(
+  deps: Pick<SettingsDeps, 'permissions'>,
+  context: Pick<SettingsContext, 'guildId' | 'botId'>,
+  places: readonly FeaturePlace[],
+): Promise<PlaceProblem[]> {
+  const { guildId, botId: userId } = context;
+  const channels = [...new Set(places.flatMap((p) => (p.channelId === null ? [] : [p.channelId])))];
+  const serverWide = places.some((p) => p.channelId === null);
+  const [server, ...inChannels] = await Promise.all([
+    serverWide ? deps.permissions.inGuild({ guildId, userId }, PERMISSIONS_TIMEOUT_MS) : null,
+    ...channels.map((channelId) =>
+      deps.permissions.inChannel({ guildId, channelId, userId }, PERMISSIONS_TIMEOUT_MS),
+    ),
+  ]);
+  const problems: PlaceProblem[] = [];
+  for (const place of places) {
+    const have = place.channelId === null ? server : inChannels[channels.indexOf(place.channelId)];
+    if (have === null || have === undefined) continue;
+    const missing = missingFor(place.feature, have);
+    if (missing.length > 0) problems.push({ ...place, missing });
+  }
+  return problems;
 }
 
 /**
@@ -162,6 +218,8 @@ export async function postConfirmation(
   context: SettingsContext,
   channelId: string,
   layout: APIMessageTopLevelComponent[],
+  /** The feature the channel is for: what it needs is named when the post is refused. */
+  feature: Feature = 'reminders',
 ): Promise<{ ok: true; messageId: string } | { ok: false; answer: SettingsAnswer }> {
   const { t, guildId } = context;
   const posted = await deps.messages.post(channelId, { layout, allowedMentions: { parse: [] } });
@@ -176,9 +234,10 @@ export async function postConfirmation(
   switch (failure.kind) {
     case 'missing-access':
     case 'missing-permission': {
-      const found = await lacking(deps, context, channelId, REMINDER_PERMISSIONS);
+      const needed = FEATURE_PERMISSIONS[feature].permissions;
+      const found = await lacking(deps, context, channelId, needed);
       // Not known, or Discord refused while every one looks granted (changed meanwhile?): name them all.
-      const missing = found && found.length > 0 ? found : REMINDER_PERMISSIONS;
+      const missing = found && found.length > 0 ? found : needed;
       const text = t('settings.post.missingPermissions', {
         channel,
         permissions: permissionList(missing, t),

@@ -64,13 +64,19 @@ export async function setWebhook(
   }
   const settings = await deps.settings.get(guildId);
   const publicT = publicTranslator(settings, context.guildLocale);
-  const posted = await postConfirmation(deps, context, request.channelId, [
-    notice(
-      COLORS.info,
-      publicT('settings.webhook.confirmation.title'),
-      publicT('settings.webhook.confirmation.description'),
-    ),
-  ]);
+  const posted = await postConfirmation(
+    deps,
+    context,
+    request.channelId,
+    [
+      notice(
+        COLORS.info,
+        publicT('settings.webhook.confirmation.title'),
+        publicT('settings.webhook.confirmation.description'),
+      ),
+    ],
+    'webhookAnnouncements',
+  );
   if (!posted.ok) return posted.answer;
   try {
     await deps.webhooks.configure(guildId, key, request.channelId, deps.now());
