@@ -156,10 +156,38 @@ export const leaderboardCommand = {
 } as const satisfies RESTPostAPIChatInputApplicationCommandsJSONBody;
 
 /**
+ * /setup: one form (a modal) for what a server needs first, the reminder channel and role, the
+ * public language, the time zone and the digest (features/setup). Manage Server, as /settings.
+ */
+export const setupCommand = {
+  type: ApplicationCommandType.ChatInput,
+  ...named('setup', 'commands.setup.name'),
+  ...describe('commands.setup.description'),
+  default_member_permissions: PermissionFlagsBits.ManageGuild.toString(),
+  contexts: [InteractionContextType.Guild],
+  integration_types: GUILD_INSTALL,
+} as const satisfies RESTPostAPIChatInputApplicationCommandsJSONBody;
+
+/** /help: the commands in the reader's language, with who may use each and where. */
+export const helpCommand = {
+  type: ApplicationCommandType.ChatInput,
+  ...named('help', 'commands.help.name'),
+  ...describe('commands.help.description'),
+  ...ANYWHERE,
+} as const satisfies RESTPostAPIChatInputApplicationCommandsJSONBody;
+
+/** How a slash command's first answer goes: deferred (publicly or privately), or a form. */
+type FirstAnswer =
+  | { definition: RESTPostAPIChatInputApplicationCommandsJSONBody; privately: boolean }
+  /** A modal: never deferred (a deferred interaction can no longer open one). */
+  | { definition: RESTPostAPIChatInputApplicationCommandsJSONBody; form: true };
+
+/**
  * Every slash command, and how its first answer goes: deferred at once from its packet (by the
  * gateway's thread, a restart's early resume before any handler has loaded, or the router),
- * privately where every outcome is for the user alone. Stated here once: what is deployed
- * (commandDefinitions) and the deferral table (DEFERRAL_RULES) follow from it.
+ * privately where every outcome is for the user alone, or not at all where it opens a form.
+ * Stated here once: what is deployed (commandDefinitions) and the deferral table (DEFERRAL_RULES)
+ * follow from it.
  */
 const slashCommands = [
   { definition: upCommand, privately: false },
@@ -168,10 +196,9 @@ const slashCommands = [
   { definition: profileCommand, privately: false },
   { definition: settingsCommand, privately: true },
   { definition: leaderboardCommand, privately: false },
-] as const satisfies ReadonlyArray<{
-  definition: RESTPostAPIChatInputApplicationCommandsJSONBody;
-  privately: boolean;
-}>;
+  { definition: setupCommand, form: true },
+  { definition: helpCommand, privately: true },
+] as const satisfies ReadonlyArray<FirstAnswer>;
 
 export const commandDefinitions: readonly RESTPostAPIChatInputApplicationCommandsJSONBody[] =
   slashCommands.map((command) => command.definition);
@@ -196,8 +223,11 @@ export const userCommandDefinitions: readonly RESTPostAPIContextMenuApplicationC
  * stated above, and every user command privately (a card is for the one who asked).
  */
 export const DEFERRAL_RULES: DeferralRules = {
-  commands: Object.fromEntries(slashCommands.map((c) => [c.definition.name, c.privately])),
+  commands: Object.fromEntries(
+    slashCommands.flatMap((c) => ('privately' in c ? [[c.definition.name, c.privately]] : [])),
+  ),
   userCommands: Object.fromEntries(userCommandDefinitions.map((c) => [c.name, true])),
+  forms: slashCommands.flatMap((c) => ('form' in c ? [c.definition.name] : [])),
 };
 
 /** What `npm run deploy-commands` sends: the slash commands, then the context menu's. */

@@ -13,10 +13,14 @@ import { postsSettings } from '../src/features/digests/settings.js';
 import { remindersSettings } from '../src/features/reminders/settings.js';
 import { rewardsSettings } from '../src/features/rewards/settings.js';
 import { generalSettings } from '../src/features/settings/general.js';
-import type { SettingsAnswer, SettingsContext, SettingsHandler } from '../src/features/settings/settings.js';
+import {
+  type SettingsAnswer,
+  type SettingsHandler,
+  settingsContextOf,
+} from '../src/features/settings/settings.js';
 import { thanksSettings } from '../src/features/up/settings.js';
 import { webhookSettings } from '../src/features/webhooks/settings.js';
-import { GuildOnlyError, UserInputError } from '../src/interactions/error-message.js';
+import { UserInputError } from '../src/interactions/error-message.js';
 import type { CommandContext, SlashCommand } from '../src/interactions/types.js';
 import { settingsCommand } from './definitions.js';
 
@@ -33,14 +37,7 @@ const handlers: ReadonlyMap<string, SettingsHandler> = new Map(
 );
 
 function run({ interaction, deps, t }: CommandContext): Promise<SettingsAnswer> | SettingsAnswer {
-  const guildId = interaction.guildId;
-  if (!guildId) throw new GuildOnlyError();
-  const context: SettingsContext = {
-    guildId,
-    guildLocale: interaction.guildLocale ?? null,
-    botId: interaction.client.user.id,
-    t,
-  };
+  const context = settingsContextOf(interaction, t);
   const options = interaction.options;
   const handler = handlers.get(options.getSubcommandGroup(false) ?? options.getSubcommand(true));
   if (!handler) throw new UserInputError('generic');

@@ -30,6 +30,7 @@ import type { Metrics } from '../ops/metrics.js';
 import type { Readiness } from '../ops/server.js';
 import { GatewaySessionRepository, type Store } from '../store/index.js';
 import type { PendingUp } from '../store/journal.js';
+import { WelcomeRepository } from '../store/welcomes.js';
 import type { ServerReporter } from '../tasks/server-reports.js';
 import type { StatsPoster } from '../tasks/stats-poster.js';
 import { botDeps } from './deps.js';
@@ -175,6 +176,7 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
     tasks,
     recover,
     reporter,
+    welcomes: new WelcomeRepository(store),
     config,
     logger,
     metrics,

@@ -113,6 +113,11 @@ export interface DiscordLookups {
    * (`interaction.channel` is null: discord.js caches no channels for this bot).
    */
   channelName(channelId: string): string | undefined;
+  /**
+   * Whether the channel is a text or announcement channel of the guild, one the bot's posts may go
+   * to (as the gateway last told); false when not known.
+   */
+  isPostable(guildId: string, channelId: string): boolean;
 }
 
 /**
@@ -121,6 +126,7 @@ export interface DiscordLookups {
  */
 export interface InteractionChannelNames {
   interactionChannelName(channelId: string): string | undefined;
+  isPostable(guildId: string, channelId: string): boolean;
 }
 
 /**
@@ -140,5 +146,6 @@ export function discordLookups(
     identity: (userId) => fetchIdentity(client.rest, userId, timeoutMs),
     guildName: (guildId) => client.guilds.cache.get(guildId)?.name,
     channelName: (channelId) => channels.interactionChannelName(channelId),
+    isPostable: (guildId, channelId) => channels.isPostable(guildId, channelId),
   };
 }

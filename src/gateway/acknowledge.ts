@@ -35,6 +35,7 @@ import { DefaultRestOptions, DefaultUserAgent, type RESTOptions } from '@discord
 import type {
   ButtonInteraction,
   ChatInputCommandInteraction,
+  ModalSubmitInteraction,
   UserContextMenuCommandInteraction,
 } from 'discord.js';
 import { InteractionResponseType, MessageFlags } from 'discord-api-types/v10';
@@ -383,7 +384,11 @@ function retryAfterMs(bodySeconds: number | undefined, headers: IncomingHttpHead
  * editReply and followUp check these fields.
  */
 export function markDeferred(
-  interaction: ChatInputCommandInteraction | UserContextMenuCommandInteraction | ButtonInteraction,
+  interaction:
+    | ChatInputCommandInteraction
+    | UserContextMenuCommandInteraction
+    | ButtonInteraction
+    | ModalSubmitInteraction,
   deferral: Deferral,
 ): void {
   interaction.deferred = true;

@@ -137,6 +137,33 @@ export class ChannelNames {
     return named(guild.text, 0);
   }
 
+  /**
+   * Where a message to the whole server may go, in order of preference: the system channel, then
+   * the text channels in Discord's order; at most `max`. Whether the bot may post there is the
+   * caller's to check.
+   */
+  postCandidates(guildId: string, max: number): ReportChannel[] {
+    const guild = this.#guilds.get(guildId);
+    if (!guild) return [];
+    const found: ReportChannel[] = [];
+    const system = this.reportChannel(guildId);
+    if (system && guild.system === system.id) found.push(system);
+    for (let i = 0; i < guild.text.length && found.length < max; i += 2) {
+      const channel = named(guild.text, i);
+      if (channel && channel.id !== guild.system) found.push(channel);
+    }
+    return found.slice(0, max);
+  }
+
+  /** Whether the channel is one of the guild's text or announcement channels. */
+  isPostable(guildId: string, channelId: string): boolean {
+    const guild = this.#guilds.get(guildId);
+    return (
+      guild !== undefined &&
+      (indexOf(guild.text, channelId) >= 0 || indexOf(guild.announcement, channelId) >= 0)
+    );
+  }
+
   /** The bot left the guild: nothing of it is kept any longer. */
   forget(guildId: string): void {
     this.#guilds.delete(guildId);

@@ -22,6 +22,11 @@ export type Deferral =
 export interface DeferralRules {
   commands: Record<string, boolean>;
   userCommands: Record<string, boolean>;
+  /**
+   * Slash commands whose first answer is a form (a modal, /setup): never deferred, since a deferred
+   * interaction can no longer open one. Not in `commands`, so the gateway's thread leaves them alone.
+   */
+  forms?: readonly string[];
 }
 
 /** The subset of an INTERACTION_CREATE packet read before discord.js has built the interaction. */

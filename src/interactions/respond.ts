@@ -7,6 +7,7 @@ import {
   type ButtonInteraction,
   type ChatInputCommandInteraction,
   MessageFlags,
+  type ModalSubmitInteraction,
   Routes,
   type UserContextMenuCommandInteraction,
 } from 'discord.js';
@@ -14,7 +15,11 @@ import { NO_MENTIONS, NO_MENTIONS_API } from '../render/mentions.js';
 import { messageFields, type RenderedMessage } from '../render/message.js';
 import type { Responder } from './types.js';
 
-type Deferrable = ChatInputCommandInteraction | UserContextMenuCommandInteraction | ButtonInteraction;
+type Deferrable =
+  | ChatInputCommandInteraction
+  | UserContextMenuCommandInteraction
+  | ButtonInteraction
+  | ModalSubmitInteraction;
 
 /**
  * For a reply deferred publicly: `private` removes the public "thinking…" placeholder and sends
@@ -44,6 +49,24 @@ export function responderFor(interaction: Deferrable, deferredPrivately: boolean
  */
 export function discordJsMessage(message: RenderedMessage, extraFlags = 0) {
   return { ...messageFields(message, extraFlags), ...(message.files ? { files: message.files } : {}) };
+}
+
+/**
+ * For an interaction not deferred (one that opens a form): an answer is its first response, and
+ * private; after the form was shown, a private follow-up.
+ */
+export function undeferredResponder(interaction: ChatInputCommandInteraction | ButtonInteraction): Responder {
+  const answer = async (message: RenderedMessage): Promise<void> => {
+    if (interaction.replied || interaction.deferred) {
+      await privateFollowUp(interaction, message);
+      return;
+    }
+    await interaction.reply({
+      ...discordJsMessage(message, MessageFlags.Ephemeral),
+      allowedMentions: NO_MENTIONS,
+    });
+  };
+  return { public: answer, private: answer };
 }
 
 /** A message only the user sees, after the interaction was acknowledged. */

@@ -13,12 +13,13 @@ import type {
   ButtonInteraction,
   ChatInputCommandInteraction,
   Interaction,
+  ModalSubmitInteraction,
   UserContextMenuCommandInteraction,
 } from 'discord.js';
 import type { DeferralRules } from '../gateway/deferral-rules.js';
 import { customIdPrefix } from '../render/custom-id.js';
 import { annotate } from '../trace/spans.js';
-import { privateFollowUp, responderFor } from './respond.js';
+import { privateFollowUp, responderFor, undeferredResponder } from './respond.js';
 import {
   type Acknowledger,
   acknowledgePacket,
@@ -27,11 +28,12 @@ import {
   deferralFor,
   isMessageUpdate,
   isPrivateReply,
+  MODAL_DEFERRAL,
   USER_COMMAND_DEFERRAL,
 } from './router/acknowledge.js';
 import { suggest } from './router/autocomplete.js';
 import { InFlight } from './router/drain.js';
-import { expiredButton, guildOnly, refuseWhileClosing, unknownCommand } from './router/guard.js';
+import { expiredButton, expiredForm, guildOnly, refuseWhileClosing, unknownCommand } from './router/guard.js';
 import { type Lookup, lookupIn } from './router/lookup.js';
 import { run } from './router/run.js';
 import { inInteractionSpan } from './traced.js';
@@ -42,7 +44,7 @@ export { INTERACTION_DEADLINE_MS } from './router/run.js';
 
 /** One interaction handled: what the router logs and hands to its hook. */
 export interface HandledInteraction {
-  kind: 'command' | 'button' | 'autocomplete';
+  kind: 'command' | 'button' | 'modal' | 'autocomplete';
   name: string;
   outcome: string;
   durationMs: number;
@@ -123,7 +125,8 @@ async function handleInSpan(route: Route, interaction: Interaction): Promise<voi
   if (
     !interaction.isChatInputCommand() &&
     !interaction.isUserContextMenuCommand() &&
-    !interaction.isButton()
+    !interaction.isButton() &&
+    !interaction.isModalSubmit()
   ) {
     return;
   }
@@ -132,16 +135,21 @@ async function handleInSpan(route: Route, interaction: Interaction): Promise<voi
     return;
   }
   const started = deps.now();
-  const kind = interaction.isButton() ? 'button' : 'command';
+  const kind = interaction.isButton() ? 'button' : interaction.isModalSubmit() ? 'modal' : 'command';
   flight.begin();
-  let name = interaction.isButton() ? customIdPrefix(interaction.customId) : interaction.commandName;
+  let name =
+    interaction.isButton() || interaction.isModalSubmit()
+      ? customIdPrefix(interaction.customId)
+      : interaction.commandName;
   let outcome = 'failed';
   try {
     const result = interaction.isChatInputCommand()
       ? await runCommand(route, interaction)
       : interaction.isUserContextMenuCommand()
         ? await runUserCommand(route, interaction)
-        : await runButton(route, interaction);
+        : interaction.isModalSubmit()
+          ? await runModal(route, interaction)
+          : await runButton(route, interaction);
     name = result.name;
     outcome = result.outcome;
   } catch (err) {
@@ -168,9 +176,12 @@ async function runCommand(
   const command = route.lookup.command(name);
   if (!command) return unknownCommand(interaction);
   const deferral = deferralFor(command, route.rules);
-  // Nothing before the deferral that can wait: under a burst, work done first delays it.
-  await defer(interaction, deferral, route.acknowledger);
-  const reply = responderFor(interaction, isPrivateReply(deferral));
+  // Nothing before the deferral that can wait: under a burst, work done first delays it. A command
+  // that opens a form is not deferred: its handler shows the modal as the first response.
+  if (deferral) await defer(interaction, deferral, route.acknowledger);
+  const reply = deferral
+    ? responderFor(interaction, isPrivateReply(deferral))
+    : undeferredResponder(interaction);
   const outcome = await run(
     interaction,
     reply,
@@ -207,11 +218,12 @@ async function runButton(
   const handler = route.lookup.button(interaction.customId);
   if (!handler) return expiredButton(interaction);
   const deferral = buttonDeferral(handler, interaction.customId);
-  const update = isMessageUpdate(deferral);
-  await defer(interaction, deferral, route.acknowledger);
+  const update = deferral !== undefined && isMessageUpdate(deferral);
+  // A button that opens a form is not deferred: its handler shows the modal as the first response.
+  if (deferral) await defer(interaction, deferral, route.acknowledger);
   const outcome = await run(
     interaction,
-    responderFor(interaction, true),
+    deferral ? responderFor(interaction, true) : undeferredResponder(interaction),
     handler.execute,
     {
       kind: 'button',
@@ -219,6 +231,29 @@ async function runButton(
       wording: handler,
       // The message the button is on stays as it was; the error comes as a private follow-up.
       answer: (message, reply) => (update ? privateFollowUp(interaction, message) : reply.private(message)),
+    },
+    route.deps,
+  );
+  return { name: handler.name, outcome };
+}
+
+/** A form's submit: deferred privately, then its handler (what was filled in, checked and saved). */
+async function runModal(
+  route: Route,
+  interaction: ModalSubmitInteraction,
+): Promise<{ name: string; outcome: string }> {
+  const handler = route.lookup.modal(interaction.customId);
+  if (!handler) return expiredForm(interaction);
+  await defer(interaction, MODAL_DEFERRAL, route.acknowledger);
+  const outcome = await run(
+    interaction,
+    responderFor(interaction, true),
+    handler.execute,
+    {
+      kind: 'modal',
+      name: handler.name,
+      wording: handler,
+      answer: (message, reply) => reply.private(message),
     },
     route.deps,
   );

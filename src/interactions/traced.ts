@@ -9,9 +9,15 @@ import { customIdPrefix } from '../render/custom-id.js';
 import { inSpan, SpanKind } from '../trace/spans.js';
 
 export function inInteractionSpan<T>(interaction: Interaction, run: () => Promise<T>): Promise<T> {
-  const kind = interaction.isAutocomplete() ? 'autocomplete' : interaction.isButton() ? 'button' : 'command';
+  const kind = interaction.isAutocomplete()
+    ? 'autocomplete'
+    : interaction.isButton()
+      ? 'button'
+      : interaction.isModalSubmit()
+        ? 'modal'
+        : 'command';
   const name =
-    'customId' in interaction && kind === 'button'
+    'customId' in interaction && (kind === 'button' || kind === 'modal')
       ? customIdPrefix(interaction.customId)
       : 'commandName' in interaction
         ? interaction.commandName

@@ -6,6 +6,7 @@ import type {
   AutocompleteInteraction,
   ButtonInteraction,
   ChatInputCommandInteraction,
+  ModalSubmitInteraction,
   RESTPostAPIChatInputApplicationCommandsJSONBody,
   RESTPostAPIContextMenuApplicationCommandsJSONBody,
   UserContextMenuCommandInteraction,
@@ -143,7 +144,8 @@ export interface Responder {
 export type HandledInteractionKind =
   | ChatInputCommandInteraction
   | UserContextMenuCommandInteraction
-  | ButtonInteraction;
+  | ButtonInteraction
+  | ModalSubmitInteraction;
 
 export interface HandlerContext<I extends HandledInteractionKind> {
   interaction: I;
@@ -158,6 +160,8 @@ export interface HandlerContext<I extends HandledInteractionKind> {
 export type CommandContext = HandlerContext<ChatInputCommandInteraction>;
 export type UserCommandContext = HandlerContext<UserContextMenuCommandInteraction>;
 export type ButtonContext = HandlerContext<ButtonInteraction>;
+/** A submitted form (modal), deferred privately: what was filled in is for the one who filled it. */
+export type ModalContext = HandlerContext<ModalSubmitInteraction>;
 
 /** How the router tells a handler's failure to the user. */
 interface FailureWording {
@@ -190,9 +194,19 @@ export interface UserCommand extends FailureWording {
 export interface ButtonHandler extends FailureWording {
   name: string;
   matches(customId: string): boolean;
-  /** Whether the button edits the message it is on (deferUpdate) or opens a new private one. */
-  mode(customId: string): 'update' | 'reply';
+  /**
+   * Whether the button edits the message it is on (deferUpdate), opens a new private one, or opens
+   * a form (a modal: not deferred, the handler shows it).
+   */
+  mode(customId: string): 'update' | 'reply' | 'form';
   execute(ctx: ButtonContext): Promise<string>;
+}
+
+/** A form's submit (a modal the bot opened), by its custom_id. Deferred privately. */
+export interface ModalHandler extends FailureWording {
+  name: string;
+  matches(customId: string): boolean;
+  execute(ctx: ModalContext): Promise<string>;
 }
 
 export interface Registry {
@@ -200,6 +214,8 @@ export interface Registry {
   /** The context menu's commands on a member; none when left out. */
   userCommands?: readonly UserCommand[];
   buttons: readonly ButtonHandler[];
+  /** The forms' submits; none when left out. */
+  modals?: readonly ModalHandler[];
   /**
    * How each command's first answer is deferred, by name (commands/definitions.ts states it beside
    * each definition); the gateway's thread and the router decide from it alike.

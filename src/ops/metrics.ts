@@ -29,7 +29,7 @@ export type { DiscordShardState, DiscordSource, DiscordState } from './discord-m
 
 /** One interaction handled (the router reports each once, after its answer). */
 export interface InteractionEvent {
-  kind: 'command' | 'button' | 'autocomplete';
+  kind: 'command' | 'button' | 'modal' | 'autocomplete';
   /** The command's or button's name, from the registry: a bounded label. */
   name: string;
   outcome: string;

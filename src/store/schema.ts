@@ -383,6 +383,16 @@ export interface Database {
   streak_notices: StreakNoticesTable;
   comment_posts: CommentPostsTable;
   up_watches: UpWatchesTable;
+  welcomes: WelcomesTable;
+}
+
+/** The message posted on joining a server, once per server (store/welcomes.ts). */
+export interface WelcomesTable {
+  guild_id: string;
+  claimed_at: number;
+  /** Where it was posted; null while being posted, or when no channel would take it. */
+  channel_id: string | null;
+  message_id: string | null;
 }
 
 /** Where a review of a server was announced (v3: one review per member and resource). */

@@ -751,7 +751,11 @@ function inExternalGuild(
   };
 }
 
-function interactionBase(input: InteractionBaseInput, type: number, data: Record<string, unknown>) {
+export function interactionBase(
+  input: InteractionBaseInput,
+  type: number,
+  data: Record<string, unknown>,
+): InteractionPayload {
   const { guild, user } = input;
   const payload: InteractionPayload = {
     id: input.id ?? snowflake(),
@@ -820,6 +824,14 @@ function interactionChannel(input: InteractionBaseInput, guild: GuildFixture): R
 }
 
 /** The invoking member's permissions in a channel, as the payload states them. */
+export function channelPermissionsOf(
+  input: InteractionBaseInput,
+  guild: GuildFixture,
+  channel: ChannelFixture,
+): string {
+  return invokerPermissions(input, guild, channel);
+}
+
 function invokerPermissions(
   input: InteractionBaseInput,
   guild: GuildFixture,

@@ -15,6 +15,7 @@ import {
   snowflake,
   type UserFixture,
 } from './fixtures.js';
+import { modalErrors } from './modals.js';
 import type {
   InteractionDelivery,
   InteractionHandle,
@@ -437,6 +438,8 @@ export class InteractionStore {
     ];
     if (isComponent) allowed.push(CallbackType.DeferredMessageUpdate, CallbackType.UpdateMessage);
     if (record.type === 4) allowed.splice(0, allowed.length, CallbackType.AutocompleteResult);
+    // A modal submit cannot be answered with another modal.
+    if (record.type === 5) allowed.splice(allowed.indexOf(CallbackType.Modal), 1);
     if (!allowed.includes(type)) {
       return errors.invalidForm({
         type: {
@@ -445,6 +448,15 @@ export class InteractionStore {
           ],
         },
       });
+    }
+
+    if (type === CallbackType.Modal) {
+      const invalid = modalErrors(data);
+      if (invalid.length > 0) {
+        return errors.invalidForm({
+          data: { _errors: invalid.map((message) => ({ code: 'MODAL_INVALID', message })) },
+        });
+      }
     }
 
     if (type === CallbackType.AutocompleteResult) {

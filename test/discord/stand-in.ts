@@ -34,6 +34,7 @@ import { Gateway } from './gateway.js';
 import { GlobalLimiter, rateLimitedBody, rateLimitedHeaders } from './global-limit.js';
 import { PostHolds } from './holds.js';
 import { type InteractionRecord, InteractionStore, newInteractionRecord } from './interactions.js';
+import { makeModalSubmit } from './modals.js';
 import { makeOverwrite, permissionString } from './permissions.js';
 import { APPLICATION_FLAGS, bucketOf, createRestHandler, type RestHost } from './rest.js';
 import { checkRequest, type SpecViolation, warmUp } from './spec/conformance.js';
@@ -47,6 +48,7 @@ import type {
   RestFaultRule,
   SendButtonOptions,
   SendCommandOptions,
+  SendModalOptions,
   StandInMessaging,
   StandInOptions,
 } from './types.js';
@@ -349,7 +351,7 @@ export async function startDiscordStandIn(options: StandInOptions = {}): Promise
 
   /** What every interaction payload holds of where it comes from: guild, channel, user, roles, locale. */
   const origin = (
-    opts: SendCommandOptions | SendButtonOptions,
+    opts: SendCommandOptions | SendButtonOptions | SendModalOptions,
     target: ReturnType<typeof resolveTarget>,
     user: UserFixture,
   ) => ({
@@ -460,6 +462,17 @@ export async function startDiscordStandIn(options: StandInOptions = {}): Promise
     return deliver(record);
   };
 
+  const sendModal = (opts: SendModalOptions): InteractionHandle => {
+    const target = resolveTarget(opts);
+    const user = resolveUser(opts.user);
+    const payload = makeModalSubmit({
+      ...origin(opts, target, user),
+      modal: opts.modal,
+      answers: opts.answers,
+    });
+    return deliver(newInteractionRecord(payload, user, target.shardId));
+  };
+
   // -- guild control -------------------------------------------------------------------------------
 
   const addGuild = (guild: GuildFixture): void => {
@@ -526,6 +539,7 @@ export async function startDiscordStandIn(options: StandInOptions = {}): Promise
     sendCommand,
     sendCommands,
     sendButton,
+    sendModal,
     gatewayBacklog: () => gateway.backlog(),
     forget: (ids) => {
       const gone = store.forget(new Set(ids));

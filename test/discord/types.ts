@@ -1,4 +1,7 @@
-import type { APIApplicationCommandInteractionDataOption } from 'discord.js';
+import type {
+  APIApplicationCommandInteractionDataOption,
+  APIModalInteractionResponseCallbackData,
+} from 'discord.js';
 import type {
   ChannelFixture,
   ChannelInput,
@@ -154,6 +157,20 @@ export interface SendButtonOptions {
   values?: string[];
 }
 
+export interface SendModalOptions {
+  guildId?: string;
+  channelId?: string;
+  user?: { id: string; username: string; global_name?: string | null };
+  roles?: string[];
+  /** `member.permissions` instead of the computed ones (see SendCommandOptions.permissions). */
+  permissions?: bigint | string;
+  locale?: string;
+  /** The modal the bot showed: the `data` of its callback of type 9. */
+  modal: APIModalInteractionResponseCallbackData;
+  /** What the user filled in, by the field's custom_id (fields left out keep their defaults). */
+  answers: Readonly<Record<string, string | readonly string[]>>;
+}
+
 export interface ViewedMessage {
   id: string;
   content?: string;
@@ -251,6 +268,11 @@ export interface DiscordStandIn extends StandInMessaging {
   /** Several at once, as a burst: all built first, then dispatched back to back. */
   sendCommands(opts: readonly SendCommandOptions[]): InteractionHandle[];
   sendButton(opts: SendButtonOptions): InteractionHandle;
+  /**
+   * A modal submit for a modal the bot showed (its callback's `data`), filled in as `answers` say
+   * (modals.ts checks them against the modal as Discord's client would).
+   */
+  sendModal(opts: SendModalOptions): InteractionHandle;
   injectRestFault(rule: RestFaultRule): void;
   clearRestFaults(): void;
   waitForRequest(pred: (r: RecordedRestRequest) => boolean, timeoutMs?: number): Promise<RecordedRestRequest>;

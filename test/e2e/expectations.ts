@@ -1,6 +1,8 @@
 /** Assertions shared by the end-to-end files (vitest's expect over the harness's records). */
+
 import type { APIEmbed } from 'discord.js';
 import { expect, it } from 'vitest';
+import { SETUP_BUTTON_ID } from '../../src/features/setup/welcome.js';
 import { FOLLOW_UP_PATH, type ViewedMessage } from '../discord/index.js';
 import {
   type Answer,
@@ -78,9 +80,13 @@ export function itLeavesNoTrace(h: () => Harness, options: { sendsMessages?: boo
     expect(harness.unhandled).toEqual([]);
     expect(harness.stuckStops).toEqual([]);
     expect(harness.lines.filter((l) => /unhandled/i.test(l))).toEqual([]);
-    // Every answer goes through the interaction: the bot never posts into a channel by itself.
+    // Every answer goes through the interaction: the bot posts into a channel by itself only its
+    // welcome on joining a server (features/setup/welcome.ts), which pings no one (checked below).
     const channelPosts = harness.discord.requests.filter(
-      (r) => r.method !== 'GET' && /^\/channels\/\d+\/messages/.test(r.path),
+      (r) =>
+        r.method !== 'GET' &&
+        /^\/channels\/\d+\/messages/.test(r.path) &&
+        !JSON.stringify(r.body ?? '').includes(`"custom_id":"${SETUP_BUTTON_ID}"`),
     );
     expect(channelPosts.map((r) => `${r.method} ${r.path}`)).toEqual([]);
     const messages = sentMessages(harness.discord.requests);

@@ -22,6 +22,7 @@ import {
   randomToken,
   type SendButtonOptions,
   type SendCommandOptions,
+  type SendModalOptions,
   snowflake,
   type UserFixture,
   type ViewedMessage,
@@ -97,6 +98,8 @@ export interface Harness {
   run(options: SendCommandOptions, timeoutMs?: number): Promise<Answer>;
   /** Clicks a button and waits for the answer. */
   click(options: SendButtonOptions, timeoutMs?: number): Promise<Answer>;
+  /** Submits a modal the bot showed, filled in, and waits for the answer. */
+  submit(options: SendModalOptions, timeoutMs?: number): Promise<Answer>;
   /** Stops the running bot and starts a new one (a new discord.js client) with these env overrides. */
   restartBot(env?: Environment): Promise<BotApp>;
   /** Emulator back to its seed, faults of both sides cleared. */
@@ -223,6 +226,12 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       const user = userFor(opts.user);
       const handled = log.waitFor(user.id, timeoutMs);
       const handle = discord.sendButton({ ...opts, user });
+      return answerOf(handle, handled);
+    },
+    submit: (opts, timeoutMs = DEFAULT_WAIT_MS) => {
+      const user = userFor(opts.user);
+      const handled = log.waitFor(user.id, timeoutMs);
+      const handle = discord.sendModal({ ...opts, user });
       return answerOf(handle, handled);
     },
     async restartBot(overrides = {}) {

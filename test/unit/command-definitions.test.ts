@@ -11,6 +11,7 @@ import {
   deployedCommands,
   directoryCardCommand,
   settingsCommand,
+  setupCommand,
   userCommandDefinitions,
 } from '../../commands/definitions.js';
 import {
@@ -707,6 +708,33 @@ const DEPLOYED = [
       },
     ],
   },
+  {
+    type: 1,
+    name: 'setup',
+    name_localizations: {
+      ru: 'настроить',
+    },
+    description: 'Set the bot up in one form: reminder channel and role, language, time zone, digest',
+    description_localizations: {
+      ru: 'Настроить бота одной формой: канал и роль напоминаний, язык, часовой пояс, сводка',
+    },
+    default_member_permissions: '32',
+    contexts: [0],
+    integration_types: [0],
+  },
+  {
+    type: 1,
+    name: 'help',
+    name_localizations: {
+      ru: 'помощь',
+    },
+    description: "The bot's commands, and what each needs",
+    description_localizations: {
+      ru: 'Команды бота и что нужно для каждой',
+    },
+    contexts: [0, 1, 2],
+    integration_types: [0, 1],
+  },
 ];
 
 describe('command definitions', () => {
@@ -755,7 +783,9 @@ describe('command definitions', () => {
     for (const command of commandDefinitions) walk(command as Named);
   });
 
-  it('let only members with Manage Server use /settings, and only in servers', () => {
+  it('let only members with Manage Server use /settings and /setup, and only in servers', () => {
+    expect(setupCommand.default_member_permissions).toBe(PermissionFlagsBits.ManageGuild.toString());
+    expect(setupCommand.contexts).toEqual([InteractionContextType.Guild]);
     expect(settingsCommand.default_member_permissions).toBe(PermissionFlagsBits.ManageGuild.toString());
     expect(settingsCommand.contexts).toEqual([InteractionContextType.Guild]);
     expect(settingsCommand.integration_types).toEqual([ApplicationIntegrationType.GuildInstall]);
@@ -775,7 +805,7 @@ describe('command definitions', () => {
       'webhook-off',
     ]);
     // No other command is restricted: /up and the look-ups are for everyone.
-    for (const command of commandDefinitions.filter((c) => c.name !== 'settings')) {
+    for (const command of commandDefinitions.filter((c) => c.name !== 'settings' && c.name !== 'setup')) {
       expect(command.default_member_permissions, command.name).toBeUndefined();
     }
   });

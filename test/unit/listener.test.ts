@@ -11,14 +11,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/env.js';
 import { startWebhookReceiver } from '../../src/features/webhooks/receiver.js';
 import type { TrustProxy } from '../../src/http/client-address.js';
-import {
-  MAX_CONNECTIONS,
-  MAX_CONNECTIONS_PER_SOURCE,
-  MAX_REQUESTS_PER_SOCKET,
-} from '../../src/http/listener.js';
+import { MAX_CONNECTIONS_PER_SOURCE, MAX_REQUESTS_PER_SOCKET } from '../../src/http/listener.js';
 import { createMetrics } from '../../src/ops/metrics.js';
 import { startOpsServer } from '../../src/ops/server.js';
-import { httpGet } from '../support/http.js';
 import { LOCALHOST } from '../support/local.js';
 import { captureLogger, LEVEL } from '../support/logs.js';
 import { eventually } from '../support/wait.js';

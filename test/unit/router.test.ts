@@ -45,6 +45,7 @@ function interaction(commandName: string, locale = 'en-US') {
     isUserContextMenuCommand: () => false,
     isAutocomplete: () => false,
     isButton: () => false,
+    isModalSubmit: () => false,
     inGuild: () => true,
     deferReply: async () => undefined,
     editReply: async () => undefined,

@@ -51,6 +51,7 @@ function fakeDeps(answer: () => Promise<ServerUpResult>) {
     identity: async () => null,
     guildName: () => undefined,
     channelName: (id) => (id === '722424773233213461' ? 'general' : undefined),
+    isPostable: () => false,
   };
   const scheduled: Array<{ guildId: string; dueAt: number }> = [];
   /** What the journal held when each reminder was written. */

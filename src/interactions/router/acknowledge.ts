@@ -25,17 +25,29 @@ const DEFER_REPLY = InteractionResponseType.DeferredChannelMessageWithSource;
 /** How long an interaction's work may wait for other interactions' deferrals to go out. */
 const QUIET_MAX_MS = 250;
 
-/** A slash command's deferral, as its definition states it (commands/definitions.ts). */
-export function deferralFor(command: SlashCommand, rules: DeferralRules): Deferral {
+/**
+ * A slash command's deferral, as its definition states it (commands/definitions.ts); undefined for
+ * a command that opens a form (its handler shows the modal instead).
+ */
+export function deferralFor(command: SlashCommand, rules: DeferralRules): Deferral | undefined {
+  if (rules.forms?.includes(command.data.name)) return undefined;
   return commandDeferral(rules.commands[command.data.name] === true);
 }
+
+/** A form's submit: deferred privately (what was filled in is for the one who filled it). */
+export const MODAL_DEFERRAL: Deferral = commandDeferral(true);
 
 /** A command of the context menu on a member: always answered privately. */
 export const USER_COMMAND_DEFERRAL: Deferral = commandDeferral(true);
 
-/** Both edit a private message in place: the one the button is on, or a new one. */
-export function buttonDeferral(handler: ButtonHandler, customId: string): Deferral {
-  return handler.mode(customId) === 'update'
+/**
+ * Both edit a private message in place: the one the button is on, or a new one. Undefined for a
+ * button that opens a form (not deferred: its handler shows the modal).
+ */
+export function buttonDeferral(handler: ButtonHandler, customId: string): Deferral | undefined {
+  const mode = handler.mode(customId);
+  if (mode === 'form') return undefined;
+  return mode === 'update'
     ? { type: InteractionResponseType.DeferredMessageUpdate }
     : { type: DEFER_REPLY, ephemeral: true };
 }
@@ -62,6 +74,10 @@ function packetDeferral(
     const customId = data.custom_id;
     const handler = typeof customId === 'string' ? lookup.button(customId) : undefined;
     return handler && typeof customId === 'string' ? buttonDeferral(handler, customId) : undefined;
+  }
+  if (packet.type === InteractionType.ModalSubmit) {
+    const customId = data?.custom_id;
+    return typeof customId === 'string' && lookup.modal(customId) ? MODAL_DEFERRAL : undefined;
   }
   return undefined;
 }

@@ -9,6 +9,7 @@ import type {
   BotDeps,
   ButtonHandler,
   HandledInteractionKind,
+  ModalHandler,
   Responder,
   SlashCommand,
   UserCommand,
@@ -16,9 +17,9 @@ import type {
 
 /** Who failed, and how its failure is worded and answered. */
 export interface Failure {
-  kind: 'command' | 'button';
+  kind: 'command' | 'button' | 'modal';
   name: string;
-  wording: Pick<SlashCommand | UserCommand | ButtonHandler, 'subject' | 'describeFailure'>;
+  wording: Pick<SlashCommand | UserCommand | ButtonHandler | ModalHandler, 'subject' | 'describeFailure'>;
   answer: (message: RenderedMessage, reply: Responder) => Promise<unknown>;
 }
 

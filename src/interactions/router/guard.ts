@@ -1,12 +1,13 @@
 /**
  * What the router refuses before (or instead of) running a handler, each said privately in the
- * user's language: a command no longer in the registry, a button no handler takes (an expired
- * one), a guild-only command outside a guild, and anything while the bot is shutting down.
+ * user's language: a command no longer in the registry, a button or a form no handler takes (an
+ * expired one), a guild-only command outside a guild, and anything while the bot is shutting down.
  */
 import {
   type ButtonInteraction,
   type ChatInputCommandInteraction,
   MessageFlags,
+  type ModalSubmitInteraction,
   type UserContextMenuCommandInteraction,
 } from 'discord.js';
 import { markDeferred } from '../../gateway/acknowledge.js';
@@ -39,6 +40,18 @@ export async function expiredButton(
     allowedMentions: NO_MENTIONS,
   });
   return { name: 'unknown-button', outcome: 'unknown' };
+}
+
+/** A form no handler takes (opened by an older version): said privately at once. */
+export async function expiredForm(
+  interaction: ModalSubmitInteraction,
+): Promise<{ name: string; outcome: string }> {
+  await interaction.reply({
+    content: translator(interaction.locale)('errors.expired'),
+    flags: MessageFlags.Ephemeral,
+    allowedMentions: NO_MENTIONS,
+  });
+  return { name: 'unknown-form', outcome: 'unknown' };
 }
 
 /**

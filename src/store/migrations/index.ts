@@ -19,6 +19,7 @@ import { reminderRepeats } from './013-reminder-repeats.js';
 import { digestsRewards } from './014-digests-rewards.js';
 import { streakNotices } from './015-streak-notices.js';
 import { notifications } from './016-notifications.js';
+import { welcomes } from './017-welcomes.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '001-initial': initial,
@@ -37,6 +38,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '014-digests-rewards': digestsRewards,
   '015-streak-notices': streakNotices,
   '016-notifications': notifications,
+  '017-welcomes': welcomes,
 };
 
 export const migrationProvider: MigrationProvider = {
