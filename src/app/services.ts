@@ -210,6 +210,7 @@ export async function createServices(options: ServicesOptions): Promise<Services
     const leading = host;
     metrics?.setHost({ id, shardIds, leading: () => leading.leading });
   }
+  metrics?.setStoreHealth(store.engine === 'sqlite' ? store.health : undefined);
   metrics?.setDiscordSource(() => {
     const latest = shards.latest();
     return { guilds: latest.guilds, shards: latest.snapshot.shards };

@@ -21,10 +21,21 @@ export interface StoreQueryEvent {
   failed: boolean;
 }
 
+/** What the store says of its file (src/store/health.ts StoreHealth), read at scrape time. */
+export interface StoreHealthSource {
+  problem(): { problem: string } | undefined;
+  waiting?(): number;
+}
+
+/** The problems a SQLite file can have (store/sqlite-errors.ts FileProblem): each has its series. */
+const STORE_PROBLEMS = ['read-only', 'damaged', 'full', 'failing'] as const;
+
 export interface GatewayStoreMetrics {
   gatewaySession(shardId: number, kind: GatewaySessionKind): void;
   sessionStartLimit(limit: SessionStartLimit): void;
   storeQuery(event: StoreQueryEvent): void;
+  /** Where store_problem and store_writes_waiting are read; undefined: left out. */
+  setStoreHealth(source: StoreHealthSource | undefined): void;
 }
 
 /** Statements: most take well under a millisecond on SQLite, a few on PostgreSQL; a lock wait is seconds. */
@@ -43,6 +54,32 @@ export function gatewayStoreMetrics(registers: Registry[], now: () => number): G
     labelNames: ['engine', 'statement', 'outcome'] as const,
     buckets: STATEMENT_BUCKETS,
     registers,
+  });
+
+  let storeHealth: StoreHealthSource | undefined;
+  new Gauge({
+    name: 'store_problem',
+    help:
+      "1 while the store's SQLite file has this problem (read-only, damaged, full, failing), else 0: " +
+      'it changes with the state, as the one log line of each change does; /readyz is 503 while one is 1.',
+    labelNames: ['problem'] as const,
+    registers,
+    collect() {
+      this.reset();
+      if (!storeHealth) return;
+      const now = storeHealth.problem()?.problem;
+      for (const problem of STORE_PROBLEMS) this.set({ problem }, problem === now ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'store_writes_waiting',
+    help: "Writes refused for lack of room on the SQLite file's disk, held in memory until there is room (an up's history row, its reminder).",
+    registers,
+    collect() {
+      this.reset();
+      this.remove();
+      if (storeHealth?.waiting) this.set(storeHealth.waiting());
+    },
   });
 
   /** What Discord said at the last fetch, and the identifies this process made since. */
@@ -78,6 +115,9 @@ export function gatewayStoreMetrics(registers: Registry[], now: () => number): G
     },
     sessionStartLimit(limit) {
       budget = { limit, at: now(), identifiesSince: 0 };
+    },
+    setStoreHealth(source) {
+      storeHealth = source;
     },
     storeQuery(event) {
       const seconds = event.durationMs / 1000;

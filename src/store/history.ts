@@ -4,6 +4,7 @@
  * deleteGuild) when the bot leaves it.
  */
 import { sql } from './kysely.js';
+import type { HeldWrite } from './room.js';
 import type { UpSource } from './schema.js';
 import type { Store } from './store.js';
 
@@ -66,6 +67,15 @@ export class HistoryRepository {
 
   constructor(store: Store) {
     this.#store = store;
+  }
+
+  /**
+   * An up (or what follows from it) that could not be written because the SQLite file's disk is
+   * full waits for room and is written then (Store.holdUntilRoom): true when held. Recording is
+   * idempotent (the id), so an up written then is counted once.
+   */
+  holdUntilRoom(err: unknown, key: string, write: HeldWrite): boolean {
+    return this.#store.holdUntilRoom(err, key, write);
   }
 
   /**

@@ -6,6 +6,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import { queryError } from './errors.js';
 import type { StoreHealth } from './health.js';
+import type { HeldWrite } from './room.js';
 import type { Database } from './schema.js';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -48,8 +49,18 @@ export class Store {
     return this.run((db) => db.transaction().execute(work));
   }
 
+  /**
+   * A write refused with `err`: when the SQLite file's disk is full, `write` is held (in memory,
+   * bounded, under `key`: a later hold of the same key replaces it) and written once there is
+   * room (true); else false. PostgreSQL never holds.
+   */
+  holdUntilRoom(err: unknown, key: string, write: HeldWrite): boolean {
+    return this.health.hold?.(err, key, write) ?? false;
+  }
+
   /** Closes the file or the connection pool; safe to call more than once. */
   close(): Promise<void> {
+    this.health.stop?.();
     this.#closed ??= this.#db.destroy();
     return this.#closed;
   }

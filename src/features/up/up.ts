@@ -51,8 +51,11 @@ export interface UpDeps {
    * Never throws.
    */
   upRecorded?: (guildId: string, userId: string, at: number) => Promise<void>;
-  /** Where a success is recorded (store/history.ts): /leaderboard reads it. */
-  history: Pick<HistoryRepository, 'record' | 'timed'>;
+  /**
+   * Where a success is recorded (store/history.ts): /leaderboard reads it. `holdUntilRoom`: an up
+   * and its reminder refused for lack of room on the SQLite file's disk are written once there is.
+   */
+  history: Pick<HistoryRepository, 'record' | 'timed'> & Partial<Pick<HistoryRepository, 'holdUntilRoom'>>;
   /** The server's public language (/settings language). */
   settings: Pick<SettingsRepository, 'get'>;
   logger: Logger;
@@ -117,7 +120,8 @@ function decisionOf(result: ServerUpResult, now: number): UpDecision {
  * wins). Written before the journal lets go of the up: a process killed at any moment either
  * still has the up in its journal (the recovery asks the directory again and schedules from that
  * answer) or has the reminder in the store. Never throws: a store that fails costs the reminder
- * (one warn line), never the /up.
+ * (one warn line), never the /up; a disk that is full only delays it (written once there is room,
+ * unless a later schedule of the server's got there first).
  */
 async function scheduleReminder(
   deps: UpDeps,
@@ -133,14 +137,28 @@ async function scheduleReminder(
     decision.outcome === 'success' && remindAt > answeredAt && remindAt - answeredAt <= MAX_COOLDOWN_MS
       ? remindAt - answeredAt
       : undefined;
-  try {
+  const schedule = async (): Promise<void> => {
     await deps.reminders.scheduleGuild(
       guildId,
       { dueAt: remindAt, nextUpAt: remindAt, cooldownMs },
       deps.now(),
     );
     deps.wakeReminders(remindAt);
+  };
+  try {
+    await schedule();
   } catch (err) {
+    const later = async (): Promise<void> => {
+      // Written later: a newer schedule (another up, the directory's webhook) is not undone.
+      const current = await deps.reminders.getGuild(guildId);
+      if (current && current.nextUpAt >= remindAt) return;
+      await schedule();
+    };
+    if (deps.history.holdUntilRoom?.(err, `reminder:${guildId}`, later)) {
+      // Debug: the store's own line says the disk is full, once (store/health.ts), not once per write.
+      deps.logger.debug({ guildId }, 'the disk is full: the server reminder is scheduled once there is room');
+      return;
+    }
     deps.logger.warn({ err, guildId }, 'could not schedule the server reminder');
   }
 }
@@ -148,7 +166,9 @@ async function scheduleReminder(
 /**
  * A success goes into the server's history, under the interaction's id: an up answered again
  * after a restart is the same row. Written before the journal lets go of the up, as the reminder
- * is. Never throws: a store that fails costs the row (one warn line), never the /up.
+ * is. Never throws: a store that fails costs the row (one warn line), never the /up; a disk that
+ * is full only delays it: held, and recorded (once: the id) with what follows from it once there
+ * is room.
  */
 async function recordUp(
   deps: UpDeps,
@@ -158,22 +178,20 @@ async function recordUp(
   possibleAt: number | null,
 ): Promise<void> {
   if (decision.outcome !== 'success') return;
+  const { directory } = deps;
+  const forget = directory.forget && ((guildId: string) => void directory.forget?.('server', guildId));
+  const record = {
+    id: `bot:${up.interactionId}`,
+    guildId: up.guildId,
+    userId: up.userId,
+    at,
+    upCount: Number.isFinite(decision.result.up) ? decision.result.up : null,
+    source: 'bot' as const,
+    // Before it, the up was not possible: an older schedule than the directory's (no reaction).
+    possibleAt: possibleAt !== null && possibleAt <= at ? possibleAt : null,
+  };
   try {
-    const { directory } = deps;
-    const forget = directory.forget && ((guildId: string) => void directory.forget?.('server', guildId));
-    const credited = await creditUp(
-      { ...deps, forget },
-      {
-        id: `bot:${up.interactionId}`,
-        guildId: up.guildId,
-        userId: up.userId,
-        at,
-        upCount: Number.isFinite(decision.result.up) ? decision.result.up : null,
-        source: 'bot',
-        // Before it, the up was not possible: an older schedule than the directory's (no reaction).
-        possibleAt: possibleAt !== null && possibleAt <= at ? possibleAt : null,
-      },
-    );
+    const credited = await creditUp({ ...deps, forget }, record);
     decision.reactionMs = credited.reactionMs;
     decision.streaks = {
       ups: await deps.history.timed(up.guildId, at - UP_HISTORY_MS),
@@ -181,6 +199,17 @@ async function recordUp(
       at,
     };
   } catch (err) {
+    const later = async (): Promise<void> => {
+      await creditUp({ ...deps, forget }, record);
+    };
+    if (deps.history.holdUntilRoom?.(err, record.id, later)) {
+      // Debug: the store's own line says the disk is full, once (store/health.ts), not once per write.
+      deps.logger.debug(
+        { guildId: up.guildId },
+        'the disk is full: the up is recorded in the history once there is room',
+      );
+      return;
+    }
     deps.logger.warn({ err, guildId: up.guildId }, 'could not record the up in the history');
   }
 }
