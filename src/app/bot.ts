@@ -19,6 +19,7 @@ import { createDiscordClient, type DiscordClientOptions } from '../gateway/clien
 import { GatewaySessions } from '../gateway/gateway-sessions.js';
 import { type PrestartedThread, prestartGatewayThread } from '../gateway/gateway-thread-start.js';
 import { createDiscordRestAgent } from '../gateway/rest-agent.js';
+import { RestHealth } from '../gateway/rest-health.js';
 import { exposeShardStates, localShards } from '../gateway/shard-stats.js';
 import { PostgresIdentifyLedger } from '../hosts/identify-ledger.js';
 import { hostIdentifyThrottler } from '../hosts/identify-throttle.js';
@@ -234,8 +235,13 @@ function discordClient(
   restAgent: Dispatcher,
   identifyLedger: () => PostgresIdentifyLedger,
 ) {
-  const { config, logger } = options;
+  const { config, logger, metrics } = options;
   const sharding = config.sharding;
+  // Discord's REST trouble, one line and one metric change per state change (rest-health.ts).
+  const restHealth = new RestHealth({
+    logger: logger.child({ component: 'discord-rest' }),
+    onChange: metrics ? (conditions) => metrics.discordRest(conditions) : undefined,
+  });
   return createDiscordClient({
     apiUrl: config.discord.apiUrl,
     restProxyUrl: config.discord.restProxyUrl,
@@ -247,6 +253,7 @@ function discordClient(
         : sharding.shardCount,
     onChannelNamesError: (err, event) => logger.warn({ err, event }, 'gateway dispatch not understood'),
     restAgent,
+    restHealth,
     // One host of several: IDENTIFY turns shared through the store.
     ...(sharding.hostShards ? { identifyThrottler: hostIdentifyThrottler(identifyLedger, logger) } : {}),
     ...options.discord,

@@ -23,6 +23,7 @@ import type { InteractionTap } from './gateway-tap.js';
 import { GatewayThreadStrategy } from './gateway-thread-strategy.js';
 import { paceGlobally } from './global-pace.js';
 import { createDiscordRestAgent, encodeFormsFirst } from './rest-agent.js';
+import type { RestHealth } from './rest-health.js';
 
 export interface DiscordClientOptions {
   /** REST base including /api (Discord's by default); the gateway address comes from GET /gateway/bot through it. */
@@ -41,6 +42,8 @@ export interface DiscordClientOptions {
   restAgent?: Dispatcher;
   /** The IDENTIFY throttle (default: discord.js's, for this process's shards only). */
   identifyThrottler?: (manager: WebSocketManager) => Promise<IIdentifyThrottler>;
+  /** Told of every request's end and every 429 (rest-health.ts): the operator's lines and metric. */
+  restHealth?: RestHealth;
 }
 
 /** The client, what the bot keeps of channels beside it, and where interactions go first. */
@@ -149,7 +152,7 @@ export function createDiscordClient(options: DiscordClientOptions = {}): Discord
     // FormData typings differ, hence the cast. The end-to-end tests run every request through it.
     agent: (options.restAgent ?? createDiscordRestAgent()) as unknown as RESTOptions['agent'],
     // Except a FormData body, which its undici cannot stream to ours: encoded to bytes first.
-    makeRequest: encodeFormsFirst,
+    makeRequest: options.restHealth ? options.restHealth.attempts(encodeFormsFirst) : encodeFormsFirst,
   };
   const interactions: InteractionTap = {};
   const client = new Client({
@@ -177,6 +180,8 @@ export function createDiscordClient(options: DiscordClientOptions = {}): Discord
   // nor at the proxy, nor behind the pacing: their REST has the direct address, and this wraps the
   // pacing.
   sendAnswersApart(client.rest, restOptions, () => client.application?.id ?? client.user?.id);
+  // Outermost: what every caller got, the interaction answers sent apart included.
+  options.restHealth?.watch(client.rest);
   const channels = new ChannelNames(
     options.onChannelNamesError ? { onError: options.onChannelNamesError } : {},
   );

@@ -39,6 +39,7 @@ import { guardedServer, type Listening, listen, listenProblem } from '../http/li
 import { errorLine } from '../log/error-line.js';
 import type { Logger } from '../log/logger.js';
 import { DISCORD_GLOBAL_REQUESTS_PER_SECOND, paceGlobally } from './global-pace.js';
+import { RestHealth } from './rest-health.js';
 
 /** How long stopping lets the requests in flight (waiting for the limit or for Discord) finish. */
 export const REST_PROXY_CLOSE_GRACE_MS = 5_000;
@@ -86,7 +87,8 @@ function upstreamRequest(logger: Logger): MakeRequest {
     } catch (err) {
       // A timeout stays one: the proxy answers it with a 504.
       if (err instanceof Error && err.name === 'AbortError') throw err;
-      logger.warn({ error: errorLine(err) }, 'REST proxy: Discord could not be reached');
+      // Per attempt, so debug: the outage is told once, by the REST's health (failing, 502).
+      logger.debug({ error: errorLine(err) }, 'REST proxy: Discord could not be reached');
       const body = JSON.stringify({ message: '502: Bad Gateway', code: 0 });
       return new Response(body, { status: 502, headers: { 'content-type': 'application/json' } });
     }
@@ -125,15 +127,19 @@ function pathOf(req: IncomingMessage): string {
 /** Listens on `port` and `host`; rejects with a RestProxyListenError naming the variable to change. */
 export async function startRestProxy(options: RestProxyOptions): Promise<RestProxy> {
   const { logger, host, port } = options;
+  // The hosts never see a 429 (it is waited out here): Discord's trouble is told here, once per
+  // change (rest-health.ts).
+  const health = new RestHealth({ logger: logger.child({ component: 'discord-rest' }) });
   const rest = new REST({
     api: options.upstream ?? DefaultRestOptions.api,
     globalRequestsPerSecond: DISCORD_GLOBAL_REQUESTS_PER_SECOND,
     // Wait, never refuse: a RateLimitError would reach the host as a 429.
     rejectOnRateLimit: null,
-    makeRequest: upstreamRequest(logger),
+    makeRequest: health.attempts(upstreamRequest(logger)),
   });
   // The sliding log in front of @discordjs/rest's window (global-pace.ts): 50 in any second.
   paceGlobally(rest);
+  health.watch(rest);
   const forward = proxyRequests(rest);
   let closing = false;
   const inFlight = new Set<ServerResponse>();
@@ -188,6 +194,7 @@ export async function startRestProxy(options: RestProxyOptions): Promise<RestPro
     rest,
     close: () => {
       closing = true;
+      health.close();
       // The connections whose request is in flight close after its answer.
       for (const res of inFlight) res.shouldKeepAlive = false;
       return listening.close();

@@ -2,9 +2,10 @@
  * Discord as this process sees it, read at scrape time from the source given to
  * `setDiscordSource` (metrics.ts): the guilds, the shards' status and heartbeat round trips. Apart
  * from the families fed by events: these gauges read someone else's code at every scrape, once,
- * and a malformed answer is a warning, not a failed scrape.
+ * and a malformed answer is a warning, not a failed scrape. Beside them, Discord's REST health
+ * (discordRestMetrics), fed by its changes (gateway/rest-health.ts), which are rare.
  */
-import { Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
 import { errorLine } from '../log/error-line.js';
 import type { Logger } from '../log/logger.js';
 
@@ -115,6 +116,54 @@ export function discordMetrics(
     setDiscordSource(next) {
       source = next;
       snapshot = undefined;
+    },
+  };
+}
+
+/** What is wrong with Discord's REST now (gateway/rest-health.ts); both may be at once. */
+export interface DiscordRestConditions {
+  failing: boolean;
+  rateLimited: boolean;
+}
+
+const REST_STATES = ['ok', 'failing', 'rate_limited'] as const;
+
+function restStates(c: DiscordRestConditions): Record<(typeof REST_STATES)[number], boolean> {
+  return { ok: !c.failing && !c.rateLimited, failing: c.failing, rate_limited: c.rateLimited };
+}
+
+/**
+ * Discord's REST health: a gauge per state (1 while in it; ok while neither trouble is) and the
+ * times each was entered. Every series exists from the start at 0 (ok at 1), for the alert rules.
+ */
+export function discordRestMetrics(registers: Registry[]): {
+  discordRest(conditions: DiscordRestConditions): void;
+} {
+  const state = new Gauge({
+    name: 'discord_rest_state',
+    help: "Discord's REST as the bot sees it: 1 for each state it is in (failing: requests fail with 5xx or cannot reach it; rate_limited: a global 429 or a long route hold; ok: neither).",
+    labelNames: ['state'] as const,
+    registers,
+  });
+  const entered = new Counter({
+    name: 'discord_rest_state_changes_total',
+    help: "Times Discord's REST entered each state (ok, failing, rate_limited).",
+    labelNames: ['state'] as const,
+    registers,
+  });
+  let last = restStates({ failing: false, rateLimited: false });
+  for (const name of REST_STATES) {
+    state.set({ state: name }, last[name] ? 1 : 0);
+    entered.inc({ state: name }, 0);
+  }
+  return {
+    discordRest(conditions) {
+      const next = restStates(conditions);
+      for (const name of REST_STATES) {
+        state.set({ state: name }, next[name] ? 1 : 0);
+        if (next[name] && !last[name]) entered.inc({ state: name });
+      }
+      last = next;
     },
   };
 }

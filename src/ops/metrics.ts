@@ -22,10 +22,20 @@ import type { CacheStats, GrantInfo, RequestEvent } from '../directory/index.js'
 import { KNOWN_NOTIFY_TYPES } from '../directory/v3/notify.js';
 import { errorLine } from '../log/error-line.js';
 import type { Logger } from '../log/logger.js';
-import { type DiscordSource, discordMetrics } from './discord-metrics.js';
+import {
+  type DiscordRestConditions,
+  type DiscordSource,
+  discordMetrics,
+  discordRestMetrics,
+} from './discord-metrics.js';
 import { type GatewayStoreMetrics, gatewayStoreMetrics } from './gateway-store-metrics.js';
 
-export type { DiscordShardState, DiscordSource, DiscordState } from './discord-metrics.js';
+export type {
+  DiscordRestConditions,
+  DiscordShardState,
+  DiscordSource,
+  DiscordState,
+} from './discord-metrics.js';
 
 /** One interaction handled (the router reports each once, after its answer). */
 export interface InteractionEvent {
@@ -84,6 +94,8 @@ export interface Metrics extends GatewayStoreMetrics {
   notificationsState(state: string): void;
   /** Where the guild and shard gauges come from; undefined: not connected, the gauges are left out. */
   setDiscordSource(source: DiscordSource | undefined): void;
+  /** Discord's REST health changed (gateway/rest-health.ts): failing, rate-limited, both or neither. */
+  discordRest(conditions: DiscordRestConditions): void;
   /** One host of several: its name and shards, and whether it leads the statistics posts now. */
   setHost(source: HostSource | undefined): void;
 }
@@ -417,6 +429,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   const told = webhookNotificationMetrics(registers);
   const reports = serverReportMetrics(registers);
   const discord = discordMetrics(registers, log);
+  const discordRest = discordRestMetrics(registers);
   const hosts = hostMetrics(registers);
   const gatewayStore = gatewayStoreMetrics(registers, now);
 
@@ -441,7 +454,9 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     gatewaySession: safe('gatewaySession', gatewayStore.gatewaySession),
     sessionStartLimit: safe('sessionStartLimit', gatewayStore.sessionStartLimit),
     storeQuery: safe('storeQuery', gatewayStore.storeQuery),
+    setStoreHealth: gatewayStore.setStoreHealth,
     setDiscordSource: discord.setDiscordSource,
+    discordRest: safe('discordRest', discordRest.discordRest),
     setHost: hosts.setHost,
   };
 }

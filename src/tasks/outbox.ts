@@ -521,7 +521,10 @@ export class Outbox<I, C extends Lease> {
           `could not record a ${noun}; its claim will expire`,
         );
       }
-      this.#log.warn(
+      // Discord's 5xx or absence (the sender's own answer) is told once per outage, not per try
+      // (gateway/rest-health.ts): debug here. A sender that threw (the store, a bug) stays a warning.
+      const level = acted.ok ? 'debug' : 'warn';
+      this.#log[level](
         { ...fields, detail: outcome.detail, retryInMs },
         `a ${noun} could not be ${verb} now; it is tried again (same nonce)`,
       );

@@ -31,7 +31,14 @@ import { assertNoViolations } from '../discord/spec/conformance.js';
 import { type Emulator, type EmulatorOptions, TOKENS } from '../emulator/index.js';
 import { asEmbed, isLayoutMessage, viewOf } from '../support/layout-view.js';
 import { LEVEL, type LogEntry, LogSink } from '../support/logs.js';
-import { createRigBot, HandledLines, rigEnvironment, startStandIns } from '../support/rig.js';
+import {
+  createRigBot,
+  HandledLines,
+  type RigBot,
+  type RigBotOptions,
+  rigEnvironment,
+  startStandIns,
+} from '../support/rig.js';
 import { discordRequestTexts, leaksIn, linesOf } from '../support/secrets.js';
 import { withTimeout } from '../support/wait.js';
 
@@ -62,6 +69,8 @@ export interface HarnessOptions {
    * token reaches a log line at all, before the last line of defence.
    */
   scrubSecrets?: boolean;
+  /** The bot's metrics, as main.ts makes them (default none); the running bot's are `metrics`. */
+  metrics?: RigBotOptions['metrics'];
 }
 
 export interface Answer {
@@ -78,6 +87,8 @@ export interface Harness {
   emu: Emulator;
   discord: DiscordStandIn;
   readonly bot: BotApp;
+  /** The running bot's metrics (HarnessOptions.metrics), else undefined. */
+  readonly metrics: RigBot['metrics'];
   /** Every raw log line of every bot instance started by this harness. */
   lines: string[];
   entries(): LogEntry[];
@@ -153,6 +164,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const log = new HandledLines(sink);
 
   let bot: BotApp | undefined;
+  let metrics: RigBot['metrics'];
 
   async function startBot(overrides: Environment): Promise<BotApp> {
     const rig = await createRigBot({
@@ -162,7 +174,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       gatherTimeoutMs: options.gatherTimeoutMs ?? 1_000,
       postStats: options.postStats ?? false,
       onFatal: (reason) => rig.logger.error({ reason }, 'fatal reported to the harness'),
+      ...(options.metrics ? { metrics: options.metrics } : {}),
     });
+    metrics = rig.metrics;
     for (const secret of rig.secrets) secrets.add(secret);
     await rig.start();
     return rig.app;
@@ -213,6 +227,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     get bot(): BotApp {
       if (!bot) throw new Error('no bot is running');
       return bot;
+    },
+    get metrics() {
+      return metrics;
     },
     lines: sink.lines,
     entries: () => [...sink.entries],
