@@ -178,7 +178,7 @@ describe.skipIf(!HAS_POSTGRES)('three hosts on one PostgreSQL (SHARD_IDS)', () =
       'host-9',
     );
     w.bots.push(intruder);
-    const refused = await withTimeout(intruder.exited, 15_000, 'the overlapping host to exit');
+    const refused = await withTimeout(intruder.exited, 45_000, 'the overlapping host to exit');
     expect(refused.code).toBe(1);
     expect(intruder.stderr.trim()).toMatch(
       /^This host \(host-9\) may not run shards 1,2: shard 1 is run by host host-0 \(seen \d+ s ago\); shard 2 is run by host host-1 \(seen \d+ s ago\)\. /,
