@@ -33,7 +33,7 @@ import {
 } from './router/acknowledge.js';
 import { suggest } from './router/autocomplete.js';
 import { InFlight } from './router/drain.js';
-import { expiredButton, expiredForm, guildOnly, refuseWhileClosing, unknownCommand } from './router/guard.js';
+import { expired, guildOnly, refuseWhileClosing, unknownCommand } from './router/guard.js';
 import { type Lookup, lookupIn } from './router/lookup.js';
 import { run } from './router/run.js';
 import { inInteractionSpan } from './traced.js';
@@ -216,7 +216,7 @@ async function runButton(
   interaction: ButtonInteraction,
 ): Promise<{ name: string; outcome: string }> {
   const handler = route.lookup.button(interaction.customId);
-  if (!handler) return expiredButton(interaction);
+  if (!handler) return expired(interaction, 'unknown-button');
   const deferral = buttonDeferral(handler, interaction.customId);
   const update = deferral !== undefined && isMessageUpdate(deferral);
   // A button that opens a form is not deferred: its handler shows the modal as the first response.
@@ -243,7 +243,7 @@ async function runModal(
   interaction: ModalSubmitInteraction,
 ): Promise<{ name: string; outcome: string }> {
   const handler = route.lookup.modal(interaction.customId);
-  if (!handler) return expiredForm(interaction);
+  if (!handler) return expired(interaction, 'unknown-form');
   await defer(interaction, MODAL_DEFERRAL, route.acknowledger);
   const outcome = await run(
     interaction,

@@ -30,28 +30,20 @@ export async function unknownCommand(
   return { name: interaction.commandName, outcome: 'unknown' };
 }
 
-/** A button no handler takes (a message of an older version): said privately at once. */
-export async function expiredButton(
-  interaction: ButtonInteraction,
+/**
+ * A button or a form no handler takes (a message or a form of an older version): said privately
+ * at once; `name` is what the log line and the metric call it.
+ */
+export async function expired(
+  interaction: ButtonInteraction | ModalSubmitInteraction,
+  name: 'unknown-button' | 'unknown-form',
 ): Promise<{ name: string; outcome: string }> {
   await interaction.reply({
     content: translator(interaction.locale)('errors.expired'),
     flags: MessageFlags.Ephemeral,
     allowedMentions: NO_MENTIONS,
   });
-  return { name: 'unknown-button', outcome: 'unknown' };
-}
-
-/** A form no handler takes (opened by an older version): said privately at once. */
-export async function expiredForm(
-  interaction: ModalSubmitInteraction,
-): Promise<{ name: string; outcome: string }> {
-  await interaction.reply({
-    content: translator(interaction.locale)('errors.expired'),
-    flags: MessageFlags.Ephemeral,
-    allowedMentions: NO_MENTIONS,
-  });
-  return { name: 'unknown-form', outcome: 'unknown' };
+  return { name, outcome: 'unknown' };
 }
 
 /**
