@@ -16,6 +16,7 @@ import { recoverPendingUps } from '../features/up/recover.js';
 import type { WebhookAnnouncer } from '../features/webhooks/announcer.js';
 import type { ChannelNames } from '../gateway/channel-names.js';
 import { createDiscordClient, type DiscordClientOptions } from '../gateway/client.js';
+import { GatewayHealth } from '../gateway/gateway-health.js';
 import { GatewaySessions } from '../gateway/gateway-sessions.js';
 import { type PrestartedThread, prestartGatewayThread } from '../gateway/gateway-thread-start.js';
 import { createDiscordRestAgent } from '../gateway/rest-agent.js';
@@ -242,7 +243,7 @@ function discordClient(
     logger: logger.child({ component: 'discord-rest' }),
     onChange: metrics ? (conditions) => metrics.discordRest(conditions) : undefined,
   });
-  return createDiscordClient({
+  const made = createDiscordClient({
     apiUrl: config.discord.apiUrl,
     restProxyUrl: config.discord.restProxyUrl,
     // A shard process takes its shards from the manager (discord.js reads them itself).
@@ -258,6 +259,13 @@ function discordClient(
     ...(sharding.hostShards ? { identifyThrottler: hostIdentifyThrottler(identifyLedger, logger) } : {}),
     ...options.discord,
   });
+  // The gateway's trouble, the same way: one line and one metric change per state change.
+  made.interactions.gateway = new GatewayHealth({
+    logger: logger.child({ component: 'discord-gateway' }),
+    onChange: metrics ? (state) => metrics.discordGateway(state) : undefined,
+    onDisconnection: metrics ? (cause) => metrics.gatewayDisconnection(cause) : undefined,
+  });
+  return made;
 }
 
 /** The shared services (services.ts) as this process runs them; the store opens first. */

@@ -1,5 +1,6 @@
 /**
- * The gateway connection's state changes, each one log line; a close after which discord.js will
+ * The gateway connection's changes, each at debug (gateway/gateway-health.ts tells the operator
+ * when they begin and end); a close after which discord.js will
  * not reconnect is fatal and told to `onFatal` (the process should end: the operator must act).
  * The sessions begun are counted where Discord's READY and RESUMED arrive (the gateway's strategy,
  * InteractionTap.onSession): discord.js's shardReady also follows a session restored from the store.
@@ -26,10 +27,12 @@ export function watchShards(client: Client, logger: Logger, onFatal?: (reason: s
       logger.warn({ shardId, code: event.code }, 'shard disconnected');
     }
   });
+  // Each close and resume at debug: the operator's lines are one per state change of the whole
+  // gateway (gateway/gateway-health.ts), not one per shard per reconnect.
   client.on(Events.ShardResume, (shardId, replayed) => {
-    logger.info({ shardId, replayed }, 'shard resumed');
+    logger.debug({ shardId, replayed }, 'shard resumed');
   });
-  client.on(Events.ShardReconnecting, (shardId) => logger.info({ shardId }, 'shard reconnecting'));
+  client.on(Events.ShardReconnecting, (shardId) => logger.debug({ shardId }, 'shard reconnecting'));
   client.on(Events.Warn, (message) => logger.warn({ source: 'discord.js' }, message));
   client.on(Events.Error, (err) => logger.error({ err }, 'discord.js error'));
 }

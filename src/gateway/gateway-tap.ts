@@ -5,6 +5,7 @@
  */
 import type { APIGatewaySessionStartLimit } from 'discord-api-types/v10';
 import type { Deferral, DeferralRules } from './deferral-rules.js';
+import type { GatewayWatch } from './gateway-health.js';
 import type { SessionKeeping } from './gateway-sessions.js';
 import type { GatewayThreadData } from './gateway-thread-protocol.js';
 import type { PrestartedThread } from './gateway-thread-start.js';
@@ -40,6 +41,8 @@ export interface InteractionTap {
    * told of every change. Without it, sessions live as long as the process (discord.js's way).
    */
   sessions?: SessionKeeping;
+  /** Each shard's closes and sessions, for the operator's one line per state change (gateway-health.ts). */
+  gateway?: GatewayWatch;
   /** A shard began a session: READY after an IDENTIFY, or RESUMED (each as Discord sent it). */
   onSession?: (shardId: number, kind: 'identified' | 'resumed') => void;
   /**

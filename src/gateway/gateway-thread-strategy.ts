@@ -207,6 +207,7 @@ export class GatewayThreadStrategy implements IShardingStrategy {
   async destroy(given: Omit<WebSocketShardDestroyOptions, 'recover'> = {}): Promise<void> {
     const worker = this.#worker;
     if (!worker) return;
+    this.#tap.gateway?.stopping();
     // discord.js's own destroy (code 1000) after a restart's close that is still under way.
     const options = this.#suspending ? { ...given, code: CloseCodes.Resuming } : given;
     const all = Promise.all(
@@ -320,7 +321,16 @@ export class GatewayThreadStrategy implements IShardingStrategy {
     }
   }
 
-  #event(event: string, payload: { data?: { t?: unknown; d?: unknown } }, shardId: number): void {
+  #event(
+    event: string,
+    payload: { data?: { t?: unknown; d?: unknown }; message?: unknown; code?: unknown },
+    shardId: number,
+  ): void {
+    const watch = this.#tap.gateway;
+    if (watch && event === WebSocketShardEvents.Debug && typeof payload.message === 'string')
+      watch.debug(shardId, payload.message);
+    else if (watch && event === WebSocketShardEvents.Closed && typeof payload.code === 'number')
+      watch.closed(shardId, payload.code);
     if (event === WebSocketShardEvents.Ready) this.#began(shardId, 'identified', payload.data);
     else if (event === WebSocketShardEvents.Resumed) this.#began(shardId, 'resumed', undefined);
     if (
@@ -352,6 +362,7 @@ export class GatewayThreadStrategy implements IShardingStrategy {
    */
   #began(shardId: number, kind: 'identified' | 'resumed', ready: unknown): void {
     this.#tap.onSession?.(shardId, kind);
+    this.#tap.gateway?.began(shardId, kind);
     const sessions = this.#tap.sessions;
     if (!sessions) return;
     if (kind === 'resumed') {

@@ -167,3 +167,49 @@ export function discordRestMetrics(registers: Registry[]): {
     },
   };
 }
+
+/** The gateway's states (gateway/gateway-health.ts). */
+const GATEWAY_STATES = ['steady', 'troubled'] as const;
+
+/**
+ * Discord's gateway health: a gauge per state (steady at 1 from the start, for the alert rules),
+ * the times each was entered, and the disconnections of connected shards by cause (the causes
+ * are gateway-health.ts's: reconnect_requested, session_invalidated, heartbeat_unacknowledged,
+ * connection_lost, closed).
+ */
+export function discordGatewayMetrics(registers: Registry[]): {
+  discordGateway(state: string): void;
+  gatewayDisconnection(cause: string): void;
+} {
+  const state = new Gauge({
+    name: 'discord_gateway_state',
+    help: "Discord's gateway as this process sees it: 1 for the state it is in (troubled: a shard lost its connection and they have not all been connected again for 10 s; steady: otherwise).",
+    labelNames: ['state'] as const,
+    registers,
+  });
+  const entered = new Counter({
+    name: 'discord_gateway_state_changes_total',
+    help: "Times Discord's gateway entered each state (steady, troubled).",
+    labelNames: ['state'] as const,
+    registers,
+  });
+  const disconnections = new Counter({
+    name: 'discord_gateway_disconnections_total',
+    help: 'Connected shards that lost their connection, by cause (reconnect_requested, session_invalidated, heartbeat_unacknowledged, connection_lost, closed).',
+    labelNames: ['cause'] as const,
+    registers,
+  });
+  for (const name of GATEWAY_STATES) {
+    state.set({ state: name }, name === 'steady' ? 1 : 0);
+    entered.inc({ state: name }, 0);
+  }
+  return {
+    discordGateway(now) {
+      for (const name of GATEWAY_STATES) state.set({ state: name }, name === now ? 1 : 0);
+      entered.inc({ state: now });
+    },
+    gatewayDisconnection(cause) {
+      disconnections.inc({ cause });
+    },
+  };
+}

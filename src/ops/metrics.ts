@@ -25,6 +25,7 @@ import type { Logger } from '../log/logger.js';
 import {
   type DiscordRestConditions,
   type DiscordSource,
+  discordGatewayMetrics,
   discordMetrics,
   discordRestMetrics,
 } from './discord-metrics.js';
@@ -96,6 +97,10 @@ export interface Metrics extends GatewayStoreMetrics {
   setDiscordSource(source: DiscordSource | undefined): void;
   /** Discord's REST health changed (gateway/rest-health.ts): failing, rate-limited, both or neither. */
   discordRest(conditions: DiscordRestConditions): void;
+  /** Discord's gateway entered a state (gateway/gateway-health.ts): steady or troubled. */
+  discordGateway(state: string): void;
+  /** A connected shard lost its connection, and why (gateway/gateway-health.ts). */
+  gatewayDisconnection(cause: string): void;
   /** One host of several: its name and shards, and whether it leads the statistics posts now. */
   setHost(source: HostSource | undefined): void;
 }
@@ -430,6 +435,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   const reports = serverReportMetrics(registers);
   const discord = discordMetrics(registers, log);
   const discordRest = discordRestMetrics(registers);
+  const discordGateway = discordGatewayMetrics(registers);
   const hosts = hostMetrics(registers);
   const gatewayStore = gatewayStoreMetrics(registers, now);
 
@@ -457,6 +463,8 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     setStoreHealth: gatewayStore.setStoreHealth,
     setDiscordSource: discord.setDiscordSource,
     discordRest: safe('discordRest', discordRest.discordRest),
+    discordGateway: safe('discordGateway', discordGateway.discordGateway),
+    gatewayDisconnection: safe('gatewayDisconnection', discordGateway.gatewayDisconnection),
     setHost: hosts.setHost,
   };
 }

@@ -92,6 +92,8 @@ export class Gateway {
   readonly #identifyDelays = new Map<number, number>();
   readonly #timers = new Set<NodeJS.Timeout>();
   readonly #readyWaiters = new WaitList<number>();
+  /** Shards whose heartbeats get no ACK (dropHeartbeatAcks). */
+  readonly #unacked = new Set<number>();
 
   constructor(host: GatewayHost) {
     this.#host = host;
@@ -159,6 +161,31 @@ export class Gateway {
       ended += 1;
     }
     return ended;
+  }
+
+  /**
+   * Sends op 9 INVALID_SESSION (d: false) on a shard's live connection and ends its session, as
+   * Discord does when it drops a session: the client closes and identifies anew.
+   */
+  invalidateSession(shardId: number): void {
+    const conn = this.#connectionOf(shardId);
+    if (!conn) return;
+    const session = conn.session;
+    if (session) {
+      this.#detach(conn);
+      this.#endSession(session);
+    }
+    this.#host.log({ at: performance.now(), shardId, kind: 'invalid_session' });
+    this.#send(conn, { op: GatewayOp.InvalidSession, d: false, s: null, t: null });
+  }
+
+  /**
+   * Heartbeats of the shard are received but not acknowledged while `on` (a connection Discord no
+   * longer serves): the client takes it for a zombie, closes it and resumes.
+   */
+  dropHeartbeatAcks(shardId: number, on: boolean): void {
+    if (on) this.#unacked.add(shardId);
+    else this.#unacked.delete(shardId);
   }
 
   /** Sends op 7 RECONNECT: the client closes and resumes. */
@@ -281,6 +308,7 @@ export class Gateway {
     switch (payload.op) {
       case GatewayOp.Heartbeat:
         this.#host.heartbeat(conn.shardId, performance.now());
+        if (conn.shardId !== null && this.#unacked.has(conn.shardId)) return;
         this.#send(conn, { op: GatewayOp.HeartbeatAck, d: null, s: null, t: null });
         return;
       case GatewayOp.Identify:

@@ -530,6 +530,8 @@ export async function startDiscordStandIn(options: StandInOptions = {}): Promise
     disconnectShard: (shardId, closeCode) => gateway.disconnect(shardId, closeCode),
     setIdentifyDelay: (shardId, ms) => gateway.setIdentifyDelay(shardId, ms),
     requestReconnect: (shardId) => gateway.requestReconnect(shardId),
+    invalidateSession: (shardId) => gateway.invalidateSession(shardId),
+    dropHeartbeatAcks: (shardId, on) => gateway.dropHeartbeatAcks(shardId, on),
     expireDroppedSessions: () => gateway.expireDroppedSessions(),
     addGuild,
     removeGuild,

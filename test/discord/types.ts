@@ -257,6 +257,10 @@ export interface DiscordStandIn extends StandInMessaging {
   setIdentifyDelay(shardId: number, ms: number): void;
   /** Sends op 7 RECONNECT on a shard (discord.js closes with 4200 and resumes). */
   requestReconnect(shardId: number): void;
+  /** Sends op 9 INVALID_SESSION (d: false) on a shard's connection and ends its session: the client identifies anew. */
+  invalidateSession(shardId: number): void;
+  /** While `on`, the shard's heartbeats get no ACK: the client closes the connection as a zombie and resumes. */
+  dropHeartbeatAcks(shardId: number, on: boolean): void;
   /** Ends the sessions with no connection (too old to resume, as Discord says): their RESUME gets INVALID_SESSION. Returns how many. */
   expireDroppedSessions(): number;
   addGuild(g: GuildFixture): void;

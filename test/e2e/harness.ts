@@ -71,6 +71,8 @@ export interface HarnessOptions {
   scrubSecrets?: boolean;
   /** The bot's metrics, as main.ts makes them (default none); the running bot's are `metrics`. */
   metrics?: RigBotOptions['metrics'];
+  /** The gateway's heartbeat interval (default Discord's 41,250 ms). */
+  heartbeatIntervalMs?: number;
 }
 
 export interface Answer {
@@ -156,7 +158,12 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
 
   const { emu, discord } = await startStandIns({
     emulator: { rateLimits: false, ...options.emulator },
-    discord: { token: discordLikeToken(), guilds: options.guilds ?? [], users: options.users ?? [] },
+    discord: {
+      token: discordLikeToken(),
+      guilds: options.guilds ?? [],
+      users: options.users ?? [],
+      ...(options.heartbeatIntervalMs ? { heartbeatIntervalMs: options.heartbeatIntervalMs } : {}),
+    },
   });
   const secrets = new Set<string>([discord.token, ...Object.values(TOKENS)]);
   const sink = new LogSink();

@@ -30,6 +30,7 @@ describe('the monitoring files', () => {
         'IdentifyBudgetLow',
         'WebhookDeliveriesRefused',
         'WebhookAnnouncementsFailing',
+        'DiscordGatewayUnsteady',
       ]),
     );
     expect(new Set(rules.map((r) => r.alert)).size).toBe(rules.length);
