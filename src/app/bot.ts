@@ -116,7 +116,7 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
   const gatewayThread = options.gatewayThread ?? prestartGatewayThread();
   // Set once the store is open (below); discord.js asks for the IDENTIFY throttle only at login.
   let identifyLedger: PostgresIdentifyLedger | undefined;
-  const { client, directApi, channels, interactions } = discordClient(
+  const { client, directApi, channels, interactions, answers } = discordClient(
     options,
     restAgent,
     () => identifyLedger as PostgresIdentifyLedger,
@@ -211,6 +211,7 @@ export async function createBot(options: BotOptions): Promise<BotApp> {
         {
           client,
           interactions,
+          answers,
           router,
           acknowledger,
           sessions,

@@ -8,6 +8,7 @@ import type { Dispatcher } from 'undici';
 import type { Config } from '../config/env.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../features/webhooks/receiver.js';
 import type { InteractionAcknowledger } from '../gateway/acknowledge.js';
+import type { AnswersApart } from '../gateway/answers-rest.js';
 import type { GatewaySessions } from '../gateway/gateway-sessions.js';
 import type { InteractionTap } from '../gateway/gateway-tap.js';
 import type { PrestartedThread } from '../gateway/gateway-thread-start.js';
@@ -68,6 +69,8 @@ export async function startBot(
 export interface StopParts {
   client: Client;
   interactions: InteractionTap;
+  /** The interaction answers' REST: answers still being tried again end at the client's close. */
+  answers: AnswersApart;
   router: Router;
   acknowledger: InteractionAcknowledger;
   sessions: GatewaySessions;
@@ -109,6 +112,7 @@ async function shutDown(o: StopParts, run: BotRun, drainMs: number): Promise<voi
   await stopTasks(o.tasks, logger);
   // @discordjs/ws 1.2 can leave destroy() pending forever when a shard waits for READY
   // (its abort handler starts a second destroy): never let that hold the shutdown.
+  o.answers.close();
   const destroyed = await doneWithin(o.client.destroy(), DESTROY_BOUND_MS);
   if (!destroyed) logger.warn('the Discord client did not close in time; going on');
   // Its idle keep-alive connections; a request still on its way has no one left to answer.

@@ -21,7 +21,20 @@
  * REST itself from the options (BaseClient), and every request of discord.js and ours ends in
  * `queueRequest` (REST.request calls it), so this is the one place every answer passes.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type InternalRequest, REST, type RESTOptions } from 'discord.js';
+import { failureOf } from './rest-health.js';
+
+/** How long an interaction's token lets the bot answer: an answer Discord failed is tried again within it. */
+export const TOKEN_LIFETIME_MS = 15 * 60_000;
+/** The first wait before an answer is tried again, doubled each time up to ANSWER_RETRY_MAX_MS. */
+export const ANSWER_RETRY_FIRST_MS = 1_000;
+export const ANSWER_RETRY_MAX_MS = 30_000;
+
+/** The answers' REST, apart: `close` ends the retries still waiting (the bot stopping). */
+export interface AnswersApart {
+  close(): void;
+}
 
 /** `/interactions/{id}/{token}/callback`: a first response. */
 const CALLBACK = /^\/interactions\/\d+\/[^/]+\/callback$/;
@@ -43,14 +56,40 @@ export function isInteractionAnswer(
 /**
  * Sends `rest`'s interaction answers through a REST of their own, made with `options` (the
  * client's) and no global limit; `applicationId` is read at each request (unknown before ready).
+ *
+ * An answer whose every retry of @discordjs/rest failed (Discord answering 5xx, or not reached:
+ * its three retries come back to back, 0.2 s for all) is tried again, 1 s later, then 2, 4 … up to
+ * 30 s apart, for as long as its token lives (15 minutes from its first try, a bound the real one
+ * is past: the interaction came before its answer). Discord having a bad minute then makes the
+ * answer late instead of lost. A 4xx is Discord answering (an expired token: 401, 404) and ends it.
+ * @discordjs/rest already retries a 5xx of any method, a follow-up's POST included, so these
+ * retries add no kind of risk it does not take.
  */
 export function sendAnswersApart(
   rest: REST,
   options: Partial<RESTOptions>,
   applicationId: () => string | undefined,
-): void {
+): AnswersApart {
   const answers = new REST({ ...options, globalRequestsPerSecond: Number.POSITIVE_INFINITY });
+  const closing = new AbortController();
+  const answer = async (request: InternalRequest) => {
+    const deadline = Date.now() + TOKEN_LIFETIME_MS;
+    let waitMs = ANSWER_RETRY_FIRST_MS;
+    for (;;) {
+      try {
+        return await answers.queueRequest(request);
+      } catch (err) {
+        const failure = failureOf(err);
+        if (failure === undefined || closing.signal.aborted || Date.now() + waitMs > deadline) throw err;
+        await sleep(waitMs, undefined, { signal: closing.signal, ref: false }).catch(() => {
+          throw err;
+        });
+        waitMs = Math.min(waitMs * 2, ANSWER_RETRY_MAX_MS);
+      }
+    }
+  };
   const queue = rest.queueRequest.bind(rest);
   rest.queueRequest = (request: InternalRequest) =>
-    isInteractionAnswer(request, applicationId()) ? answers.queueRequest(request) : queue(request);
+    isInteractionAnswer(request, applicationId()) ? answer(request) : queue(request);
+  return { close: () => closing.abort() };
 }

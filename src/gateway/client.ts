@@ -17,7 +17,7 @@ import type { IIdentifyThrottler, WebSocketManager } from '@discordjs/ws';
 import { Client, GatewayIntentBits, Options } from 'discord.js';
 import type { Dispatcher } from 'undici';
 import { NO_MENTIONS } from '../render/mentions.js';
-import { sendAnswersApart } from './answers-rest.js';
+import { type AnswersApart, sendAnswersApart } from './answers-rest.js';
 import { ChannelNames, type ChannelNamesOptions } from './channel-names.js';
 import type { InteractionTap } from './gateway-tap.js';
 import { GatewayThreadStrategy } from './gateway-thread-strategy.js';
@@ -54,6 +54,8 @@ export interface DiscordConnection {
   channels: ChannelNames;
   /** What the bot hooks into the gateway: the deferral table, the thread's deferrals, the packets, the sessions (gateway-tap.ts). */
   interactions: InteractionTap;
+  /** The interaction answers' REST (answers-rest.ts): closed at stop, ending their retries. */
+  answers: AnswersApart;
 }
 
 /**
@@ -179,12 +181,12 @@ export function createDiscordClient(options: DiscordClientOptions = {}): Discord
   // Edits of the original answer and follow-ups never wait behind the look-ups (answers-rest.ts),
   // nor at the proxy, nor behind the pacing: their REST has the direct address, and this wraps the
   // pacing.
-  sendAnswersApart(client.rest, restOptions, () => client.application?.id ?? client.user?.id);
+  const answers = sendAnswersApart(client.rest, restOptions, () => client.application?.id ?? client.user?.id);
   // Outermost: what every caller got, the interaction answers sent apart included.
   options.restHealth?.watch(client.rest);
   const channels = new ChannelNames(
     options.onChannelNamesError ? { onError: options.onChannelNamesError } : {},
   );
   channels.listen(client);
-  return { client, directApi, channels, interactions };
+  return { client, directApi, channels, interactions, answers };
 }

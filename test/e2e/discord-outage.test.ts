@@ -3,14 +3,15 @@
  * seconds: its REST answering 500 to every channel post, then a global 429 with a long
  * retry_after, each while three servers' reminders fall due. The reminders are late but each is
  * posted once; the log tells each trouble in one warning when it begins and one line when it is
- * over (not one per retry, not nothing), and the metric shows the state meanwhile.
+ * over (not one per retry, not nothing), and the metric shows the state meanwhile. An interaction
+ * answer Discord fails is tried again within its token's 15 minutes: late, not lost.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMetrics } from '../../src/ops/metrics.js';
 import { ReminderRepository, SettingsRepository } from '../../src/store/index.js';
 import { makeGuild, type PostedMessage } from '../discord/index.js';
 import { eventually } from '../support/wait.js';
-import { type Harness, LEVEL, type LogEntry, startHarness } from './harness.js';
+import { embedOf, type Harness, LEVEL, type LogEntry, optionString, startHarness } from './harness.js';
 
 const guilds = Array.from({ length: 3 }, (_, i) => makeGuild({ name: `Outage ${i}`, channels: ['bumps'] }));
 const channelOf = (g: (typeof guilds)[number]): string => g.channels[0]!.id;
@@ -145,5 +146,39 @@ describe('Discord having a bad hour: one line per state change', () => {
     expect(recovered[0]!.lastedMs).toBeGreaterThanOrEqual(3_000);
     expect(warnings(from)).toEqual(limited);
     expect(await state()).toMatchObject({ ok: 1, failing: 0, rate_limited: 0 });
+  }, 60_000);
+
+  it('500 on every interaction answer for 6 s: the look-up is answered once after, within its token', async () => {
+    const from = h.entries().length;
+    const ANSWERS = /^\/webhooks\/\d+\/[^/]+\/messages\/@original$/;
+    h.discord.injectRestFault({ method: 'PATCH', path: ANSWERS, status: 500, times: Infinity });
+    const sentAt = Date.now();
+    const pending = h.send(
+      { guildId: guilds[0]!.id, name: 'bot', options: [optionString('ref', 'kerdoku')] },
+      60_000,
+    );
+    // Failed at least once (every retry of @discordjs/rest spent) before Discord answers again.
+    await h.discord.waitForRequest((r) => r.method === 'PATCH' && ANSWERS.test(r.path), 10_000);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, sentAt + 6_000 - Date.now())));
+    h.discord.clearRestFaults();
+    const clearedAt = performance.now();
+    const answer = await pending.done;
+    expect(answer.outcome).toBe('shown');
+    // The edits before Discord answered again got 500; then exactly one landed.
+    const edits = answer.requests.filter((r) => r.method === 'PATCH');
+    const landed = edits.filter((r) => r.status !== 500);
+    expect(landed).toHaveLength(1);
+    expect(landed[0]).toMatchObject({ status: 200 });
+    expect(landed[0]!.at).toBeGreaterThanOrEqual(clearedAt);
+    expect(edits.length - landed.length).toBeGreaterThanOrEqual(4);
+    expect(embedOf(answer.view.original!).title).toBe('Bot kerdoku');
+    // Late by the outage and one backoff step at most, far within the token's 15 minutes.
+    expect(landed[0]!.at - clearedAt).toBeLessThan(10_000);
+    expect(
+      h
+        .entries()
+        .slice(from)
+        .filter((e) => e.msg === 'command failed'),
+    ).toEqual([]);
   }, 60_000);
 });
