@@ -24,7 +24,13 @@ import type { Logger } from '../log/logger.js';
 import { LEDGER_WARN_EVERY_MS, logThrottle } from '../log/throttle.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { Readiness } from '../ops/server.js';
-import { NotificationInbox, PostgresRateLimitLedger, type Store, WebhookRepository } from '../store/index.js';
+import {
+  isFull,
+  NotificationInbox,
+  PostgresRateLimitLedger,
+  type Store,
+  WebhookRepository,
+} from '../store/index.js';
 import { ServerReporter } from '../tasks/server-reports.js';
 import { StatsPoster, type StatsPosterOptions } from '../tasks/stats-poster.js';
 import { type BackgroundTask, backgroundTask } from '../tasks/tasks.js';
@@ -313,6 +319,7 @@ function notificationsService(
     logger,
     now,
     onState: metrics ? (state) => metrics.notificationsState(state) : undefined,
+    room: { isFull, hold: (err, key, write) => store.holdUntilRoom(err, key, write) },
     ...(options.notifications?.client ? { client: options.notifications.client } : {}),
   });
 }

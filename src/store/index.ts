@@ -52,6 +52,7 @@ export {
   type ReminderKey,
   ReminderRepository,
 } from './reminders.js';
+export { type HeldWrite, isFull } from './room.js';
 export type { GuildProblem, PublicLanguage, ReminderState, UpSource } from './schema.js';
 export {
   DEFAULT_PUBLIC_LANGUAGE,

@@ -8,8 +8,7 @@
  * Needs to mount a tmpfs (root, as in CI's container); where mount is refused, it says so and
  * is skipped.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
@@ -24,6 +23,7 @@ import { IDS } from '../emulator/index.js';
 import { readyz } from '../ops/helpers.js';
 import { httpGet } from '../support/http.js';
 import { eventually } from '../support/wait.js';
+import { fillDisk, mountTmpfs, unmount } from './tmpfs.js';
 
 const guild = makeGuild({ id: IDS.serverFresh, name: 'Fresh Guild' });
 const UPS_WHILE_FULL = 5;
@@ -34,33 +34,7 @@ const root = mkdtempSync(join(tmpdir(), 'full-disk-'));
 const dataDir = join(root, 'data');
 const filler = join(dataDir, 'filler');
 
-function tryMount(): boolean {
-  mkdirSync(dataDir, { recursive: true });
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', dataDir], { stdio: 'pipe' });
-    return true;
-  } catch (err) {
-    console.log(`full-disk: mount of a tmpfs refused (${String(err).split('\n')[0]}): skipped`);
-    return false;
-  }
-}
-
-/** Fills the filesystem: the filler grows until the disk refuses a byte more. */
-function fill(): void {
-  const chunk = Buffer.alloc(16 * 1024, 7);
-  let data = Buffer.alloc(0);
-  for (;;) {
-    try {
-      data = Buffer.concat([data, chunk]);
-      writeFileSync(filler, data);
-    } catch {
-      // ENOSPC: what was written is kept up to the last byte the disk took.
-      return;
-    }
-  }
-}
-
-const mounted = tryMount();
+const mounted = mountTmpfs(dataDir, '4m', 'full-disk');
 let h: Harness;
 let ops: OpsServer;
 const metrics = createMetrics({ defaultMetrics: false });
@@ -82,7 +56,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await ops?.close();
   await h?.close();
-  if (mounted) execFileSync('umount', ['-l', dataDir]);
+  if (mounted) unmount(dataDir);
   rmSync(root, { recursive: true, force: true });
 });
 
@@ -100,7 +74,7 @@ describe.skipIf(!mounted)('SQLite on a full disk (a 4 MB tmpfs)', () => {
     expect(before.outcome).toBe('success');
     expect((await readyz(ops.port)).status).toBe(200);
 
-    fill();
+    fillDisk(filler);
     const users: string[] = [before.line.userId as string];
     const fullAt = performance.now();
     for (let i = 0; i < UPS_WHILE_FULL; i++) {

@@ -21,7 +21,7 @@ import {
   type NotificationsClientOptions,
   type NotifyConnectionState,
 } from '../../directory/v3/notifications.js';
-import type { NotifyEvent } from '../../directory/v3/notify.js';
+import { type NotifyEvent, notifyEventKey } from '../../directory/v3/notify.js';
 import type { Logger } from '../../log/logger.js';
 import { logThrottle } from '../../log/throttle.js';
 import { PeriodicTask } from '../../tasks/periodic.js';
@@ -50,6 +50,14 @@ export interface NotificationsServiceOptions {
   onState?: (state: NotifyConnectionState | 'standby') => void;
   /** Overrides for the client (tests shorten its timers). */
   client?: Partial<Omit<NotificationsClientOptions, 'url' | 'key' | 'onEvent' | 'logger'>>;
+  /**
+   * A SQLite file on a full disk: whether an error says so, and where an event it refused waits
+   * for room (Store.holdUntilRoom). Without it, a refused event is tried again until it is stored.
+   */
+  room?: {
+    isFull(err: unknown): boolean;
+    hold(err: unknown, key: string, write: () => Promise<void>): boolean;
+  };
 }
 
 export class NotificationsService {
@@ -111,6 +119,20 @@ export class NotificationsService {
     try {
       held = await lease.acquire(this.#leaseMs);
     } catch (err) {
+      if (this.#client && this.#o.room?.isFull(err)) {
+        // A full disk refuses the lease's write, and any other process's takeover of it on the
+        // same file: the connection is kept (the directory does not tell an event twice, and the
+        // events go on being held for room, below). Were another process to get a write through,
+        // its connection's events are the same rows (intake.ts), and this one closes at the next
+        // renewal that finds the lease taken.
+        this.#heldUntil = asked + this.#leaseMs;
+        if (this.#warnLease())
+          logger.warn(
+            { err: String(err) },
+            "the directory's notifications lease cannot be written (the disk is full); the connection is kept",
+          );
+        return;
+      }
       // The store is away: the connection is kept while the lease would still be ours.
       if (this.#client && this.#now() >= this.#heldUntil) {
         logger.warn(
@@ -160,6 +182,22 @@ export class NotificationsService {
     this.#o.onState?.('standby');
   }
 
+  /**
+   * Events a full disk refused, held in memory until there is room (store/room.ts), each under
+   * its own key (told again, it replaces itself), so that the socket is read on: true when all
+   * are held. One not held (the backlog full) leaves the batch to be tried again; those held
+   * meanwhile are then the same rows (intake.ts).
+   */
+  #holdForRoom(err: unknown, events: NotifyEvent[]): boolean {
+    const room = this.#o.room;
+    if (!room?.isFull(err)) return false;
+    return events.every((event) =>
+      room.hold(err, `notify:${notifyEventKey(event)}`, async () => {
+        await this.#o.intake.takeAll([event]);
+      }),
+    );
+  }
+
   /** Stores a batch of events, trying again until the store takes it or the process stops. */
   async #store(events: NotifyEvent[]): Promise<void> {
     let wait = STORE_RETRY_MS;
@@ -168,6 +206,7 @@ export class NotificationsService {
         await this.#o.intake.takeAll(events);
         return;
       } catch (err) {
+        if (this.#holdForRoom(err, events)) return;
         if (this.#stopped || !this.#client) {
           this.#o.logger.warn(
             { err: String(err), events: events.length, types: [...new Set(events.map((e) => e.type))] },
