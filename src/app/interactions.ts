@@ -11,6 +11,7 @@ import type { GatewaySessions } from '../gateway/gateway-sessions.js';
 import type { InteractionTap } from '../gateway/gateway-tap.js';
 import type { PrestartedThread } from '../gateway/gateway-thread-start.js';
 import { identifyBudgetRefusal } from '../gateway/identify-budget.js';
+import { IdentifyPace } from '../gateway/identify-pace.js';
 import { createRouter, type Router, type RouterHooks } from '../interactions/router.js';
 import type { BotDeps, Registry } from '../interactions/types.js';
 import type { Logger } from '../log/logger.js';
@@ -59,10 +60,17 @@ export function routeInteractions(o: InteractionRouting): {
   interactions.onDeferral = (id, deferral, done) => acknowledger.track(id, deferral, done);
   interactions.onInteraction = (data) => router.acknowledge(data);
   interactions.onError = (err, event) => logger.error({ err, event }, 'discord.js failed on a gateway event');
-  if (metrics) {
-    interactions.onSessionStartLimit = (limit) => metrics.sessionStartLimit(limit);
-    interactions.onSession = (shardId, kind) => metrics.gatewaySession(shardId, kind);
-  }
+  // Identifies while running: paced when a shard keeps losing its session, and never below the floor.
+  const pace = new IdentifyPace({
+    floor: o.config.discord.identifyFloor,
+    logger: logger.child({ component: 'discord-gateway' }),
+  });
+  interactions.beforeIdentify = (shardId, signal) => pace.before(shardId, signal);
+  interactions.onSessionStartLimit = (limit) => {
+    pace.told(limit);
+    metrics?.sessionStartLimit(limit);
+  };
+  if (metrics) interactions.onSession = (shardId, kind) => metrics.gatewaySession(shardId, kind);
   interactions.sessions = o.sessions;
   interactions.prestarted = o.gatewayThread;
   o.sessions.start();

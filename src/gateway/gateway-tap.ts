@@ -32,6 +32,11 @@ export interface InteractionTap {
    * identify: a reason not to start (an IdentifyBudgetError then fails the login), or undefined.
    */
   identifyBudgetRefusal?: (limit: APIGatewaySessionStartLimit, shards: number) => string | undefined;
+  /**
+   * Asked before each identify, before the throttler's turn: waits while the shard identifies too
+   * often or the day's budget is at its floor (identify-pace.ts); rejects when `signal` aborts.
+   */
+  beforeIdentify?: (shardId: number, signal: AbortSignal) => Promise<void>;
   /** The thread ended without being asked to: the shards are gone with it. */
   onThreadLost?: (err: Error) => void;
   /** Set by the strategy: the thread defers nothing more (the bot is shutting down). */

@@ -386,6 +386,7 @@ export class GatewayThreadStrategy implements IShardingStrategy {
     this.#identifying.set(nonce, controller);
     let ok = false;
     try {
+      await this.#tap.beforeIdentify?.(shardId, controller.signal);
       this.#throttler ??= Promise.resolve(this.#manager.options.buildIdentifyThrottler(this.#manager));
       await (await this.#throttler).waitForIdentify(shardId, controller.signal);
       ok = true;

@@ -136,3 +136,44 @@ describe("Discord's gateway having a bad hour: one line per state change", () =>
     expect(disconnections.heartbeat_unacknowledged).toBe(causes.heartbeat_unacknowledged);
   }, 90_000);
 });
+
+describe("sessions lost with the day's identify budget at its floor", () => {
+  let h: Harness;
+
+  beforeAll(async () => {
+    // 22 left: the start spends one (21), the first session lost one more (20, the floor).
+    h = await startHarness({ guilds: [guild], sessionStartLimit: 22 });
+  }, 60_000);
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('identifies down to the floor, then waits for the reset, told in one error line', async () => {
+    const from = h.entries().length;
+    const logFrom = h.discord.gatewayLog.length;
+    h.discord.invalidateSession(0);
+    await eventually(
+      () => (h.discord.gatewayLog.slice(logFrom).some((e) => e.kind === 'ready') ? true : undefined),
+      20_000,
+      'the first session begun anew',
+    );
+    h.discord.invalidateSession(0);
+    const floor = await eventually(
+      () =>
+        h
+          .entries()
+          .slice(from)
+          .find((e) => /identify budget is down to/.test(String(e.msg))),
+      10_000,
+      'the floor line',
+    );
+    expect(floor).toMatchObject({ level: LEVEL.error, shardId: 0, remaining: 20, floor: 20 });
+    expect(String(floor.msg)).toContain('IDENTIFY_BUDGET_FLOOR=20');
+    // Past discord.js's own 5 s between identifies: still no second one.
+    await new Promise((resolve) => setTimeout(resolve, 6_000));
+    const identifies = h.discord.gatewayLog.slice(logFrom).filter((e) => e.kind === 'identify');
+    expect(identifies).toHaveLength(1);
+    expect(h.discord.connectedShards()).toEqual([]);
+    expect(h.entries().filter((e) => /identify budget is down to/.test(String(e.msg)))).toHaveLength(1);
+  }, 60_000);
+});

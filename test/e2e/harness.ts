@@ -73,6 +73,8 @@ export interface HarnessOptions {
   metrics?: RigBotOptions['metrics'];
   /** The gateway's heartbeat interval (default Discord's 41,250 ms). */
   heartbeatIntervalMs?: number;
+  /** The day's identify budget the stand-in tells (default 1,000). */
+  sessionStartLimit?: number;
 }
 
 export interface Answer {
@@ -163,6 +165,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       guilds: options.guilds ?? [],
       users: options.users ?? [],
       ...(options.heartbeatIntervalMs ? { heartbeatIntervalMs: options.heartbeatIntervalMs } : {}),
+      ...(options.sessionStartLimit ? { sessionStartLimit: options.sessionStartLimit } : {}),
     },
   });
   const secrets = new Set<string>([discord.token, ...Object.values(TOKENS)]);
