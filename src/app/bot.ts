@@ -247,6 +247,7 @@ function discordClient(
   const made = createDiscordClient({
     apiUrl: config.discord.apiUrl,
     restProxyUrl: config.discord.restProxyUrl,
+    globalPerSecond: config.discord.globalPerSecond,
     // A shard process takes its shards from the manager (discord.js reads them itself).
     shards: sharding.isChild
       ? 'managed'

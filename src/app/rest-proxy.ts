@@ -22,6 +22,7 @@ const proxy = await startRestProxy({
   upstream: config.discord.apiUrl,
   port: config.restProxy.port as number,
   host: config.restProxy.host,
+  globalPerSecond: config.discord.globalPerSecond,
   logger,
 }).catch((err: unknown) => {
   if (!(err instanceof RestProxyListenError)) throw err;

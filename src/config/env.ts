@@ -156,6 +156,7 @@ export const SCHEMA = z
     DATABASE_POOL_SIZE: integer(1, 100, 10),
     SHUTDOWN_TIMEOUT_MS: integer(500, 9_000, 6_000, 'ms'),
     IDENTIFY_BUDGET_FLOOR: integer(0, 1_000_000, 20),
+    DISCORD_GLOBAL_RATE_LIMIT: integer(1, 100_000, 50),
     REMINDER_CLAIM_MS: integer(1_000, 600_000, 30_000, 'ms'),
     ...TRACING_VARIABLES,
     // Set by discord.js's ShardingManager in the processes it spawns; not for operators.
@@ -203,6 +204,12 @@ export interface Config {
      * token), ending in /api; the bot-token requests go there. Undefined: they go to apiUrl.
      */
     restProxyUrl: string | undefined;
+    /**
+     * DISCORD_GLOBAL_RATE_LIMIT: Discord's global limit for the bot's token, requests a second (50;
+     * Discord raises it for a large bot on request). Kept by the bot alone, or by the REST proxy
+     * the hosts share (src/gateway/global-pace.ts).
+     */
+    globalPerSecond: number;
     devGuildId: string | undefined;
     /**
      * IDENTIFY_BUDGET_FLOOR: the start is refused when identifying this process's shards would
@@ -317,6 +324,7 @@ export function loadConfig(env: Environment): Config {
       botId: e.DISCORD_APPLICATION_ID ?? botIdOfToken(e.DISCORD_TOKEN),
       apiUrl: e.DISCORD_API_URL,
       restProxyUrl: e.DISCORD_REST_PROXY_URL,
+      globalPerSecond: e.DISCORD_GLOBAL_RATE_LIMIT,
       devGuildId: e.DEV_GUILD_ID,
       identifyFloor: e.IDENTIFY_BUDGET_FLOOR,
     },

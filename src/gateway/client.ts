@@ -21,7 +21,7 @@ import { type AnswersApart, sendAnswersApart } from './answers-rest.js';
 import { ChannelNames, type ChannelNamesOptions } from './channel-names.js';
 import type { InteractionTap } from './gateway-tap.js';
 import { GatewayThreadStrategy } from './gateway-thread-strategy.js';
-import { paceGlobally } from './global-pace.js';
+import { DISCORD_GLOBAL_REQUESTS_PER_SECOND, paceGlobally } from './global-pace.js';
 import { createDiscordRestAgent, encodeFormsFirst } from './rest-agent.js';
 import type { RestHealth } from './rest-health.js';
 
@@ -30,6 +30,8 @@ export interface DiscordClientOptions {
   apiUrl?: string | undefined;
   /** The shared REST proxy, including /api: every request but the interactions' goes there. */
   restProxyUrl?: string | undefined;
+  /** Discord's global limit for the token, requests a second (DISCORD_GLOBAL_RATE_LIMIT; 50). */
+  globalPerSecond?: number;
   /**
    * 'auto' (default): as many shards as Discord recommends, all in this process; a number: that
    * many; 'managed': a process spawned by the ShardingManager, which tells discord.js its shards;
@@ -155,6 +157,9 @@ export function createDiscordClient(options: DiscordClientOptions = {}): Discord
     agent: (options.restAgent ?? createDiscordRestAgent()) as unknown as RESTOptions['agent'],
     // Except a FormData body, which its undici cannot stream to ours: encoded to bytes first.
     makeRequest: options.restHealth ? options.restHealth.attempts(encodeFormsFirst) : encodeFormsFirst,
+    // Alone, @discordjs/rest's own window behind the pace (below) at the same limit; with a proxy,
+    // the proxy keeps it.
+    globalRequestsPerSecond: options.globalPerSecond ?? DISCORD_GLOBAL_REQUESTS_PER_SECOND,
   };
   const interactions: InteractionTap = {};
   const client = new Client({
@@ -177,7 +182,7 @@ export function createDiscordClient(options: DiscordClientOptions = {}): Discord
   });
   // Alone, the bot keeps Discord's global limit itself (global-pace.ts); with a REST proxy, the
   // proxy keeps it for every host.
-  if (!options.restProxyUrl) paceGlobally(client.rest);
+  if (!options.restProxyUrl) paceGlobally(client.rest, options.globalPerSecond);
   // Edits of the original answer and follow-ups never wait behind the look-ups (answers-rest.ts),
   // nor at the proxy, nor behind the pacing: their REST has the direct address, and this wraps the
   // pacing.

@@ -18,20 +18,24 @@
 import type { InternalRequest, REST } from '@discordjs/rest';
 import { RateLimiter } from '../directory/rate-limiter.js';
 
-/** Discord's global limit for a bot token, requests a second (as @discordjs/rest's default). */
+/**
+ * Discord's global limit for a bot token, requests a second (as @discordjs/rest's default); a
+ * large bot's is raised by Discord on request: DISCORD_GLOBAL_RATE_LIMIT, which the bot's REST,
+ * this pace and the REST proxy all follow.
+ */
 export const DISCORD_GLOBAL_REQUESTS_PER_SECOND = 50;
 
 /**
- * Every request of `rest` takes a slot of a sliding log of DISCORD_GLOBAL_REQUESTS_PER_SECOND in
- * any second first. Wraps `queueRequest`, where every request of @discordjs/rest and discord.js
- * ends (as answers-rest.ts does): what wraps it afterwards (the interaction answers, sent apart)
- * is not paced.
+ * Every request of `rest` takes a slot of a sliding log of `perSecond` in any second first. Wraps
+ * `queueRequest`, where every request of @discordjs/rest and discord.js ends (as answers-rest.ts
+ * does): what wraps it afterwards (the interaction answers, sent apart) is not paced. `rest`'s own
+ * `globalRequestsPerSecond` must be as high, or it holds the requests to its own.
  */
-export function paceGlobally(rest: REST): void {
+export function paceGlobally(rest: REST, perSecond = DISCORD_GLOBAL_REQUESTS_PER_SECOND): void {
   const limiter = new RateLimiter({
-    global: { max: DISCORD_GLOBAL_REQUESTS_PER_SECOND, windowMs: 1_000 },
+    global: { max: perSecond, windowMs: 1_000 },
     // No bucket of its own is asked for: Discord's per-route limits are @discordjs/rest's.
-    routes: { max: DISCORD_GLOBAL_REQUESTS_PER_SECOND, windowMs: 1_000 },
+    routes: { max: perSecond, windowMs: 1_000 },
   });
   const queue = rest.queueRequest.bind(rest);
   rest.queueRequest = async (request: InternalRequest) => {

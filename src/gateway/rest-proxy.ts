@@ -51,6 +51,8 @@ export interface RestProxyOptions {
   host: string;
   logger: Logger;
   closeGraceMs?: number;
+  /** Discord's global limit for the token, requests a second (DISCORD_GLOBAL_RATE_LIMIT; 50). */
+  globalPerSecond?: number;
 }
 
 export interface RestProxy extends Listening {
@@ -130,15 +132,16 @@ export async function startRestProxy(options: RestProxyOptions): Promise<RestPro
   // The hosts never see a 429 (it is waited out here): Discord's trouble is told here, once per
   // change (rest-health.ts).
   const health = new RestHealth({ logger: logger.child({ component: 'discord-rest' }) });
+  const perSecond = options.globalPerSecond ?? DISCORD_GLOBAL_REQUESTS_PER_SECOND;
   const rest = new REST({
     api: options.upstream ?? DefaultRestOptions.api,
-    globalRequestsPerSecond: DISCORD_GLOBAL_REQUESTS_PER_SECOND,
+    globalRequestsPerSecond: perSecond,
     // Wait, never refuse: a RateLimitError would reach the host as a 429.
     rejectOnRateLimit: null,
     makeRequest: health.attempts(upstreamRequest(logger)),
   });
   // The sliding log in front of @discordjs/rest's window (global-pace.ts): 50 in any second.
-  paceGlobally(rest);
+  paceGlobally(rest, perSecond);
   health.watch(rest);
   const forward = proxyRequests(rest);
   let closing = false;
