@@ -4,7 +4,8 @@
  * BENCH_QUICK=1 runs a reduced version (about a minute) that writes latest-quick.json only.
  * BENCH_ONLY=1,3 runs only the scenarios named (for working on one; never a published result).
  * A scenario too long for the full run's budget (14: the five minutes of a digest boundary; 15: two
- * runs of ten minutes of v3 look-ups; 16: a burst of v3 notifications) runs only when named.
+ * runs of ten minutes of v3 look-ups; 16: a burst of v3 notifications; 17: a soak of 30 minutes)
+ * runs only when named.
  *
  * Each scenario runs in a process of its own (this script again, with BENCH_SCENARIO set), which
  * hands its rows back in a file and exits: what one scenario leaves behind (its heap and the
@@ -32,6 +33,7 @@ import { readyScenario } from './scenarios/ready.js';
 import { remindersScenario } from './scenarios/reminders.js';
 import { restartScenario } from './scenarios/restart.js';
 import { sharedLimitsScenario } from './scenarios/shared-limits.js';
+import { soakScenario } from './scenarios/soak.js';
 import { upEndToEndScenario } from './scenarios/up-e2e.js';
 import { v3LookupsScenario } from './scenarios/v3-lookups.js';
 import { webhooksScenario } from './scenarios/webhooks.js';
@@ -74,6 +76,8 @@ const SCENARIOS: Scenario[] = [
   { id: 15, name: '15. v3 look-ups, three hosts', run: () => v3LookupsScenario(), namedOnly: true },
   // A burst of 10,000 v3 notifications, about a minute with its 10,000 servers: only when named (BENCH_ONLY=16).
   { id: 16, name: '16. v3 notifications burst', run: () => notificationsScenario(), namedOnly: true },
+  // 30 minutes of steady mixed load (SOAK_MINUTES): only when named (BENCH_ONLY=17).
+  { id: 17, name: '17. Soak', run: () => soakScenario(), namedOnly: true },
 ];
 
 function selected(): Scenario[] {
