@@ -12,30 +12,12 @@
 import { describe, it, type onTestFinished } from 'vitest';
 import en from '../../src/i18n/locales/en-US.json' with { type: 'json' };
 import { openStore, ReminderRepository, SettingsRepository, type Store } from '../../src/store/index.js';
-import {
-  type DiscordStandIn,
-  isFinalAnswer,
-  shardForGuild,
-  snowflake,
-  startDiscordStandIn,
-} from '../discord/index.js';
-import { describeViolations } from '../discord/spec/conformance.js';
-import { type Emulator, startEmulator, TOKENS } from '../emulator/index.js';
-import { adminQuery, freshPlace, type Place, TEST_DATABASE_URL } from '../store/places.js';
+import { type DiscordStandIn, isFinalAnswer, shardForGuild, snowflake } from '../discord/index.js';
+import { adminQuery, TEST_DATABASE_URL } from '../store/places.js';
 import { TcpProxy } from '../store/tcp-proxy.js';
 import { HAS_POSTGRES } from '../support/postgres.js';
-import {
-  BotProcess,
-  discordLikeToken,
-  eventually,
-  guildSet,
-  hostEnv,
-  httpGet,
-  leaksIn,
-  sample,
-  sleep,
-  startedReady,
-} from './helpers.js';
+import { eventually, httpGet, sample, sleep } from './helpers.js';
+import { type Hosts, hosts } from './hosts-world.js';
 
 /** How long PostgreSQL is unreachable: the minute issue 39 (item 2) asks the bot to live through. */
 const CUT_MS = 60_000;
@@ -56,83 +38,41 @@ const DUE_DURING = 16;
 const DUE_AFTER = 4;
 const INTERVAL_MS = 3_000;
 
-interface Hosts {
-  emu: Emulator;
-  discord: DiscordStandIn;
-  guildIds: string[];
-  channelOf(guildId: string): string;
-  bots: BotProcess[];
-  place: Place;
+interface OutageWorld extends Hosts {
+  /** The TCP proxy every host reaches PostgreSQL through: cut, then restored. */
   proxy: TcpProxy;
   /** The hosts' schema opened directly, not through the proxy: what is really in the database. */
   direct: Store;
-  /** Starts host `i` (HOST_ID host-i, SHARD_IDS RANGES[i]); resolves with its ops port once /readyz is 200. */
-  start(i: number): Promise<number>;
+  channelOf(guildId: string): string;
 }
 
-async function hosts(finished: typeof onTestFinished): Promise<Hosts> {
+/** Three hosts (one shard each) reaching PostgreSQL through a proxy of the test's own. */
+async function outageWorld(finished: typeof onTestFinished): Promise<OutageWorld> {
   const target = new URL(TEST_DATABASE_URL);
   const proxy = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 5432) });
   const viaProxy = new URL(TEST_DATABASE_URL);
   viaProxy.hostname = '127.0.0.1';
   viaProxy.port = String(proxy.port);
-  const place = await freshPlace('postgres', viaProxy.toString());
-  const direct = await openStore({ ...place.options, databaseUrl: TEST_DATABASE_URL });
-  const emu = await startEmulator({});
-  const set = guildSet(GUILDS);
-  const discord = await startDiscordStandIn({
-    shards: SHARD_COUNT,
-    guilds: set.guilds,
-    token: discordLikeToken(),
-    maxConcurrency: 16,
+  let direct: Store | undefined;
+  const w = await hosts(finished, {
+    shardCount: SHARD_COUNT,
+    ranges: RANGES,
+    guilds: GUILDS,
+    statsIntervalMs: INTERVAL_MS,
+    databaseUrl: viaProxy.toString(),
+    // Whole again first, so that each host hands its shards over as it stops.
+    beforeStop: () => proxy.restore(),
+    afterStop: async () => {
+      await direct?.close();
+      await proxy.close();
+    },
   });
-  const bots: BotProcess[] = [];
-  finished(async () => {
-    const problems: string[] = [];
-    // The proxy is whole again first, so that each host hands its shards over as it stops.
-    proxy.restore();
-    for (const bot of bots) {
-      await bot.destroy().catch((err: unknown) => problems.push(`cleanup of pid ${bot.pid}: ${String(err)}`));
-      if (
-        leaksIn([{ where: `pid ${bot.pid}`, text: bot.output() }], [discord.token, TOKENS.serviceBot])
-          .length > 0
-      ) {
-        problems.push(`a token appears in the output of pid ${bot.pid}`);
-      }
-    }
-    if (discord.specViolations().length > 0) problems.push(describeViolations(discord.specViolations()));
-    await direct.close();
-    await proxy.close();
-    await discord.close();
-    await emu.close();
-    await place.remove();
-    if (problems.length > 0) throw new Error(problems.join('\n'));
-  }, 30_000);
-  const channels = new Map(set.guilds.map((g) => [g.id, g.channels[0]?.id as string]));
+  direct = await openStore({ ...w.place.options, databaseUrl: TEST_DATABASE_URL });
   return {
-    emu,
-    discord,
-    guildIds: set.guilds.map((g) => g.id),
-    channelOf: (guildId) => channels.get(guildId) as string,
-    bots,
-    place,
+    ...w,
     proxy,
     direct,
-    async start(i) {
-      const env = hostEnv({
-        discord,
-        directoryUrl: emu.url,
-        directoryToken: TOKENS.serviceBot,
-        store: place.env,
-        shardCount: SHARD_COUNT,
-        shardIds: RANGES[i] as string,
-        hostId: `host-${i}`,
-        statsIntervalMs: INTERVAL_MS,
-      });
-      const bot = new BotProcess('main.js', env, `host-${i}`);
-      bots.push(bot);
-      return (await startedReady(bot)).port;
-    },
+    channelOf: (guildId) => w.guilds.get(guildId)?.channels[0]?.id as string,
   };
 }
 
@@ -171,8 +111,8 @@ describe.skipIf(!HAS_POSTGRES)('three hosts, PostgreSQL unreachable for a minute
     expect,
     onTestFinished,
   }) => {
-    const w = await hosts(onTestFinished);
-    const ports = await Promise.all([0, 1, 2].map((i) => w.start(i)));
+    const w = await outageWorld(onTestFinished);
+    const ports = await Promise.all([0, 1, 2].map(async (i) => (await w.start(i)).port));
     await eventually(
       async () => ((await sampleLeaders(ports)).leaders.length === 1 ? true : undefined),
       20_000,

@@ -7,16 +7,8 @@
  */
 import { describe, it, type onTestFinished } from 'vitest';
 import { openStore, ReminderRepository, SettingsRepository } from '../../src/store/index.js';
-import {
-  type DiscordStandIn,
-  isFinalAnswer,
-  shardForGuild,
-  snowflake,
-  startDiscordStandIn,
-} from '../discord/index.js';
-import { describeViolations } from '../discord/spec/conformance.js';
-import { type Emulator, startEmulator, TOKENS } from '../emulator/index.js';
-import { freshPlace, type Place } from '../store/places.js';
+import { isFinalAnswer, shardForGuild, snowflake, startDiscordStandIn } from '../discord/index.js';
+import { freshPlace } from '../store/places.js';
 import { TcpProxy } from '../store/tcp-proxy.js';
 import { HAS_POSTGRES } from '../support/postgres.js';
 import {
@@ -25,16 +17,14 @@ import {
   discordLikeToken,
   eventually,
   guildSet,
-  hostEnv,
   httpGet,
-  leaksIn,
   readyz,
   sample,
   sleep,
-  startedReady,
   statsRequests,
   withTimeout,
 } from './helpers.js';
+import { type Hosts, hosts } from './hosts-world.js';
 
 const SHARD_COUNT = 6;
 /** HOST_GONE_AFTER in the test of a host that does not come back (a minute unless set). */
@@ -43,86 +33,20 @@ const RANGES = ['0-1', '2-3', '4-5'];
 const GUILDS = 60;
 const INTERVAL_MS = 3_000;
 
-interface Hosts {
-  emu: Emulator;
-  discord: DiscordStandIn;
-  guildIds: string[];
-  /** The guilds' names and channels. */
-  guilds: Map<string, { name: string; channels: Array<{ id: string }> }>;
-  users: number;
-  /** Starts host `i` (HOST_ID host-i, SHARD_IDS RANGES[i]); resolves once its /readyz is 200. */
-  start(i: number): Promise<{ bot: BotProcess; port: number }>;
-  /** Host `i`'s environment. */
-  envFor(i: number): Record<string, string>;
-  bots: BotProcess[];
-  /** The hosts' store, for the test to open (directly, not through a proxy). */
-  place: Place;
-}
-
-/** `databaseUrl`: where the hosts reach PostgreSQL (a proxy in front of it, to cut it). */
-async function hosts(
+/** The three hosts of these tests: `databaseUrl`, where they reach PostgreSQL (a proxy to cut). */
+function threeHosts(
   finished: typeof onTestFinished,
   databaseUrl?: string,
   extraEnv: Record<string, string> = {},
 ): Promise<Hosts> {
-  const store = await freshPlace('postgres', databaseUrl);
-  // The directory's own limits stay on: a 429 would be a failure of the shared limiter.
-  const emu = await startEmulator({});
-  const set = guildSet(GUILDS);
-  const discord = await startDiscordStandIn({
-    shards: SHARD_COUNT,
-    guilds: set.guilds,
-    token: discordLikeToken(),
-    maxConcurrency: 16,
+  return hosts(finished, {
+    shardCount: SHARD_COUNT,
+    ranges: RANGES,
+    guilds: GUILDS,
+    statsIntervalMs: INTERVAL_MS,
+    ...(databaseUrl ? { databaseUrl } : {}),
+    extraEnv,
   });
-  const bots: BotProcess[] = [];
-  finished(async () => {
-    const problems: string[] = [];
-    for (const bot of bots) {
-      // A host frozen by a test is woken, so that it can be stopped.
-      bot.kill('SIGCONT');
-      await bot.destroy().catch((err: unknown) => problems.push(`cleanup of pid ${bot.pid}: ${String(err)}`));
-      if (
-        leaksIn([{ where: `pid ${bot.pid}`, text: bot.output() }], [discord.token, TOKENS.serviceBot])
-          .length > 0
-      ) {
-        problems.push(`a token appears in the output of pid ${bot.pid}`);
-      }
-    }
-    if (discord.specViolations().length > 0) problems.push(describeViolations(discord.specViolations()));
-    await discord.close();
-    await emu.close();
-    await store.remove();
-    if (problems.length > 0) throw new Error(problems.join('\n'));
-  }, 30_000);
-  const envFor = (i: number): Record<string, string> =>
-    hostEnv({
-      discord,
-      directoryUrl: emu.url,
-      directoryToken: TOKENS.serviceBot,
-      store: store.env,
-      shardCount: SHARD_COUNT,
-      shardIds: RANGES[i] as string,
-      hostId: `host-${i}`,
-      statsIntervalMs: INTERVAL_MS,
-      extra: extraEnv,
-    });
-  return {
-    emu,
-    discord,
-    guildIds: set.guilds.map((g) => g.id),
-    guilds: new Map(set.guilds.map((g) => [g.id, g])),
-    users: set.users,
-    bots,
-    envFor,
-    place: store,
-    async start(i) {
-      const bot = new BotProcess('main.js', envFor(i), `host-${i}`);
-      bots.push(bot);
-      const { port } = await startedReady(bot);
-      return { bot, port };
-    },
-  };
 }
 
 /** Which host's log says it posted, per POST /stats, in order. */
@@ -152,7 +76,7 @@ describe.skipIf(!HAS_POSTGRES)('three hosts on one PostgreSQL (SHARD_IDS)', () =
   const title =
     "share the directory's limits and one stats leader: /up on every host, 0 × 429, totals of 6 shards, leader killed";
   it(title, async ({ expect, onTestFinished }) => {
-    const w = await hosts(onTestFinished);
+    const w = await threeHosts(onTestFinished);
     const started = await Promise.all([0, 1, 2].map((i) => w.start(i)));
     const first = await readyz(started[1]!.port);
     expect(first.body).toEqual({
@@ -245,7 +169,7 @@ describe.skipIf(!HAS_POSTGRES)('three hosts on one PostgreSQL (SHARD_IDS)', () =
     expect,
     onTestFinished,
   }) => {
-    const w = await hosts(onTestFinished);
+    const w = await threeHosts(onTestFinished);
     await Promise.all([0, 1, 2].map((i) => w.start(i)));
     await eventually(() => (postsBy(w.bots).length >= 1 ? true : undefined), 20_000, 'a first stats post');
     const leader = postsBy(w.bots)[0] as string;
@@ -284,7 +208,7 @@ describe.skipIf(!HAS_POSTGRES)('three hosts on one PostgreSQL (SHARD_IDS)', () =
     expect,
     onTestFinished,
   }) => {
-    const w = await hosts(onTestFinished, undefined, { HOST_GONE_AFTER: `${GONE_AFTER_MS / 1000}s` });
+    const w = await threeHosts(onTestFinished, undefined, { HOST_GONE_AFTER: `${GONE_AFTER_MS / 1000}s` });
     await Promise.all([0, 1, 2].map((i) => w.start(i)));
     const store = await openStore(w.place.options);
     onTestFinished(() => store.close());
@@ -401,7 +325,7 @@ describe.skipIf(!HAS_POSTGRES)('three hosts on one PostgreSQL (SHARD_IDS)', () =
   }) => {
     const proxy = await TcpProxy.start({ host: '127.0.0.1', port: 5432 });
     onTestFinished(() => proxy.close());
-    const w = await hosts(onTestFinished, `postgres://root@127.0.0.1:${proxy.port}/test`);
+    const w = await threeHosts(onTestFinished, `postgres://root@127.0.0.1:${proxy.port}/test`);
     await Promise.all([0, 1, 2].map((i) => w.start(i)));
     await eventually(
       () => (statsRequests(w.emu).length >= 1 ? true : undefined),
