@@ -4,8 +4,8 @@
  * BENCH_QUICK=1 runs a reduced version (about a minute) that writes latest-quick.json only.
  * BENCH_ONLY=1,3 runs only the scenarios named (for working on one; never a published result).
  * A scenario too long for the full run's budget (14: the five minutes of a digest boundary; 15: two
- * runs of ten minutes of v3 look-ups; 16: a burst of v3 notifications; 17: a soak of 30 minutes)
- * runs only when named.
+ * runs of ten minutes of v3 look-ups; 16: a burst of v3 notifications; 17: a soak of 30 minutes; 18:
+ * a million reminders sent at Discord's global limit for 12 minutes or more) runs only when named.
  *
  * Each scenario runs in a process of its own (this script again, with BENCH_SCENARIO set), which
  * hands its rows back in a file and exits: what one scenario leaves behind (its heap and the
@@ -31,6 +31,7 @@ import { notificationsScenario } from './scenarios/notifications.js';
 import { rateLimitScenario } from './scenarios/rate-limit.js';
 import { readyScenario } from './scenarios/ready.js';
 import { remindersScenario } from './scenarios/reminders.js';
+import { remindersAtLimitScenario } from './scenarios/reminders-at-limit.js';
 import { restartScenario } from './scenarios/restart.js';
 import { sharedLimitsScenario } from './scenarios/shared-limits.js';
 import { soakScenario } from './scenarios/soak.js';
@@ -78,6 +79,8 @@ const SCENARIOS: Scenario[] = [
   { id: 16, name: '16. v3 notifications burst', run: () => notificationsScenario(), namedOnly: true },
   // 30 minutes of steady mixed load (SOAK_MINUTES): only when named (BENCH_ONLY=17).
   { id: 17, name: '17. Soak', run: () => soakScenario(), namedOnly: true },
+  // 1,000,000 reminders, 12 minutes sent at Discord's limit and the drain, on both engines: only when named (BENCH_ONLY=18).
+  { id: 18, name: '18. Reminders at the limit', run: () => remindersAtLimitScenario(), namedOnly: true },
 ];
 
 function selected(): Scenario[] {
