@@ -6,7 +6,7 @@
  * Discord `nonce` and `enforce_nonce`, so Discord drops the second copy if the first was posted.
  * A transient failure while sending sets the claim to run out when it is to be tried again.
  */
-import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
+import { type ExpressionBuilder, type Kysely, type Selectable, sql } from 'kysely';
 import { currentTraceParent } from '../trace/spans.js';
 import { claimRow, finishRow, type Lease, type RowFilter, retryRowAt } from './claims.js';
 import { cycleOf, earlyOf, newCycle, type ReminderCycle } from './reminder-cycle.js';
@@ -393,11 +393,17 @@ function matches(key: ReminderKey): RowFilter {
       : eb.and([eb('guild_id', '=', key.guildId), eb('user_id', '=', key.userId)]);
 }
 
-function pending(db: Kysely<Database>, table: Table, until: number, limit: number) {
+/**
+ * The scheduler's look: what is scheduled or claimed and due before `until`, in due order. The
+ * states are written out as the partial index `<table>_pending_due_at` has them (migration 018),
+ * not as bound parameters: SQLite uses a partial index only for a WHERE that states its terms, and
+ * both engines then read the index in due order and stop at `limit`, whatever the backlog.
+ */
+export function pending(db: Kysely<Database>, table: Table, until: number, limit: number) {
   return db
     .selectFrom(table)
     .selectAll()
-    .where('state', 'in', ['scheduled', 'claimed'])
+    .where(sql<boolean>`state in ('scheduled', 'claimed')`)
     .where('due_at', '<=', until)
     .orderBy('due_at')
     .limit(limit);

@@ -120,6 +120,7 @@ describe.each(ENGINES)('opening the store (%s)', (engine) => {
       '015-streak-notices',
       '016-notifications',
       '017-welcomes',
+      '018-pending-reminders',
     ]);
     expect((await new SettingsRepository(second).get('1'))?.publicLanguage).toBe('ru');
   });
@@ -152,6 +153,7 @@ describe.each(ENGINES)('opening the store (%s)', (engine) => {
         '015-streak-notices',
         '016-notifications',
         '017-welcomes',
+        '018-pending-reminders',
       ]);
     }
   });

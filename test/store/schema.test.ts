@@ -80,7 +80,7 @@ describe('one schema on both engines', () => {
     expect(shape.reminders?.primaryKey).toEqual(['guild_id']);
     expect(shape.reminders?.indexes).toEqual([
       { name: 'reminders_next_up_at', columns: ['next_up_at'], unique: false },
-      { name: 'reminders_state_due_at', columns: ['state', 'due_at'], unique: false },
+      { name: 'reminders_pending_due_at', columns: ['due_at'], unique: false },
     ]);
     expect(shape.reminder_followups?.primaryKey).toEqual(['message_id']);
     expect(shape.reminder_followups?.indexes).toEqual([
@@ -94,7 +94,7 @@ describe('one schema on both engines', () => {
     ]);
     expect(shape.personal_reminders?.primaryKey).toEqual(['guild_id', 'user_id']);
     expect(shape.personal_reminders?.indexes).toEqual([
-      { name: 'personal_reminders_due_at', columns: ['due_at'], unique: false },
+      { name: 'personal_reminders_pending_due_at', columns: ['due_at'], unique: false },
     ]);
     // A text primary key accepts NULL on SQLite unless told otherwise.
     for (const table of Object.values(shape)) {

@@ -20,6 +20,7 @@ import { digestsRewards } from './014-digests-rewards.js';
 import { streakNotices } from './015-streak-notices.js';
 import { notifications } from './016-notifications.js';
 import { welcomes } from './017-welcomes.js';
+import { pendingReminders } from './018-pending-reminders.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '001-initial': initial,
@@ -39,6 +40,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '015-streak-notices': streakNotices,
   '016-notifications': notifications,
   '017-welcomes': welcomes,
+  '018-pending-reminders': pendingReminders,
 };
 
 export const migrationProvider: MigrationProvider = {
