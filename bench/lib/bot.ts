@@ -114,6 +114,8 @@ export async function startBotRig(options: {
   env: Environment;
   /** Told each time the bot's directory client lets a request go. */
   onRateLimitGrant?: DirectoryClientOptions['onRateLimitGrant'];
+  /** Dispatches each gateway session of the stand-in keeps for a RESUME (a long run keeps fewer). */
+  sessionReplayMax?: number;
 }): Promise<BotRig> {
   const {
     emu,
@@ -121,7 +123,11 @@ export async function startBotRig(options: {
     close: closeStandIns,
   } = await startStandIns({
     emulator: options.emulator,
-    discord: { guilds: options.guilds, globalRateLimit: DISCORD_GLOBAL_LIMIT },
+    discord: {
+      guilds: options.guilds,
+      globalRateLimit: DISCORD_GLOBAL_LIMIT,
+      ...(options.sessionReplayMax ? { sessionReplayMax: options.sessionReplayMax } : {}),
+    },
   });
   let botUnderTest: BotUnderTest;
   try {

@@ -52,6 +52,10 @@ const DELIVERY_EVERY = 3;
 const LEADERBOARD_EVERY = 60;
 /** The directory's cooldown: each up's reminder falls due this long after it. */
 const COOLDOWN_MS = 60_000;
+/** The stand-in lets go of the bot's messages this old: an up edits its reminder well within it. */
+const KEEP_MESSAGES_MS = 5 * 60_000;
+/** What each gateway session of the stand-in keeps for a RESUME (none is made here). */
+const SESSION_REPLAY_MAX = 1_000;
 /** A reminder due this long before the end must have been posted. */
 const REMINDER_GRACE_MS = 15_000;
 /** A command's answer. */
@@ -158,6 +162,9 @@ export async function soakScenario(): Promise<ScenarioResult> {
       WEBHOOK_RATE_LIMIT: '100000/1000',
       LOG_LEVEL: 'warn',
     },
+    // The stand-in keeps what a RESUME would replay; the soak has none to make, and 50,000
+    // interactions kept would be the stand-in's growth in the bot's numbers.
+    sessionReplayMax: SESSION_REPLAY_MAX,
   });
   const { discord, emu, bot } = rig;
   const storeFile = bot.store.location;
@@ -183,8 +190,18 @@ export async function soakScenario(): Promise<ScenarioResult> {
   let remindersDue = 0;
   let remindersMissing = 0;
 
+  /** Reminder posts and stand-in messages let go by the trim, counted before they go. */
+  const forgotten = { messages: 0, bytes: 0, reminders: new Map<string, number>() };
   const trim = (): void => {
     discord.forget(finished.splice(0));
+    // The messages the bot posted, once past the time an up may still edit its reminder.
+    for (const m of discord.forgetMessagesBefore(Date.now() - KEEP_MESSAGES_MS)) {
+      forgotten.messages += 1;
+      forgotten.bytes += Buffer.byteLength(JSON.stringify(m));
+      const guildId = reminderChannels.get(m.channelId);
+      if (guildId !== undefined && m.receivedAt >= loadFrom)
+        forgotten.reminders.set(guildId, (forgotten.reminders.get(guildId) ?? 0) + 1);
+    }
     discord.requests.length = 0;
     discord.gatewayLog.length = 0;
     emu.requests.length = 0;
@@ -391,7 +408,7 @@ export async function soakScenario(): Promise<ScenarioResult> {
     tooMany = discord.globalRateLimited();
 
     // Reminders: each answered up's reminder due before the end (less a grace) posted.
-    const posted = new Map<string, number>();
+    const posted = new Map<string, number>(forgotten.reminders);
     const all = discord.postedMessages();
     for (const m of all) {
       // The reminders of the load (the setup's confirmation in the channel comes before it).
@@ -405,9 +422,9 @@ export async function soakScenario(): Promise<ScenarioResult> {
       remindersMissing += Math.max(0, due - (posted.get(guildId) ?? 0));
     }
     standIn = {
-      messages: all.length,
+      messages: forgotten.messages + all.length,
       reminders: [...posted.values()].reduce((a, b) => a + b, 0),
-      kb: Buffer.byteLength(JSON.stringify(all)) / 1024,
+      kb: (forgotten.bytes + Buffer.byteLength(JSON.stringify(all))) / 1024,
     };
   } finally {
     if (ticker) clearInterval(ticker);

@@ -78,6 +78,36 @@ describe('Create Message in guild channels', () => {
     expect(si.liveMessages(general).map((m) => m.id)).toEqual([kept.id]);
   });
 
+  it("lets go of the messages created before a time, with their nonces: a long benchmark's trim", async () => {
+    const { guild, general, news } = guildWithChannels();
+    const si = await start({ guilds: [guild] });
+    const r = rest(si);
+    await post(r, general, {
+      content: 'old',
+      nonce: 'n-old',
+      enforce_nonce: true,
+      allowed_mentions: NO_PINGS,
+    });
+    await post(r, news, { content: 'old too', allowed_mentions: NO_PINGS });
+    await sleep(5);
+    const cut = Date.now();
+    await post(r, general, { content: 'new', allowed_mentions: NO_PINGS });
+    const gone = si.forgetMessagesBefore(cut);
+    expect(gone.map((m) => m.content)).toEqual(['old', 'old too']);
+    expect(si.postedMessages().map((m) => m.content)).toEqual(['new']);
+    expect(si.channelMessages(general).map((m) => m.content)).toEqual(['new']);
+    expect(si.channelMessages(news)).toEqual([]);
+    // Its nonce is let go too: the same nonce now makes a new message.
+    const again = await post(r, general, {
+      content: 'old',
+      nonce: 'n-old',
+      enforce_nonce: true,
+      allowed_mentions: NO_PINGS,
+    });
+    expect(si.channelMessages(general).map((m) => m.id)).toContain(again.id);
+    expect(si.forgetMessagesBefore(0)).toEqual([]);
+  });
+
   it('creates a message by the bot and records the whole request body', async () => {
     const { guild, general } = guildWithChannels();
     const si = await start({ guilds: [guild] });

@@ -326,6 +326,25 @@ export class ChannelMessages {
     this.#nonces.set(key, entry);
   }
 
+  /**
+   * Lets go of the messages created before `receivedAt` (Date.now()), with their nonces: a long
+   * benchmark keeps the stand-in's heap that of a short run. Returns those let go, in order.
+   */
+  forgetBefore(receivedAt: number): PostedMessage[] {
+    let cut = 0;
+    while (cut < this.posted.length && (this.posted[cut] as PostedMessage).receivedAt < receivedAt) cut++;
+    if (cut === 0) return [];
+    const gone = this.posted.splice(0, cut);
+    const goneSet = new Set(gone);
+    for (const [channelId, list] of this.#byChannel) {
+      const kept = list.filter((m) => !goneSet.has(m));
+      if (kept.length === 0) this.#byChannel.delete(channelId);
+      else if (kept.length !== list.length) this.#byChannel.set(channelId, kept);
+    }
+    for (const [key, entry] of this.#nonces) if (goneSet.has(entry.posted)) this.#nonces.delete(key);
+    return gone;
+  }
+
   // -- views ---------------------------------------------------------------------------------------
 
   inChannel(channelId: string): PostedMessage[] {

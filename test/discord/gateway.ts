@@ -43,7 +43,6 @@ export const GatewayClose = {
 
 /** Server close codes after which Discord's session cannot be resumed. */
 const SESSION_ENDING_CODES = new Set<number>([4004, 4007, 4009, 4010, 4011, 4012, 4013, 4014]);
-const MAX_SESSION_LOG = 50_000;
 
 interface DispatchPayload {
   op: 0;
@@ -74,6 +73,8 @@ export interface GatewayHost {
   readonly token: string;
   readonly shardCount: number;
   readonly heartbeatIntervalMs: number;
+  /** Dispatches a session keeps for a RESUME to replay. */
+  readonly sessionReplayMax: number;
   resumeUrl(): string;
   readyData(shardId: number, shardCount: number, sessionId: string): Record<string, unknown>;
   /** GUILD_CREATE payloads for the guilds of a shard. */
@@ -448,7 +449,8 @@ export class Gateway {
     session.seq += 1;
     const event: DispatchPayload = { op: 0, t, s: session.seq, d };
     session.log.push(event);
-    if (session.log.length > MAX_SESSION_LOG) session.log.splice(0, session.log.length - MAX_SESSION_LOG);
+    const max = this.#host.sessionReplayMax;
+    if (session.log.length > max) session.log.splice(0, session.log.length - max);
     const conn = session.conn;
     if (conn && !conn.closed && conn.ws.readyState === WebSocket.OPEN) {
       // The same text JSON.stringify(event) would give, with `d` serialized beforehand.

@@ -188,6 +188,7 @@ export async function startDiscordStandIn(options: StandInOptions = {}): Promise
     token,
     shardCount,
     heartbeatIntervalMs,
+    sessionReplayMax: options.sessionReplayMax ?? 50_000,
     resumeUrl: () => `ws://${LOCALHOST}:${port}/gateway/resume`,
     readyData: (shardId, count, sessionId) => ({
       v: 10,
@@ -695,6 +696,7 @@ function messagingControls(host: MessagingHost): StandInMessaging {
     heldPosts: (channelId) => holds.list(channelId),
     waitForHeldPost: (channelId, timeoutMs = DEFAULT_TIMEOUT_MS) => holds.waitFor(channelId, timeoutMs),
     postedMessages: () => [...messages.posted],
+    forgetMessagesBefore: (receivedAt) => messages.forgetBefore(receivedAt),
     channelMessages: (channelId) => messages.inChannel(channelId),
     liveMessages: (channelId) => messages.inChannel(channelId).filter((m) => m.deletedAt === undefined),
     dmMessages: (userId) => messages.toUser(userId),

@@ -33,6 +33,8 @@ export interface StandInOptions {
   port?: number;
   /** HELLO heartbeat_interval (default 41250). */
   heartbeatIntervalMs?: number;
+  /** Dispatches each gateway session keeps for a RESUME to replay (default 50,000; a long benchmark keeps fewer). */
+  sessionReplayMax?: number;
   /** session_start_limit.max_concurrency (default: the shard count, so all shards identify at once). */
   maxConcurrency?: number;
   /** session_start_limit.total: gateway sessions a day (default 1000); remaining counts the IDENTIFYs. */
@@ -414,6 +416,8 @@ export interface StandInMessaging {
   waitForHeldPost(channelId: string, timeoutMs?: number): Promise<HeldPost>;
   /** Every message created, guild and DM, in order. */
   postedMessages(): PostedMessage[];
+  /** Lets go of the messages created before `receivedAt` (Date.now()); returns them (a long benchmark's trim). */
+  forgetMessagesBefore(receivedAt: number): PostedMessage[];
   /** Messages created in a channel (guild or DM), deleted ones too (with `deletedAt`). */
   channelMessages(channelId: string): PostedMessage[];
   /** The messages a channel shows now: those created there and not deleted. */
