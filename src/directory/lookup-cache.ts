@@ -11,7 +11,11 @@
  * - A record the directory does not have is remembered as such for `missingTtlMs` (a minute),
  *   so that a mistyped reference repeated does not spend the budget each time.
  * - Bounded: `maxEntries` records at most, the least recently used going first; each record's
- *   size is bounded by the client's answer limits.
+ *   size is bounded by the client's answer limits. A record past its time is let go as the next
+ *   ones are stored (from the least recently used on, up to the first still of use), not kept
+ *   until 5,000 others push it out: the misses above all, one per mistyped reference and per
+ *   member whose profile the directory does not have, each holding its error (the soak, bench
+ *   scenario 17, saw them among the heap's growth).
  *
  * Concurrent look-ups of one reference share one request (single flight). Written here rather
  * than taken from a package (lru-cache has stale-while-revalidate): the refresh must run through
@@ -155,11 +159,24 @@ export class LookupCache {
     return { entries: this.#entries.size, ...this.#counts };
   }
 
+  /** Lets go of the least recently used records past their time, up to the first still of use. */
+  #sweep(now: number): void {
+    const gone: string[] = [];
+    for (const [key, entry] of this.#entries.entries()) {
+      const age = now - entry.at;
+      const over = entry.missing ? age >= this.#missingTtlMs : age >= this.#ttlMs + this.#staleMs;
+      if (!over || entry.refreshing) break;
+      gone.push(key);
+    }
+    for (const key of gone) this.#entries.delete(key);
+  }
+
   #fetch<T>(key: string, load: () => Promise<T>, idOf: (value: T) => string | null): Promise<T> {
     const generation = this.#generation;
     const request = load().then(
       (value) => {
         if (generation === this.#generation) {
+          this.#sweep(this.#now());
           this.#entries.set(key, {
             value,
             missing: false,
@@ -172,6 +189,7 @@ export class LookupCache {
       },
       (err: unknown) => {
         if (err instanceof NotFoundError && generation === this.#generation) {
+          this.#sweep(this.#now());
           this.#entries.set(key, { value: err, missing: true, at: this.#now(), id: null, refreshing: false });
         }
         throw err;

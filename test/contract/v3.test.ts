@@ -319,6 +319,26 @@ describe("the look-ups' cache", () => {
     expect(emu.requests).toHaveLength(2);
   });
 
+  it('lets go of records past their time as others are stored, not only at the bound', async () => {
+    let now = 5_000_000;
+    const { client } = await start({
+      cache: { ttlMs: 300_000, staleMs: 0, missingTtlMs: 60_000 },
+      now: () => now,
+    });
+    for (const id of ['999999999999999991', '999999999999999992', '999999999999999993'])
+      await expect(client.getBot(id)).rejects.toThrow(NotFoundError);
+    await client.getBot(IDS.plainBot);
+    expect(client.cacheStats().entries).toBe(4);
+    // The three misses past their minute: gone as the next record is stored.
+    now += 61_000;
+    await client.getBot(IDS.serviceBot);
+    expect(client.cacheStats().entries).toBe(2);
+    // The records past their time (ttl, no stale window) too.
+    now += 300_000;
+    await expect(client.getBot('999999999999999994')).rejects.toThrow(NotFoundError);
+    expect(client.cacheStats().entries).toBe(1);
+  });
+
   it('is bounded: the least recently used record goes first', async () => {
     const { emu, client } = await start({ cache: { maxEntries: 2 } });
     await client.getBot(IDS.plainBot);
