@@ -171,9 +171,16 @@ const methodNotAllowed = (): RouteResult => ({
 });
 const missingAccess = (): RouteResult => ({ status: 403, body: { message: 'Missing Access', code: 50001 } });
 
-export function createRestHandler(host: RestHost): (req: IncomingMessage, res: ServerResponse) => void {
-  return (req, res) => {
-    handle(host, req, res).catch((error: unknown) => {
+export interface RestHandler {
+  (req: IncomingMessage, res: ServerResponse): void;
+  /** Resolves once no request is being handled (a held post counts until it is settled). */
+  idle(): Promise<void>;
+}
+
+export function createRestHandler(host: RestHost): RestHandler {
+  const inFlight = new Set<Promise<void>>();
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
+    const handling = handle(host, req, res).catch((error: unknown) => {
       if (!res.headersSent) {
         res.writeHead(500, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ message: '500: Internal Server Error', code: 0, error: String(error) }));
@@ -181,7 +188,14 @@ export function createRestHandler(host: RestHost): (req: IncomingMessage, res: S
         res.destroy();
       }
     });
+    inFlight.add(handling);
+    void handling.finally(() => inFlight.delete(handling));
   };
+  return Object.assign(handler, {
+    async idle(): Promise<void> {
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+    },
+  });
 }
 
 /** The channel of a Create Message path, when the test holds that channel's posts. */

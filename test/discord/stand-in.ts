@@ -262,7 +262,8 @@ export async function startDiscordStandIn(options: StandInOptions = {}): Promise
     },
   };
 
-  const server: Server = createServer(createRestHandler(restHost));
+  const restHandler = createRestHandler(restHost);
+  const server: Server = createServer(restHandler);
   // Like Discord's edge (Cloudflare: an idle HTTP/1.1 connection is kept 400 s, and no Keep-Alive
   // header says so): idle connections stay open, and the client's own keep-alive policy decides.
   // Node's default (5 s, announced in every answer) would have every client drop its idle
@@ -544,6 +545,11 @@ export async function startDiscordStandIn(options: StandInOptions = {}): Promise
     sendButton,
     sendModal,
     gatewayBacklog: () => gateway.backlog(),
+    restSettled: async () => {
+      // A request whose bytes came in before now is read at the next turns of the loop.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await restHandler.idle();
+    },
     forget: (ids) => {
       const gone = store.forget(new Set(ids));
       if (gone.length === 0) return;

@@ -253,6 +253,8 @@ export interface DiscordStandIn extends StandInMessaging {
    * wait still pending on one of their handles ends with an error.
    */
   forget(interactionIds: readonly string[]): void;
+  /** Resolves once every REST request that reached the stand-in has been answered (held posts count until settled). */
+  restSettled(): Promise<void>;
   connectedShards(): number[];
   waitForShards(n: number, timeoutMs?: number): Promise<void>;
   disconnectShard(shardId: number, closeCode: number): void;
