@@ -133,39 +133,49 @@ function restStates(c: DiscordRestConditions): Record<(typeof REST_STATES)[numbe
 }
 
 /**
+ * A family of states, several of which may hold at once: a gauge per state (1 while in it) and
+ * the times each was entered. Every series exists from the start, for the alert rules.
+ */
+function stateMetrics<S extends string>(
+  registers: Registry[],
+  o: { name: string; help: string; changesHelp: string; states: readonly S[]; initial: Record<S, boolean> },
+): (now: Record<S, boolean>) => void {
+  const state = new Gauge({ name: o.name, help: o.help, labelNames: ['state'] as const, registers });
+  const entered = new Counter({
+    name: `${o.name}_changes_total`,
+    help: o.changesHelp,
+    labelNames: ['state'] as const,
+    registers,
+  });
+  let last = o.initial;
+  for (const name of o.states) {
+    state.set({ state: name }, last[name] ? 1 : 0);
+    entered.inc({ state: name }, 0);
+  }
+  return (next) => {
+    for (const name of o.states) {
+      state.set({ state: name }, next[name] ? 1 : 0);
+      if (next[name] && !last[name]) entered.inc({ state: name });
+    }
+    last = next;
+  };
+}
+
+/**
  * Discord's REST health: a gauge per state (1 while in it; ok while neither trouble is) and the
  * times each was entered. Every series exists from the start at 0 (ok at 1), for the alert rules.
  */
 export function discordRestMetrics(registers: Registry[]): {
   discordRest(conditions: DiscordRestConditions): void;
 } {
-  const state = new Gauge({
+  const set = stateMetrics(registers, {
     name: 'discord_rest_state',
     help: "Discord's REST as the bot sees it: 1 for each state it is in (failing: requests fail with 5xx or cannot reach it; rate_limited: a global 429 or a long route hold; ok: neither).",
-    labelNames: ['state'] as const,
-    registers,
+    changesHelp: "Times Discord's REST entered each state (ok, failing, rate_limited).",
+    states: REST_STATES,
+    initial: restStates({ failing: false, rateLimited: false }),
   });
-  const entered = new Counter({
-    name: 'discord_rest_state_changes_total',
-    help: "Times Discord's REST entered each state (ok, failing, rate_limited).",
-    labelNames: ['state'] as const,
-    registers,
-  });
-  let last = restStates({ failing: false, rateLimited: false });
-  for (const name of REST_STATES) {
-    state.set({ state: name }, last[name] ? 1 : 0);
-    entered.inc({ state: name }, 0);
-  }
-  return {
-    discordRest(conditions) {
-      const next = restStates(conditions);
-      for (const name of REST_STATES) {
-        state.set({ state: name }, next[name] ? 1 : 0);
-        if (next[name] && !last[name]) entered.inc({ state: name });
-      }
-      last = next;
-    },
-  };
+  return { discordRest: (conditions) => set(restStates(conditions)) };
 }
 
 /** The gateway's states (gateway/gateway-health.ts). */
@@ -181,17 +191,12 @@ export function discordGatewayMetrics(registers: Registry[]): {
   discordGateway(state: string): void;
   gatewayDisconnection(cause: string): void;
 } {
-  const state = new Gauge({
+  const set = stateMetrics(registers, {
     name: 'discord_gateway_state',
     help: "Discord's gateway as this process sees it: 1 for the state it is in (troubled: a shard lost its connection and they have not all been connected again for 10 s; steady: otherwise).",
-    labelNames: ['state'] as const,
-    registers,
-  });
-  const entered = new Counter({
-    name: 'discord_gateway_state_changes_total',
-    help: "Times Discord's gateway entered each state (steady, troubled).",
-    labelNames: ['state'] as const,
-    registers,
+    changesHelp: "Times Discord's gateway entered each state (steady, troubled).",
+    states: GATEWAY_STATES,
+    initial: { steady: true, troubled: false },
   });
   const disconnections = new Counter({
     name: 'discord_gateway_disconnections_total',
@@ -199,14 +204,9 @@ export function discordGatewayMetrics(registers: Registry[]): {
     labelNames: ['cause'] as const,
     registers,
   });
-  for (const name of GATEWAY_STATES) {
-    state.set({ state: name }, name === 'steady' ? 1 : 0);
-    entered.inc({ state: name }, 0);
-  }
   return {
     discordGateway(now) {
-      for (const name of GATEWAY_STATES) state.set({ state: name }, name === now ? 1 : 0);
-      entered.inc({ state: now });
+      set({ steady: now === 'steady', troubled: now === 'troubled' });
     },
     gatewayDisconnection(cause) {
       disconnections.inc({ cause });
